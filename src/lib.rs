@@ -1,0 +1,5 @@
+//! treeglass: an inspector for desktop accessibility trees with verified writes.
+//!
+//! Layers point one way: `model ← target ← backend ← write ← workflow ← tui/cli`.
+
+pub mod model;

@@ -1,0 +1,14 @@
+//! Pure data shared by every layer: nodes, roles, states, values, snapshots and tokens. No IO.
+
+mod escape;
+mod node;
+mod role;
+mod snapshot;
+mod states;
+pub mod synthetic;
+
+pub use escape::sanitize;
+pub use node::{Bounds, Node, NodeId, Toggle, Value, format_number};
+pub use role::Role;
+pub use snapshot::{Snapshot, SnapshotId, Token, TokenError, Truncation, preorder};
+pub use states::{Interface, Interfaces, State, States};

@@ -1,0 +1,251 @@
+//! Normalised roles and the mapping from raw toolkit role names.
+
+use serde::{Deserialize, Serialize};
+
+macro_rules! roles {
+    ($($variant:ident => $name:literal),* $(,)?) => {
+        /// A role normalised across toolkits. The raw toolkit role is kept beside it on every node.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Role { $($variant),* }
+
+        impl Role {
+            /// Every role, in declaration order.
+            pub const ALL: &'static [Role] = &[$(Role::$variant),*];
+
+            /// The canonical kebab-case name used in targets, JSON and the TUI.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Role::$variant => $name),* }
+            }
+
+            /// Parses a canonical name (exactly as [`Role::as_str`] prints it).
+            pub fn from_name(name: &str) -> Option<Role> {
+                match name { $($name => Some(Role::$variant),)* _ => None }
+            }
+        }
+    };
+}
+
+roles! {
+    Application => "application",
+    Window => "window",
+    Frame => "frame",
+    Dialog => "dialog",
+    Alert => "alert",
+    Panel => "panel",
+    Filler => "filler",
+    ScrollPane => "scroll-pane",
+    Viewport => "viewport",
+    Group => "group",
+    SplitPane => "split-pane",
+    LayeredPane => "layered-pane",
+    Label => "label",
+    Heading => "heading",
+    Paragraph => "paragraph",
+    Button => "button",
+    ToggleButton => "toggle-button",
+    CheckBox => "check-box",
+    RadioButton => "radio-button",
+    Switch => "switch",
+    Text => "text",
+    PasswordText => "password-text",
+    SpinButton => "spin-button",
+    Slider => "slider",
+    ScrollBar => "scroll-bar",
+    ProgressBar => "progress-bar",
+    ComboBox => "combo-box",
+    MenuButton => "menu-button",
+    Menu => "menu",
+    MenuBar => "menu-bar",
+    MenuItem => "menu-item",
+    CheckMenuItem => "check-menu-item",
+    RadioMenuItem => "radio-menu-item",
+    List => "list",
+    ListItem => "list-item",
+    Tree => "tree",
+    TreeItem => "tree-item",
+    Table => "table",
+    TableRow => "table-row",
+    TableCell => "table-cell",
+    ColumnHeader => "column-header",
+    TabList => "tab-list",
+    Tab => "tab",
+    Expander => "expander",
+    Separator => "separator",
+    Image => "image",
+    Icon => "icon",
+    ToolBar => "tool-bar",
+    StatusBar => "status-bar",
+    Link => "link",
+    Document => "document",
+    ToolTip => "tool-tip",
+    Canvas => "canvas",
+    Unknown => "unknown",
+}
+
+impl Role {
+    /// Maps a raw AT-SPI role name (`"push button"`, `"page tab list"`, …) to a normalised role.
+    /// Unknown names map to [`Role::Unknown`]; the raw name stays on the node.
+    pub fn from_atspi_name(raw: &str) -> Role {
+        match raw.to_ascii_lowercase().as_str() {
+            "application" => Role::Application,
+            "window" => Role::Window,
+            "frame" => Role::Frame,
+            "dialog" | "file chooser" | "color chooser" | "font chooser" => Role::Dialog,
+            "alert" | "notification" => Role::Alert,
+            "panel" | "section" | "form" | "landmark" | "article" | "block quote" | "footer"
+            | "header" | "info bar" | "internal frame" | "desktop frame" | "root pane"
+            | "glass pane" | "option pane" | "page" => Role::Panel,
+            "filler" => Role::Filler,
+            "scroll pane" => Role::ScrollPane,
+            "viewport" => Role::Viewport,
+            "grouping" | "group" | "description list" => Role::Group,
+            "split pane" => Role::SplitPane,
+            "layered pane" => Role::LayeredPane,
+            "label" | "static" | "caption" | "footnote" | "description term"
+            | "description value" | "mark" | "subscript" | "superscript" | "content insertion"
+            | "content deletion" | "suggestion" => Role::Label,
+            "heading" => Role::Heading,
+            "paragraph" => Role::Paragraph,
+            "push button" | "button" | "push button menu" => Role::Button,
+            "toggle button" => Role::ToggleButton,
+            "check box" => Role::CheckBox,
+            "radio button" => Role::RadioButton,
+            "switch" => Role::Switch,
+            "text" | "entry" | "editbar" | "terminal" | "autocomplete" | "date editor" => {
+                Role::Text
+            }
+            "password text" => Role::PasswordText,
+            "spin button" => Role::SpinButton,
+            "slider" | "dial" | "level bar" => Role::Slider,
+            "scroll bar" => Role::ScrollBar,
+            "progress bar" => Role::ProgressBar,
+            "combo box" => Role::ComboBox,
+            "menu" | "popup menu" => Role::Menu,
+            "menu bar" => Role::MenuBar,
+            "menu item" | "tearoff menu item" => Role::MenuItem,
+            "check menu item" => Role::CheckMenuItem,
+            "radio menu item" => Role::RadioMenuItem,
+            "list" | "list box" => Role::List,
+            "list item" => Role::ListItem,
+            "tree" | "tree table" => Role::Tree,
+            "tree item" => Role::TreeItem,
+            "table" => Role::Table,
+            "table row" => Role::TableRow,
+            "table cell" => Role::TableCell,
+            "column header" | "table column header" | "row header" | "table row header" => {
+                Role::ColumnHeader
+            }
+            "page tab list" => Role::TabList,
+            "page tab" => Role::Tab,
+            "separator" => Role::Separator,
+            "image" | "image map" => Role::Image,
+            "icon" | "desktop icon" => Role::Icon,
+            "tool bar" => Role::ToolBar,
+            "status bar" => Role::StatusBar,
+            "link" => Role::Link,
+            "document frame" | "document web" | "document text" | "document spreadsheet"
+            | "document presentation" | "document email" | "html container" => Role::Document,
+            "tool tip" => Role::ToolTip,
+            "canvas" | "drawing area" | "chart" | "animation" => Role::Canvas,
+            _ => Role::Unknown,
+        }
+    }
+
+    /// Roles whose value is text.
+    pub fn is_text(self) -> bool {
+        matches!(self, Role::Text | Role::PasswordText)
+    }
+    /// Roles whose value is a number within min–max.
+    pub fn is_numeric(self) -> bool {
+        matches!(self, Role::SpinButton | Role::Slider | Role::ScrollBar)
+    }
+    /// Roles whose value is a boolean toggled by an action.
+    pub fn is_toggle(self) -> bool {
+        matches!(
+            self,
+            Role::CheckBox
+                | Role::Switch
+                | Role::ToggleButton
+                | Role::RadioButton
+                | Role::CheckMenuItem
+                | Role::RadioMenuItem
+        )
+    }
+    /// Roles whose value is one option among several.
+    pub fn is_choice(self) -> bool {
+        matches!(self, Role::ComboBox | Role::MenuButton)
+    }
+    /// Roles selected by writing `true` (tabs, rows, cells).
+    pub fn is_selectable_item(self) -> bool {
+        matches!(
+            self,
+            Role::Tab | Role::ListItem | Role::TreeItem | Role::TableRow | Role::TableCell
+        )
+    }
+    /// Unnamed containers of this role fold into their only child in the folded view.
+    pub fn is_wrapper(self) -> bool {
+        matches!(
+            self,
+            Role::Panel
+                | Role::Filler
+                | Role::ScrollPane
+                | Role::Viewport
+                | Role::Group
+                | Role::LayeredPane
+                | Role::Unknown
+        )
+    }
+    /// Roles a person interacts with; used to pick what gets a suggested target first.
+    pub fn is_interactive(self) -> bool {
+        self.is_text()
+            || self.is_numeric()
+            || self.is_toggle()
+            || self.is_choice()
+            || self.is_selectable_item()
+            || matches!(
+                self,
+                Role::Button | Role::MenuItem | Role::Link | Role::Expander
+            )
+    }
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Role {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Role {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Role::from_name(&s)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown role `{s}`")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for r in Role::ALL {
+            assert_eq!(Role::from_name(r.as_str()), Some(*r));
+        }
+    }
+
+    #[test]
+    fn atspi_names_map() {
+        assert_eq!(Role::from_atspi_name("push button"), Role::Button);
+        assert_eq!(Role::from_atspi_name("page tab list"), Role::TabList);
+        assert_eq!(Role::from_atspi_name("password text"), Role::PasswordText);
+        assert_eq!(Role::from_atspi_name("list box"), Role::List);
+        assert_eq!(Role::from_atspi_name("nonsense"), Role::Unknown);
+    }
+}

@@ -1,0 +1,277 @@
+//! Snapshots (one read of one window's tree), their ids, completeness, and element tokens.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use serde::{Deserialize, Serialize};
+
+use super::Node;
+
+/// A snapshot id, printed `s` + 8 hex digits. Ids never repeat within a process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SnapshotId(pub u32);
+
+static NEXT_SNAPSHOT: AtomicU32 = AtomicU32::new(1);
+
+impl SnapshotId {
+    /// A fresh id, never handed out before in this process.
+    pub fn next() -> SnapshotId {
+        SnapshotId(NEXT_SNAPSHOT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+impl std::fmt::Display for SnapshotId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "s{:08x}", self.0)
+    }
+}
+
+impl std::str::FromStr for SnapshotId {
+    type Err = TokenError;
+    fn from_str(s: &str) -> Result<Self, TokenError> {
+        let hex = s.strip_prefix('s').ok_or(TokenError::Malformed)?;
+        if hex.len() != 8 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(TokenError::Malformed);
+        }
+        u32::from_str_radix(hex, 16)
+            .map(SnapshotId)
+            .map_err(|_| TokenError::Malformed)
+    }
+}
+
+impl Serialize for SnapshotId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for SnapshotId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// An element token: `<snapshot>:<row>`, e.g. `s0000002a:11`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Token {
+    pub snapshot: SnapshotId,
+    pub row: usize,
+}
+
+/// A string that is not a token.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TokenError {
+    #[error("not an element token (expected s + 8 hex digits, `:`, row number, e.g. s0000002a:11)")]
+    Malformed,
+}
+
+impl Token {
+    /// Whether `s` looks like a token (so callers can tell tokens from targets).
+    pub fn looks_like(s: &str) -> bool {
+        s.parse::<Token>().is_ok()
+    }
+}
+
+impl std::fmt::Display for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.snapshot, self.row)
+    }
+}
+
+impl std::str::FromStr for Token {
+    type Err = TokenError;
+    fn from_str(s: &str) -> Result<Self, TokenError> {
+        let (snap, row) = s.trim().split_once(':').ok_or(TokenError::Malformed)?;
+        if row.is_empty() || row.len() > 9 || !row.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(TokenError::Malformed);
+        }
+        Ok(Token {
+            snapshot: snap.parse()?,
+            row: row.parse().map_err(|_| TokenError::Malformed)?,
+        })
+    }
+}
+
+impl Serialize for Token {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// Which limit cut a snapshot short.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Truncation {
+    /// More nodes than `max_nodes`.
+    NodeCap,
+    /// Deeper than `max_depth`.
+    DepthCap,
+    /// A node with more children than `max_siblings`.
+    SiblingCap,
+    /// The whole read ran past its deadline (a hung or very slow app).
+    Timeout,
+    /// The application left the bus mid-read.
+    AppGone,
+}
+
+impl Truncation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Truncation::NodeCap => "node_cap",
+            Truncation::DepthCap => "depth_cap",
+            Truncation::SiblingCap => "sibling_cap",
+            Truncation::Timeout => "timeout",
+            Truncation::AppGone => "app_gone",
+        }
+    }
+}
+
+/// One read of one window's (or app's) tree. `nodes` is in pre-order: a node's row is its index.
+#[derive(Debug, Clone, Serialize)]
+pub struct Snapshot {
+    pub id: SnapshotId,
+    /// The application's name.
+    pub app: String,
+    /// The window's name (empty when the snapshot is of a whole app).
+    pub window: String,
+    pub nodes: Vec<Node>,
+    /// The first limit that cut the read short, if any.
+    pub truncated: Option<Truncation>,
+    /// Nodes that could not be read (vanished or errored mid-walk); they are left out.
+    pub unreadable: usize,
+    /// How long the read took.
+    pub read_ms: f64,
+}
+
+impl Snapshot {
+    /// Whether the tree was read whole: no limit fired and every node was readable.
+    pub fn complete(&self) -> bool {
+        self.truncated.is_none() && self.unreadable == 0
+    }
+
+    /// The node at `row`.
+    pub fn get(&self, row: usize) -> Option<&Node> {
+        self.nodes.get(row)
+    }
+
+    /// The token naming `row` in this snapshot.
+    pub fn token(&self, row: usize) -> Token {
+        Token {
+            snapshot: self.id,
+            row,
+        }
+    }
+
+    /// Rows from the root down to `row` (inclusive).
+    pub fn ancestry(&self, row: usize) -> Vec<usize> {
+        let mut path = vec![row];
+        let mut cur = row;
+        while let Some(p) = self.nodes.get(cur).and_then(|n| n.parent) {
+            path.push(p);
+            cur = p;
+        }
+        path.reverse();
+        path
+    }
+
+    /// A readable path from the root: `frame "Settings" > panel > text "Name"`.
+    pub fn path_string(&self, row: usize) -> String {
+        self.ancestry(row)
+            .into_iter()
+            .filter_map(|r| self.nodes.get(r))
+            .map(|n| {
+                if n.name.is_empty() {
+                    n.role.as_str().to_string()
+                } else {
+                    format!("{} {:?}", n.role, super::sanitize(&n.name, 40))
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" > ")
+    }
+
+    /// The row of the node with backend id `id`.
+    pub fn row_of(&self, id: &super::NodeId) -> Option<usize> {
+        self.nodes.iter().position(|n| &n.id == id)
+    }
+}
+
+/// Builds a pre-order snapshot from nodes collected in any order, where each node's
+/// `children` holds indices into `collected`. Parents, depths and children are rewritten to rows.
+/// Nodes unreachable from `root` are dropped; cycles are broken (a node is placed once).
+pub fn preorder(collected: Vec<Node>, root: usize) -> Vec<Node> {
+    let n = collected.len();
+    if root >= n {
+        return Vec::new();
+    }
+    let mut slots: Vec<Option<Node>> = collected.into_iter().map(Some).collect();
+    let mut out: Vec<Node> = Vec::with_capacity(n);
+    let mut placed = vec![false; n];
+    // (index in `collected`, parent row, depth)
+    let mut stack: Vec<(usize, Option<usize>, u32)> = vec![(root, None, 0)];
+    while let Some((idx, parent, depth)) = stack.pop() {
+        if placed[idx] {
+            continue;
+        }
+        placed[idx] = true;
+        let Some(mut node) = slots[idx].take() else {
+            continue;
+        };
+        let row = out.len();
+        let kids = std::mem::take(&mut node.children);
+        node.parent = parent;
+        node.depth = depth;
+        if let Some(p) = parent {
+            out[p].children.push(row);
+        }
+        out.push(node);
+        for &k in kids.iter().rev() {
+            if k < n && !placed[k] {
+                stack.push((k, Some(row), depth + 1));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{NodeId, Role};
+
+    #[test]
+    fn token_round_trip() {
+        let t: Token = "s0000002a:11".parse().unwrap();
+        assert_eq!(t.snapshot, SnapshotId(42));
+        assert_eq!(t.row, 11);
+        assert_eq!(t.to_string(), "s0000002a:11");
+        for bad in ["", "s2a:1", "x0000002a:1", "s0000002a:", "s0000002a:x", "s0000002a"] {
+            assert!(bad.parse::<Token>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn ids_never_repeat() {
+        let a = SnapshotId::next();
+        let b = SnapshotId::next();
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn preorder_layout() {
+        let mk = |name: &str, kids: Vec<usize>| {
+            let mut n = Node::new(NodeId(name.into()), Role::Panel, "panel");
+            n.name = name.into();
+            n.children = kids;
+            n
+        };
+        // collected out of order: 0=b, 1=root, 2=a, 3=a1
+        let nodes = vec![mk("b", vec![]), mk("root", vec![2, 0]), mk("a", vec![3]), mk("a1", vec![])];
+        let out = preorder(nodes, 1);
+        let names: Vec<_> = out.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(names, ["root", "a", "a1", "b"]);
+        assert_eq!(out[0].children, vec![1, 3]);
+        assert_eq!(out[2].parent, Some(1));
+        assert_eq!(out[2].depth, 2);
+    }
+}
