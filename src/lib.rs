@@ -2,4 +2,7 @@
 //!
 //! Layers point one way: `model ← target ← backend ← write ← workflow ← tui/cli`.
 
+pub mod backend;
+pub mod cli;
+pub mod fold;
 pub mod model;

@@ -1,1 +1,89 @@
-fn main() {}
+//! The treeglass binary: parses arguments, picks the concrete backend, runs the command.
+
+use std::sync::Arc;
+
+use clap::Parser;
+use treeglass::backend::Backend;
+use treeglass::backend::fixture::FixtureBackend;
+use treeglass::cli::{self, Cli, Command, Failure, exit};
+
+/// Picks the backend named by `--backend`, or AT-SPI when reachable, else the demo app.
+async fn pick_backend(spec: Option<&str>) -> Result<Arc<dyn Backend>, Failure> {
+    match spec {
+        Some("fixture") | Some("demo") => Ok(Arc::new(FixtureBackend::demo())),
+        Some(s) if s.starts_with("fixture:") => {
+            let path = &s["fixture:".len()..];
+            FixtureBackend::from_path(path)
+                .map(|b| Arc::new(b) as Arc<dyn Backend>)
+                .map_err(|e| Failure::new(exit::USAGE, e.to_string()))
+        }
+        Some("atspi") => connect_atspi().await,
+        Some(other) => Err(Failure::new(
+            exit::USAGE,
+            format!("unknown backend `{other}` (use atspi, fixture or fixture:PATH)"),
+        )),
+        None => match connect_atspi().await {
+            Ok(b) => Ok(b),
+            Err(f) => {
+                eprintln!(
+                    "treeglass: no accessibility bus ({}); showing the built-in demo app",
+                    f.message
+                );
+                Ok(Arc::new(FixtureBackend::demo()))
+            }
+        },
+    }
+}
+
+#[cfg(target_os = "linux")]
+async fn connect_atspi() -> Result<Arc<dyn Backend>, Failure> {
+    treeglass::backend::atspi::AtspiBackend::connect(cli::CONNECT_TIMEOUT)
+        .await
+        .map(|b| Arc::new(b) as Arc<dyn Backend>)
+        .map_err(Failure::from)
+}
+
+#[cfg(not(target_os = "linux"))]
+async fn connect_atspi() -> Result<Arc<dyn Backend>, Failure> {
+    Err(Failure::new(
+        exit::BUS_UNAVAILABLE,
+        "AT-SPI is only available on Linux",
+    ))
+}
+
+async fn run(cli: Cli) -> Result<String, Failure> {
+    let backend = pick_backend(cli.backend.as_deref()).await?;
+    match cli.command {
+        Some(Command::Apps { json }) => cli::apps(backend.as_ref(), json).await,
+        Some(Command::Tree(args)) => cli::tree(backend.as_ref(), &args).await,
+        None => cli::tree(backend.as_ref(), &Default::default()).await,
+    }
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("treeglass: cannot start the async runtime: {e}");
+            std::process::exit(exit::ERROR);
+        }
+    };
+    let code = runtime.block_on(async {
+        match run(cli).await {
+            Ok(out) => {
+                print!("{out}");
+                exit::OK
+            }
+            Err(f) => {
+                eprintln!("treeglass: {}", f.message);
+                f.code
+            }
+        }
+    });
+    std::process::exit(code);
+}

@@ -1,0 +1,212 @@
+//! The shared backend layer: one trait every platform implements, with its events, limits and
+//! errors. Concrete backends live in submodules; only `main.rs` picks one.
+
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use serde::Serialize;
+use tokio::sync::broadcast;
+
+use crate::model::{Node, NodeId, Role, Snapshot, States};
+
+#[cfg(target_os = "linux")]
+pub mod atspi;
+pub mod fixture;
+
+/// What went wrong talking to an accessibility backend.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum BackendError {
+    /// No accessibility bus (or API) could be reached.
+    #[error("accessibility bus unavailable: {0}")]
+    Unavailable(String),
+    /// The element is gone (the app removed it or quit).
+    #[error("element vanished: {0}")]
+    Vanished(String),
+    /// A call did not answer before its deadline; a write may still land.
+    #[error("timed out after {ms} ms: {what}")]
+    Timeout { what: String, ms: u64 },
+    /// The element does not support what was asked.
+    #[error("not supported: {0}")]
+    Unsupported(String),
+    /// The backend answered with an error.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Caps that keep a read bounded on huge or hung apps.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub max_nodes: usize,
+    pub max_depth: usize,
+    pub max_siblings: usize,
+    /// Deadline for the whole read.
+    pub timeout: Duration,
+    /// Deadline for one bus call.
+    pub call_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        // Real apps seen: 30–1000 nodes, depth ≤ 40; an office document can reach 100k nodes.
+        Limits {
+            max_nodes: 50_000,
+            max_depth: 128,
+            max_siblings: 5_000,
+            timeout: Duration::from_secs(5),
+            call_timeout: Duration::from_millis(1500),
+        }
+    }
+}
+
+/// One top-level window of an application.
+#[derive(Debug, Clone, Serialize)]
+pub struct WindowInfo {
+    pub id: NodeId,
+    pub name: String,
+    pub role: Role,
+    pub states: States,
+}
+
+/// One application on the bus.
+#[derive(Debug, Clone, Serialize)]
+pub struct AppInfo {
+    pub id: NodeId,
+    pub name: String,
+    pub pid: Option<u32>,
+    pub bus_name: String,
+    pub toolkit: Option<String>,
+    pub toolkit_version: Option<String>,
+    pub windows: Vec<WindowInfo>,
+}
+
+/// The kind of an accessibility event, normalised.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum EventKind {
+    ChildAdded { index: i32 },
+    ChildRemoved { index: i32 },
+    NameChanged,
+    DescriptionChanged,
+    StateChanged { state: String, on: bool },
+    ValueChanged,
+    TextChanged,
+    SelectionChanged,
+    Focus,
+    WindowOpened,
+    WindowClosed,
+    AppAdded,
+    AppRemoved,
+    Other { name: String },
+}
+
+/// One accessibility event from an application.
+#[derive(Debug, Clone, Serialize)]
+pub struct Event {
+    pub kind: EventKind,
+    /// The element the event is about.
+    pub source: NodeId,
+    /// The element's app (bus name or fixture app name).
+    pub app: String,
+    /// Short detail for the events pane (e.g. the child's id, the changed text length).
+    pub detail: String,
+    /// Milliseconds since the backend started, for ordering.
+    #[serde(skip)]
+    pub at: Option<Instant>,
+}
+
+impl Event {
+    /// A one-line description for the events pane and write timelines.
+    pub fn summary(&self) -> String {
+        let kind = match &self.kind {
+            EventKind::ChildAdded { index } => format!("child-added[{index}]"),
+            EventKind::ChildRemoved { index } => format!("child-removed[{index}]"),
+            EventKind::StateChanged { state, on } => {
+                format!("state-changed:{state}={}", if *on { 1 } else { 0 })
+            }
+            EventKind::Other { name } => name.clone(),
+            other => serde_json::to_value(other)
+                .ok()
+                .and_then(|v| v.get("kind").and_then(|k| k.as_str()).map(str::to_string))
+                .unwrap_or_default(),
+        };
+        if self.detail.is_empty() {
+            kind
+        } else {
+            format!("{kind} {}", crate::model::sanitize(&self.detail, 60))
+        }
+    }
+}
+
+/// A primitive write. Write strategies (text, number, toggle, option…) are planned above the
+/// backend from these; the backend only performs them and reports the toolkit's answer, which is
+/// never evidence that anything changed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WriteOp {
+    /// Replace the whole text (EditableText).
+    SetText(String),
+    /// Set the current value (Value).
+    SetNumber(f64),
+    /// Run a named action (Action), e.g. `click`, `toggle`, `activate`, `press`.
+    DoAction(String),
+    /// Select the child at `index` of a Selection container.
+    SelectChild(usize),
+    /// Give the element keyboard focus.
+    Focus,
+    /// Select all of the element's text (Text selection), for keyboard fallbacks.
+    SelectAllText,
+    /// Type text through synthesized keyboard events into the focused element.
+    TypeText(String),
+}
+
+impl WriteOp {
+    /// A description of the method for results (`EditableText.SetTextContents`, …); never
+    /// includes the written text itself.
+    pub fn method(&self) -> String {
+        match self {
+            WriteOp::SetText(_) => "EditableText.SetTextContents".into(),
+            WriteOp::SetNumber(_) => "Value.CurrentValue".into(),
+            WriteOp::DoAction(a) => format!("Action.DoAction({a})"),
+            WriteOp::SelectChild(i) => format!("Selection.SelectChild({i})"),
+            WriteOp::Focus => "Component.GrabFocus".into(),
+            WriteOp::SelectAllText => "Text.AddSelection".into(),
+            WriteOp::TypeText(_) => "keyboard".into(),
+        }
+    }
+}
+
+/// The backend answered `false` or an error to a write. Success (`Ok`) only means the call went
+/// out; only a read-back proves the effect.
+pub type WriteAck = Result<bool, BackendError>;
+
+/// The one layer every platform implements.
+#[async_trait]
+pub trait Backend: Send + Sync {
+    /// Short name for messages (`atspi`, `fixture`).
+    fn name(&self) -> &'static str;
+
+    /// Whether this backend is the built-in demo (so the UI can say so).
+    fn is_demo(&self) -> bool {
+        false
+    }
+
+    /// Applications with their windows.
+    async fn apps(&self) -> Result<Vec<AppInfo>, BackendError>;
+
+    /// Reads the tree under `root` (a window or an app) within `limits`. A vanished node or a
+    /// hung app yields an incomplete snapshot, not an error; an error means nothing could be read.
+    async fn snapshot(&self, root: &NodeId, limits: &Limits) -> Result<Snapshot, BackendError>;
+
+    /// Re-reads one element (name, states, value, actions; not its children). `Vanished` when
+    /// it is gone.
+    async fn read_node(&self, id: &NodeId) -> Result<Node, BackendError>;
+
+    /// The children of `id` as freshly read nodes (for option lists of combo boxes).
+    async fn children(&self, id: &NodeId) -> Result<Vec<Node>, BackendError>;
+
+    /// Performs one primitive write. See [`WriteAck`].
+    async fn write(&self, id: &NodeId, op: &WriteOp) -> WriteAck;
+
+    /// Events from every app; receivers that lag lose the oldest events (and are told so by
+    /// `RecvError::Lagged`, which callers treat as "refresh everything").
+    fn subscribe(&self) -> broadcast::Receiver<Event>;
+}
