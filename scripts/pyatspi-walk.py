@@ -18,6 +18,7 @@ Exit status: 0, 1 if the application is not found, 2 on usage errors.
 """
 
 import json
+import signal
 import statistics
 import sys
 import time
@@ -109,6 +110,7 @@ def walk(root):
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet when piped into head
     name, as_json, repeat, wait = parse(sys.argv[1:])
     deadline = time.monotonic() + wait
     app = find_app(name)

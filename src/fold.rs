@@ -80,8 +80,16 @@ mod tests {
         assert_eq!(
             folded,
             vec![
-                Line { row: 0, level: 0, folded: 0 },
-                Line { row: 3, level: 1, folded: 2 }
+                Line {
+                    row: 0,
+                    level: 0,
+                    folded: 0
+                },
+                Line {
+                    row: 3,
+                    level: 1,
+                    folded: 2
+                }
             ]
         );
         assert_eq!(lines(&snap, true, &|_| false).len(), 4);

@@ -6,3 +6,6 @@ pub mod backend;
 pub mod cli;
 pub mod fold;
 pub mod model;
+pub mod session;
+pub mod target;
+pub mod write;

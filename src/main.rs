@@ -6,6 +6,7 @@ use clap::Parser;
 use treeglass::backend::Backend;
 use treeglass::backend::fixture::FixtureBackend;
 use treeglass::cli::{self, Cli, Command, Failure, exit};
+use treeglass::session::Session;
 
 /// Picks the backend named by `--backend`, or AT-SPI when reachable, else the demo app.
 async fn pick_backend(spec: Option<&str>) -> Result<Arc<dyn Backend>, Failure> {
@@ -51,12 +52,20 @@ async fn connect_atspi() -> Result<Arc<dyn Backend>, Failure> {
     ))
 }
 
-async fn run(cli: Cli) -> Result<String, Failure> {
+async fn run(cli: Cli) -> Result<(String, i32), Failure> {
     let backend = pick_backend(cli.backend.as_deref()).await?;
+    let ok = |s: String| (s, exit::OK);
+    let session = Session::new(backend.clone());
     match cli.command {
-        Some(Command::Apps { json }) => cli::apps(backend.as_ref(), json).await,
-        Some(Command::Tree(args)) => cli::tree(backend.as_ref(), &args).await,
-        None => cli::tree(backend.as_ref(), &Default::default()).await,
+        Some(Command::Apps { json }) => cli::apps(backend.as_ref(), json).await.map(ok),
+        Some(Command::Tree(args)) => cli::tree(backend.as_ref(), &args).await.map(ok),
+        Some(Command::Find(args)) => cli::find(&session, &args).await,
+        Some(Command::Get(args)) => cli::get(&session, &args).await.map(ok),
+        Some(Command::Set(args)) => cli::set(&session, &args).await,
+        Some(Command::Invoke(args)) => cli::invoke(&session, &args).await,
+        None => cli::tree(backend.as_ref(), &Default::default())
+            .await
+            .map(ok),
     }
 }
 
@@ -75,9 +84,9 @@ fn main() {
     };
     let code = runtime.block_on(async {
         match run(cli).await {
-            Ok(out) => {
+            Ok((out, code)) => {
                 print!("{out}");
-                exit::OK
+                code
             }
             Err(f) => {
                 eprintln!("treeglass: {}", f.message);

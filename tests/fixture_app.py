@@ -67,7 +67,11 @@ import os
 import signal
 import sys
 
-import gi
+# Keep our own copy of the arguments: importing Gtk runs gtk_init(), which consumes GTK's own
+# options from sys.argv -- including "--name NAME" (the X11 program name), which is ours here.
+ARGV = list(sys.argv[1:])
+
+import gi  # noqa: E402
 
 gi.require_version("Gtk", "3.0")
 from gi.repository import GLib, Gtk  # noqa: E402
@@ -552,7 +556,7 @@ class Fixture:
 
 
 def main():
-    name, keep_open = parse_args(sys.argv[1:])
+    name, keep_open = parse_args(ARGV)
     prgname = name or DEFAULT_NAME
     title = "treeglass fixture" if name is None else "treeglass fixture %s" % name
     GLib.set_prgname(prgname)

@@ -11,10 +11,12 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use tokio::sync::broadcast;
 
-use super::{AppInfo, Backend, BackendError, Event, EventKind, Limits, WindowInfo, WriteAck, WriteOp};
+use super::{
+    AppInfo, Backend, BackendError, Event, EventKind, Limits, WindowInfo, WriteAck, WriteOp,
+};
 use crate::model::{
-    Bounds, Interface, Interfaces, Node, NodeId, Role, Snapshot, SnapshotId, State, States,
-    Toggle, Truncation, Value,
+    Bounds, Interface, Interfaces, Node, NodeId, Role, Snapshot, SnapshotId, State, States, Toggle,
+    Truncation, Value,
 };
 
 /// The demo app shipped with treeglass (a settings window with every kind of field).
@@ -178,7 +180,8 @@ impl FixtureBackend {
     /// The built-in demo app.
     pub fn demo() -> FixtureBackend {
         // The demo JSON is compiled in and covered by a unit test; it cannot fail to parse.
-        let mut b = FixtureBackend::from_json(DEMO_APP_JSON).unwrap_or_else(|_| FixtureBackend::empty());
+        let mut b =
+            FixtureBackend::from_json(DEMO_APP_JSON).unwrap_or_else(|_| FixtureBackend::empty());
         b.demo = true;
         b
     }
@@ -365,7 +368,10 @@ impl FixtureBackend {
 
     /// What the app really holds for a password field (tests only use this as an oracle).
     pub fn secret_of(&self, id: &NodeId) -> Option<String> {
-        lock(&self.inner).nodes.get(id).and_then(|e| e.secret.clone())
+        lock(&self.inner)
+            .nodes
+            .get(id)
+            .and_then(|e| e.secret.clone())
     }
 
     /// Changes a node's name as the app would (fires `name-changed`).
@@ -497,9 +503,7 @@ fn insert_tree(
     node.description = f.description.clone();
     node.actions = f.actions.clone();
     node.interfaces = default_interfaces(f.role, !f.actions.is_empty());
-    let mut states = States::EMPTY
-        .with(State::Showing)
-        .with(State::Visible);
+    let mut states = States::EMPTY.with(State::Showing).with(State::Visible);
     if !f.disabled {
         states = states.with(State::Enabled).with(State::Sensitive);
     }
@@ -522,15 +526,14 @@ fn insert_tree(
     node.value = f.value.clone();
     if let Some(Value::Toggle { state }) = &node.value {
         node.states.set(State::Checked, *state == Toggle::On);
-        node.states.set(State::Indeterminate, *state == Toggle::Mixed);
+        node.states
+            .set(State::Indeterminate, *state == Toggle::Mixed);
     }
     let mut secret = None;
     if f.role == Role::PasswordText {
         if let Some(Value::Text { text }) = &node.value {
             secret = Some(text.clone());
-            node.value = Some(Value::Text {
-                text: mask(text),
-            });
+            node.value = Some(Value::Text { text: mask(text) });
         }
     }
     node.bounds = Some(Bounds {
@@ -603,7 +606,9 @@ fn store_value(e: &mut Entry, value: Value) -> Vec<Event> {
                 ));
             }
             if e.node.states.has(State::Indeterminate) != (state == Toggle::Mixed) {
-                e.node.states.set(State::Indeterminate, state == Toggle::Mixed);
+                e.node
+                    .states
+                    .set(State::Indeterminate, state == Toggle::Mixed);
                 evs.push(event(
                     e,
                     EventKind::StateChanged {
@@ -713,9 +718,10 @@ impl FixtureBackend {
                                 },
                             ));
                         }
-                        let entry = st.nodes.get_mut(id).ok_or_else(|| {
-                            BackendError::Vanished(id.to_string())
-                        })?;
+                        let entry = st
+                            .nodes
+                            .get_mut(id)
+                            .ok_or_else(|| BackendError::Vanished(id.to_string()))?;
                         evs = store_value(entry, v);
                     }
                 }
@@ -922,8 +928,6 @@ fn select_child(st: &mut State_, container: &NodeId, index: usize) -> Vec<Event>
             Some(menu) => (menu.node.id.clone(), menu.kids.clone()),
             None => (container.clone(), c.kids.clone()),
         }
-    } else if c.node.role == Role::Menu {
-        (container.clone(), c.kids.clone())
     } else {
         (container.clone(), c.kids.clone())
     };
@@ -1023,8 +1027,7 @@ impl Backend for FixtureBackend {
             .nodes
             .get(id)
             .ok_or_else(|| BackendError::Vanished(id.to_string()))?;
-        Ok(e
-            .kids
+        Ok(e.kids
             .iter()
             .filter_map(|k| st.nodes.get(k).map(|x| x.node.clone()))
             .collect())

@@ -3,13 +3,17 @@
 
 pub mod output;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use regex::Regex;
 
 use crate::backend::{AppInfo, Backend, BackendError, Limits, WindowInfo};
-use crate::model::NodeId;
+use crate::model::{NodeId, Snapshot, Token, sanitize};
+use crate::session::{MAX_RESOLVE_TIMEOUT, Session, TokenRefusal};
+use crate::target::{Resolution, Target};
+use crate::write::{Outcome, Placement, WriteOptions, WriteResult};
 
 /// Exit codes, documented in `--help`.
 pub mod exit {
@@ -72,6 +76,120 @@ pub enum Command {
     /// Print one window's (or app's) tree, folded: unnamed single-child wrappers fold into their child.
     #[command(after_help = EXIT_CODES)]
     Tree(TreeArgs),
+    /// Resolve a target: unique (exit 0), ambiguous, not found or incomplete, with candidates.
+    #[command(after_help = TARGET_HELP)]
+    Find(FindArgs),
+    /// Read one element's value (and role, states).
+    #[command(after_help = TARGET_HELP)]
+    Get(GetArgs),
+    /// Write a value into one element and verify it by reading it back.
+    #[command(after_help = SET_HELP)]
+    Set(SetArgs),
+    /// Run an action of one element (press, activate, …) and report the app's reaction.
+    #[command(after_help = TARGET_HELP)]
+    Invoke(InvokeArgs),
+}
+
+const TARGET_HELP: &str = "\
+Targets name elements by meaning:  [ROLE] [\"QUERY\"] [[STATES]] [in TARGET]
+  check-box \"Subscribe\" [enabled !checked] in group \"Preferences\"
+  =\"Save\" exact · *\"sav\" substring · ~\"sve\" fuzzy · \"Save\" tiered (exact > substring > fuzzy)
+  role:\"push button\" (raw toolkit role) · JSON: {\"role\":\"button\",\"query\":\"Save\"}
+Element tokens (s0000002a:11) are only valid inside the process that read the tree (a TUI
+session or a workflow run); the command line refuses them (exit 5): use a target.
+
+Exit codes: 0 ok/unique, 2 bad arguments, 3 no such app/window, 4 bus unavailable, 5 token
+refused, 10 ambiguous, 11 not found, 12 incomplete tree, 13 target syntax error.";
+
+const SET_HELP: &str = "\
+Values by role: text fields take the whole text; spin buttons, sliders and scroll bars a
+number within min–max; check boxes, switches, toggle and radio buttons true/false, on/off or
+1/0; combo boxes an option label (case-insensitive); tabs, list and tree rows `true` (select);
+expanders true/false. VALUE `-` reads the value from standard input (for secrets).
+
+Outcomes: verified (read-back equals the request), already (nothing sent), mismatch
+(transformed, partial, clamped, unchanged, reverted), unconfirmed (sent, but nothing showed
+where it landed: observe before writing again), secure (password: the length matches),
+refused (a precondition failed; nothing sent).
+
+Exit codes: 0 verified/already/secure, 20 mismatch, 21 unconfirmed, 22 refused (and 2, 3, 4,
+5, 10–13 as for find).";
+
+/// Where to find one element: a target (or a token) within a scope.
+#[derive(Debug, Args, Clone)]
+pub struct ElementArgs {
+    /// A target (string or JSON form). Tokens are refused: they only live inside a session.
+    #[arg(value_name = "TARGET")]
+    pub target: String,
+    #[command(flatten)]
+    pub scope: Scope,
+    /// How long to wait for the target to become unique (re-reading on events), at most 120000.
+    #[arg(
+        long = "resolve-timeout-ms",
+        value_name = "MS",
+        default_value_t = 10_000
+    )]
+    pub resolve_timeout_ms: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct FindArgs {
+    /// A target (string or JSON form).
+    #[arg(value_name = "TARGET")]
+    pub target: String,
+    #[command(flatten)]
+    pub scope: Scope,
+    /// How long to wait for the target to become unique (re-reading on events), at most 120000.
+    #[arg(long = "timeout-ms", value_name = "MS", default_value_t = 10_000)]
+    pub timeout_ms: u64,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct GetArgs {
+    #[command(flatten)]
+    pub element: ElementArgs,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SetArgs {
+    #[command(flatten)]
+    pub element: ElementArgs,
+    /// The value (`-` reads it from standard input).
+    #[arg(value_name = "VALUE", allow_hyphen_values = true)]
+    pub value: String,
+    /// Read-back timeout.
+    #[arg(long = "timeout-ms", value_name = "MS", default_value_t = 1500)]
+    pub timeout_ms: u64,
+    /// How long a read-back value must hold before it counts as settled.
+    #[arg(long = "settle-ms", value_name = "MS", default_value_t = 60)]
+    pub settle_ms: u64,
+    /// Send an out-of-range number anyway (the outcome then says `clamped`).
+    #[arg(long)]
+    pub force: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct InvokeArgs {
+    #[command(flatten)]
+    pub element: ElementArgs,
+    /// The action's name (default: click, press, activate… whichever the element has).
+    #[arg(long, value_name = "NAME")]
+    pub action: Option<String>,
+    /// How long to watch for the app's reaction.
+    #[arg(long = "timeout-ms", value_name = "MS", default_value_t = 1500)]
+    pub timeout_ms: u64,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Which window (or app) a command reads.
@@ -105,6 +223,9 @@ pub struct TreeArgs {
     /// Print JSON (the full, unfolded tree).
     #[arg(long)]
     pub json: bool,
+    /// Add each node's suggested shortest unique target (`target` in JSON, null when none).
+    #[arg(long)]
+    pub targets: bool,
 }
 
 impl Default for TreeArgs {
@@ -115,6 +236,7 @@ impl Default for TreeArgs {
             max_depth: Limits::default().max_depth,
             raw: false,
             json: false,
+            targets: false,
         }
     }
 }
@@ -168,7 +290,13 @@ pub async fn pick(backend: &dyn Backend, scope: &Scope) -> Result<(AppInfo, Node
         .collect();
     let list = |apps: &[&AppInfo]| {
         apps.iter()
-            .map(|a| format!("  {} (pid {})", crate::model::sanitize(&a.name, 60), a.pid.map_or("?".into(), |p| p.to_string())))
+            .map(|a| {
+                format!(
+                    "  {} (pid {})",
+                    crate::model::sanitize(&a.name, 60),
+                    a.pid.map_or("?".into(), |p| p.to_string())
+                )
+            })
             .collect::<Vec<_>>()
             .join("\n")
     };
@@ -194,7 +322,12 @@ pub async fn pick(backend: &dyn Backend, scope: &Scope) -> Result<(AppInfo, Node
             // An exact (case-insensitive) name match wins over partial regex matches.
             let exact: Vec<&&AppInfo> = many
                 .iter()
-                .filter(|a| scope.app.as_deref().is_some_and(|p| a.name.eq_ignore_ascii_case(p)))
+                .filter(|a| {
+                    scope
+                        .app
+                        .as_deref()
+                        .is_some_and(|p| a.name.eq_ignore_ascii_case(p))
+                })
                 .collect();
             match exact.as_slice() {
                 [one] => (**one).clone(),
@@ -214,7 +347,11 @@ pub async fn pick(backend: &dyn Backend, scope: &Scope) -> Result<(AppInfo, Node
     let root = match &scope.window {
         Some(p) => {
             let re = regex(p, "window")?;
-            let wins: Vec<&WindowInfo> = app.windows.iter().filter(|w| re.is_match(&w.name)).collect();
+            let wins: Vec<&WindowInfo> = app
+                .windows
+                .iter()
+                .filter(|w| re.is_match(&w.name))
+                .collect();
             match wins.as_slice() {
                 [one] => one.id.clone(),
                 [] => {
@@ -238,7 +375,10 @@ pub async fn pick(backend: &dyn Backend, scope: &Scope) -> Result<(AppInfo, Node
                         None => {
                             return Err(Failure::new(
                                 exit::USAGE,
-                                format!("{} windows match --window {p:?}; be more specific", many.len()),
+                                format!(
+                                    "{} windows match --window {p:?}; be more specific",
+                                    many.len()
+                                ),
                             ));
                         }
                     }
@@ -272,11 +412,218 @@ pub async fn tree(backend: &dyn Backend, args: &TreeArgs) -> Result<String, Fail
         ..Limits::default()
     };
     let snap = backend.snapshot(&root, &limits).await?;
+    let targets: Option<Vec<Option<String>>> = args.targets.then(|| {
+        crate::target::suggest_all(&snap)
+            .into_iter()
+            .map(|t| t.map(|t| t.to_string()))
+            .collect()
+    });
     Ok(if args.json {
-        output::json_pretty(&output::tree_json(&snap, None))
+        output::json_pretty(&output::tree_json(&snap, targets.as_deref()))
     } else {
-        output::tree_text(&snap, args.raw)
+        output::tree_text(&snap, args.raw, targets.as_deref())
     })
+}
+
+/// Parses a target argument; tokens get their own refusal.
+fn parse_target(raw: &str) -> Result<Target, Failure> {
+    if let Ok(token) = raw.parse::<Token>() {
+        return Err(Failure::new(
+            exit::TOKEN,
+            TokenRefusal::Unknown(token).to_string(),
+        ));
+    }
+    Target::parse(raw).map_err(|e| {
+        Failure::new(
+            exit::TARGET_SYNTAX,
+            format!(
+                "bad target: {e}\n  {}\n  {}^",
+                sanitize(raw, 200),
+                " ".repeat(e.column.saturating_sub(1).min(200))
+            ),
+        )
+    })
+}
+
+fn resolve_timeout(ms: u64) -> Duration {
+    Duration::from_millis(ms).min(MAX_RESOLVE_TIMEOUT)
+}
+
+/// Exit code for a resolution.
+pub fn resolution_code(r: &Resolution) -> i32 {
+    match r {
+        Resolution::Unique { .. } => exit::OK,
+        Resolution::Ambiguous { .. } => exit::AMBIGUOUS,
+        Resolution::NotFound { .. } => exit::NOT_FOUND,
+        Resolution::Incomplete { .. } => exit::INCOMPLETE,
+    }
+}
+
+/// `treeglass find`.
+pub async fn find(session: &Session, args: &FindArgs) -> Result<(String, i32), Failure> {
+    let target = parse_target(&args.target)?;
+    let (_, root) = pick(session.backend.as_ref(), &args.scope).await?;
+    let fresh = session
+        .resolve_fresh(
+            &root,
+            &target,
+            resolve_timeout(args.timeout_ms),
+            &Limits::default(),
+        )
+        .await?;
+    let code = resolution_code(&fresh.resolution);
+    let out = if args.json {
+        let mut v = serde_json::to_value(&fresh.resolution).unwrap_or_default();
+        v["target"] = target.to_string().into();
+        v["snapshot"] = fresh.snapshot.id.to_string().into();
+        v["reads"] = fresh.reads.into();
+        v["waited_ms"] = (fresh.waited.as_millis() as u64).into();
+        output::json_pretty(&v)
+    } else {
+        output::resolution_text(&target, &fresh)
+    };
+    Ok((out, code))
+}
+
+/// Resolves an element argument to one node of a fresh snapshot, or fails with the
+/// resolution's exit code.
+async fn element(
+    session: &Session,
+    args: &ElementArgs,
+) -> Result<(Target, Arc<Snapshot>, usize), Failure> {
+    let target = parse_target(&args.target)?;
+    let (_, root) = pick(session.backend.as_ref(), &args.scope).await?;
+    let fresh = session
+        .resolve_fresh(
+            &root,
+            &target,
+            resolve_timeout(args.resolve_timeout_ms),
+            &Limits::default(),
+        )
+        .await?;
+    match fresh.resolution.unique_row() {
+        Some(row) => Ok((target, fresh.snapshot, row)),
+        None => Err(Failure::new(
+            resolution_code(&fresh.resolution),
+            output::resolution_text(&target, &fresh)
+                .trim_end()
+                .to_string(),
+        )),
+    }
+}
+
+/// `treeglass get`.
+pub async fn get(session: &Session, args: &GetArgs) -> Result<String, Failure> {
+    let (target, snap, row) = element(session, &args.element).await?;
+    let node = session.backend.read_node(&snap.nodes[row].id).await?;
+    let mut fresh = (*snap).clone();
+    fresh.nodes[row] = crate::model::Node {
+        parent: snap.nodes[row].parent,
+        children: snap.nodes[row].children.clone(),
+        depth: snap.nodes[row].depth,
+        ..node
+    };
+    Ok(if args.json {
+        let mut v = output::node_json(&fresh, row);
+        v["target"] = target.to_string().into();
+        v["bounds"] = serde_json::to_value(fresh.nodes[row].bounds).unwrap_or_default();
+        output::json_pretty(&v)
+    } else {
+        format!("{}\n", output::node_line(&fresh.nodes[row]))
+    })
+}
+
+fn write_code(r: &WriteResult) -> i32 {
+    match r.outcome {
+        Outcome::Verified | Outcome::Already | Outcome::Secure => exit::OK,
+        Outcome::Mismatch => exit::MISMATCH,
+        Outcome::Unconfirmed => exit::UNCONFIRMED,
+        Outcome::Refused => exit::REFUSED,
+    }
+}
+
+/// `treeglass set`.
+pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Failure> {
+    let value = if args.value == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|e| {
+            Failure::new(
+                exit::USAGE,
+                format!("cannot read the value from stdin: {e}"),
+            )
+        })?;
+        s.strip_suffix('\n').map(str::to_string).unwrap_or(s)
+    } else {
+        args.value.clone()
+    };
+    let opts = WriteOptions {
+        timeout: Duration::from_millis(args.timeout_ms),
+        settle: Duration::from_millis(args.settle_ms),
+        force: args.force,
+        ..WriteOptions::default()
+    };
+    let (target, snap, row) = match element(session, &args.element).await {
+        Ok(x) => x,
+        Err(f)
+            if f.code != exit::USAGE
+                && f.code != exit::TOKEN
+                && f.code != exit::TARGET_SYNTAX
+                && f.code != exit::NO_SUCH
+                && f.code != exit::BUS_UNAVAILABLE =>
+        {
+            // Resolution failed: a refusal, with the resolution's own exit code.
+            let r =
+                WriteResult::refused_unresolved(&args.element.target, f.message.clone(), "(value)");
+            let out = if args.json {
+                output::json_pretty(&serde_json::to_value(&r).unwrap_or_default())
+            } else {
+                output::write_text(&r)
+            };
+            return Ok((out, f.code));
+        }
+        Err(f) => return Err(f),
+    };
+    let node = &snap.nodes[row];
+    let place = Placement {
+        parent: node.parent.map(|p| snap.nodes[p].id.clone()),
+        secret: node.is_secret(),
+    };
+    let mut r =
+        crate::write::set_value(session.backend.as_ref(), &node.id, &place, &value, &opts).await;
+    r.target = Some(target.to_string());
+    r.token = Some(snap.token(row).to_string());
+    let code = write_code(&r);
+    let out = if args.json {
+        output::json_pretty(&serde_json::to_value(&r).unwrap_or_default())
+    } else {
+        output::write_text(&r)
+    };
+    Ok((out, code))
+}
+
+/// `treeglass invoke`.
+pub async fn invoke(session: &Session, args: &InvokeArgs) -> Result<(String, i32), Failure> {
+    let (target, snap, row) = element(session, &args.element).await?;
+    let opts = WriteOptions {
+        timeout: Duration::from_millis(args.timeout_ms),
+        ..WriteOptions::default()
+    };
+    let mut r = crate::write::invoke(
+        session.backend.as_ref(),
+        &snap.nodes[row].id,
+        args.action.as_deref(),
+        &opts,
+    )
+    .await;
+    r.target = Some(target.to_string());
+    r.token = Some(snap.token(row).to_string());
+    let code = write_code(&r);
+    let out = if args.json {
+        output::json_pretty(&serde_json::to_value(&r).unwrap_or_default())
+    } else {
+        output::write_text(&r)
+    };
+    Ok((out, code))
 }
 
 /// How long to wait for the accessibility bus before falling back to the demo app.

@@ -5,7 +5,11 @@ use serde_json::{Value as Json, json};
 
 use crate::backend::AppInfo;
 use crate::fold;
-use crate::model::{Node, Snapshot, State, Value, sanitize};
+pub use crate::model::display::{key_states, node_line, value_text};
+use crate::model::{Snapshot, Value, sanitize};
+use crate::session::Fresh;
+use crate::target::{Candidate, Resolution, Target};
+use crate::write::WriteResult;
 
 /// Pretty JSON (serialising plain data cannot fail; an empty object stands in if it ever did).
 pub fn json_pretty(v: &Json) -> String {
@@ -37,59 +41,7 @@ pub fn apps_text(apps: &[AppInfo]) -> String {
     out
 }
 
-/// States worth showing on a tree line (all states are in JSON and the details pane).
-pub fn key_states(n: &Node) -> Vec<&'static str> {
-    let mut out = Vec::new();
-    if !n.is_enabled() {
-        out.push("disabled");
-    }
-    for s in [
-        State::Focused,
-        State::Checked,
-        State::Indeterminate,
-        State::Pressed,
-        State::Selected,
-        State::Expanded,
-        State::ReadOnly,
-        State::Required,
-        State::Invalid,
-    ] {
-        if n.states.has(s) {
-            out.push(s.as_str());
-        }
-    }
-    out
-}
-
-/// A node's value for display; secrets are never shown, only their length.
-pub fn value_text(n: &Node) -> Option<String> {
-    let v = n.value.as_ref()?;
-    if n.is_secret() {
-        if let Value::Text { text } = v {
-            return Some(format!("(secret, {} chars)", text.chars().count()));
-        }
-    }
-    Some(sanitize(&v.display(), 60).into_owned())
-}
-
-/// One tree line: `row  role "name" = value [states]`.
-pub fn node_line(n: &Node) -> String {
-    let mut s = n.role.to_string();
-    if !n.name.is_empty() {
-        s.push_str(&format!(" {:?}", sanitize(&n.name, 80).as_ref()));
-    }
-    if let Some(v) = value_text(n) {
-        s.push_str(" = ");
-        s.push_str(&v);
-    }
-    let states = key_states(n);
-    if !states.is_empty() {
-        s.push_str(&format!(" [{}]", states.join(" ")));
-    }
-    s
-}
-
-pub fn tree_text(snap: &Snapshot, raw: bool) -> String {
+pub fn tree_text(snap: &Snapshot, raw: bool, targets: Option<&[Option<String>]>) -> String {
     let mut out = format!(
         "{} {:?}{} — {} nodes{}\n",
         snap.id,
@@ -104,11 +56,17 @@ pub fn tree_text(snap: &Snapshot, raw: bool) -> String {
     );
     for line in fold::lines(snap, raw, &|_| false) {
         let n = &snap.nodes[line.row];
+        let suggestion = match targets.map(|t| t.get(line.row).cloned().flatten()) {
+            Some(Some(t)) => format!("    ⇒ {t}"),
+            Some(None) => "    ⇒ (no unique target)".into(),
+            None => String::new(),
+        };
         out.push_str(&format!(
-            "{:>5}  {}{}\n",
+            "{:>5}  {}{}{}\n",
             line.row,
             "  ".repeat(line.level),
-            node_line(n)
+            node_line(n),
+            suggestion
         ));
     }
     out
@@ -162,7 +120,11 @@ pub fn tree_json(snap: &Snapshot, targets: Option<&[Option<String>]>) -> Json {
     for row in (0..snap.nodes.len()).rev() {
         let mut obj = node_json(snap, row);
         if let Some(t) = targets {
-            obj["target"] = t.get(row).cloned().flatten().map_or(Json::Null, Json::String);
+            obj["target"] = t
+                .get(row)
+                .cloned()
+                .flatten()
+                .map_or(Json::Null, Json::String);
         }
         let kids: Vec<Json> = snap.nodes[row]
             .children
@@ -183,4 +145,109 @@ pub fn tree_json(snap: &Snapshot, targets: Option<&[Option<String>]>) -> Json {
         "read_ms": (snap.read_ms * 100.0).round() / 100.0,
         "root": built.first_mut().and_then(Option::take).unwrap_or(Json::Null),
     })
+}
+
+fn candidate_lines(out: &mut String, cands: &[Candidate]) {
+    for c in cands {
+        out.push_str(&format!("  {}  {}  ({})\n", c.token, c.path, c.why));
+    }
+}
+
+/// Human form of a resolution.
+pub fn resolution_text(target: &Target, fresh: &Fresh) -> String {
+    let mut out = String::new();
+    let t = target.to_string();
+    match &fresh.resolution {
+        Resolution::Unique {
+            row,
+            token,
+            why,
+            path,
+            ..
+        } => {
+            out.push_str(&format!("unique: {token} (row {row})  {path}  ({why})\n"));
+        }
+        Resolution::Ambiguous { count, candidates } => {
+            out.push_str(&format!(
+                "ambiguous: {count} elements match {t}; candidates:\n"
+            ));
+            candidate_lines(&mut out, candidates);
+        }
+        Resolution::NotFound { near_misses } => {
+            out.push_str(&format!(
+                "not found: nothing matches {t} (after {} reads in {} ms)\n",
+                fresh.reads,
+                fresh.waited.as_millis()
+            ));
+            if !near_misses.is_empty() {
+                out.push_str("closest:\n");
+                candidate_lines(&mut out, near_misses);
+            }
+        }
+        Resolution::Incomplete {
+            count,
+            candidates,
+            near_misses,
+            reason,
+        } => {
+            out.push_str(&format!(
+                "incomplete tree ({reason}): {count} matches in what was read; uniqueness cannot be claimed\n"
+            ));
+            candidate_lines(&mut out, candidates);
+            if !near_misses.is_empty() {
+                out.push_str("closest:\n");
+                candidate_lines(&mut out, near_misses);
+            }
+        }
+    }
+    out
+}
+
+/// Human form of a write result: before → dispatched → samples → verdict.
+pub fn write_text(r: &WriteResult) -> String {
+    let mut out = String::new();
+    let what = match (&r.target, &r.token) {
+        (Some(t), Some(k)) => format!("{t}  ({k}, {})", r.role),
+        (Some(t), None) => t.clone(),
+        _ => r.node.to_string(),
+    };
+    out.push_str(&format!("element:    {what}\n"));
+    out.push_str(&format!("requested:  {}\n", r.requested));
+    if let Some(b) = &r.before {
+        out.push_str(&format!("before:     {b}\n"));
+    }
+    if r.dispatched {
+        out.push_str(&format!(
+            "dispatched: {} ({} ms){}\n",
+            r.method.as_deref().unwrap_or("?"),
+            r.timings.dispatch_ms,
+            if r.acks.is_empty() {
+                String::new()
+            } else {
+                format!("  toolkit said: {}", r.acks.join("; "))
+            }
+        ));
+    } else {
+        out.push_str("dispatched: nothing was sent\n");
+    }
+    for s in &r.samples {
+        out.push_str(&format!("  +{:>7.1} ms  {}\n", s.at_ms, s.value));
+    }
+    if !r.events.is_empty() {
+        out.push_str(&format!("events:     {}\n", r.events.join(", ")));
+    }
+    if let Some(o) = &r.observed {
+        out.push_str(&format!("observed:   {o}\n"));
+    }
+    let kind = r
+        .mismatch
+        .map(|k| format!(" ({})", k.as_str()))
+        .unwrap_or_default();
+    out.push_str(&format!(
+        "verdict:    {}{kind} — {}\n            {}\n",
+        r.outcome.as_str(),
+        sanitize(&r.reason, 300),
+        r.advice
+    ));
+    out
 }

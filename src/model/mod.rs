@@ -1,5 +1,6 @@
 //! Pure data shared by every layer: nodes, roles, states, values, snapshots and tokens. No IO.
 
+pub mod display;
 mod escape;
 mod node;
 mod role;

@@ -143,8 +143,13 @@ impl Role {
             "tool bar" => Role::ToolBar,
             "status bar" => Role::StatusBar,
             "link" => Role::Link,
-            "document frame" | "document web" | "document text" | "document spreadsheet"
-            | "document presentation" | "document email" | "html container" => Role::Document,
+            "document frame"
+            | "document web"
+            | "document text"
+            | "document spreadsheet"
+            | "document presentation"
+            | "document email"
+            | "html container" => Role::Document,
             "tool tip" => Role::ToolTip,
             "canvas" | "drawing area" | "chart" | "animation" => Role::Canvas,
             _ => Role::Unknown,
@@ -224,8 +229,7 @@ impl Serialize for Role {
 impl<'de> Deserialize<'de> for Role {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
-        Role::from_name(&s)
-            .ok_or_else(|| serde::de::Error::custom(format!("unknown role `{s}`")))
+        Role::from_name(&s).ok_or_else(|| serde::de::Error::custom(format!("unknown role `{s}`")))
     }
 }
 

@@ -245,7 +245,14 @@ mod tests {
         assert_eq!(t.snapshot, SnapshotId(42));
         assert_eq!(t.row, 11);
         assert_eq!(t.to_string(), "s0000002a:11");
-        for bad in ["", "s2a:1", "x0000002a:1", "s0000002a:", "s0000002a:x", "s0000002a"] {
+        for bad in [
+            "",
+            "s2a:1",
+            "x0000002a:1",
+            "s0000002a:",
+            "s0000002a:x",
+            "s0000002a",
+        ] {
             assert!(bad.parse::<Token>().is_err(), "{bad}");
         }
     }
@@ -266,7 +273,12 @@ mod tests {
             n
         };
         // collected out of order: 0=b, 1=root, 2=a, 3=a1
-        let nodes = vec![mk("b", vec![]), mk("root", vec![2, 0]), mk("a", vec![3]), mk("a1", vec![])];
+        let nodes = vec![
+            mk("b", vec![]),
+            mk("root", vec![2, 0]),
+            mk("a", vec![3]),
+            mk("a1", vec![]),
+        ];
         let out = preorder(nodes, 1);
         let names: Vec<_> = out.iter().map(|n| n.name.as_str()).collect();
         assert_eq!(names, ["root", "a", "a1", "b"]);

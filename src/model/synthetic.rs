@@ -15,8 +15,8 @@ pub fn generate(n: usize, seed: u64) -> Vec<Node> {
         rng.wrapping_mul(0x2545_F491_4F6C_DD1D)
     };
     const WORDS: &[&str] = &[
-        "Name", "Email", "Server", "Port", "Proxy", "Colour", "Volume", "Timeout", "Path",
-        "Theme", "Language", "Backup", "Update", "Printer", "Network", "Account",
+        "Name", "Email", "Server", "Port", "Proxy", "Colour", "Volume", "Timeout", "Path", "Theme",
+        "Language", "Backup", "Update", "Printer", "Network", "Account",
     ];
     let enabled = States::EMPTY
         .with(State::Enabled)
@@ -33,7 +33,12 @@ pub fn generate(n: usize, seed: u64) -> Vec<Node> {
         nodes.push(node);
         i
     };
-    let root = mk(&mut nodes, Role::Frame, "frame", "Generated settings".into());
+    let root = mk(
+        &mut nodes,
+        Role::Frame,
+        "frame",
+        "Generated settings".into(),
+    );
     let mut open_groups = vec![root];
     let mut form = 0usize;
     while nodes.len() < n.max(1) {
@@ -51,7 +56,12 @@ pub fn generate(n: usize, seed: u64) -> Vec<Node> {
         }
         form += 1;
         let word = WORDS[(next() as usize) % WORDS.len()];
-        let group = mk(&mut nodes, Role::Group, "grouping", format!("{word} settings {form}"));
+        let group = mk(
+            &mut nodes,
+            Role::Group,
+            "grouping",
+            format!("{word} settings {form}"),
+        );
         nodes[parent].children.push(group);
         let label = mk(&mut nodes, Role::Label, "label", format!("{word}:"));
         let text = mk(&mut nodes, Role::Text, "text", word.to_string());
@@ -63,7 +73,12 @@ pub fn generate(n: usize, seed: u64) -> Vec<Node> {
             .interfaces
             .with(Interface::Text)
             .with(Interface::EditableText);
-        let check = mk(&mut nodes, Role::CheckBox, "check box", format!("Enable {word}"));
+        let check = mk(
+            &mut nodes,
+            Role::CheckBox,
+            "check box",
+            format!("Enable {word}"),
+        );
         let on = next() % 2 == 0;
         nodes[check].value = Some(Value::Toggle {
             state: if on { Toggle::On } else { Toggle::Off },
@@ -72,14 +87,24 @@ pub fn generate(n: usize, seed: u64) -> Vec<Node> {
             nodes[check].states.set(State::Checked, true);
         }
         nodes[check].actions = vec!["click".into()];
-        let spin = mk(&mut nodes, Role::SpinButton, "spin button", format!("{word} count"));
+        let spin = mk(
+            &mut nodes,
+            Role::SpinButton,
+            "spin button",
+            format!("{word} count"),
+        );
         nodes[spin].value = Some(Value::Number {
             current: (next() % 100) as f64,
             min: 0.0,
             max: 100.0,
             step: 1.0,
         });
-        let button = mk(&mut nodes, Role::Button, "push button", format!("Apply {form}"));
+        let button = mk(
+            &mut nodes,
+            Role::Button,
+            "push button",
+            format!("Apply {form}"),
+        );
         nodes[button].actions = vec!["click".into()];
         nodes[group].children = vec![label, text, check, spin, button];
     }

@@ -172,7 +172,11 @@ pub fn map_err(e: zbus::Error) -> BackendError {
 pub fn role_of(raw: u32) -> (Role, String) {
     match atspi::Role::try_from(raw) {
         Ok(r) => {
-            let name = r.name();
+            // libatspi (and so pyatspi, Accerciser) call role 43 "push button"; the crate says "button".
+            let name = match r.name() {
+                "button" => "push button",
+                other => other,
+            };
             (Role::from_atspi_name(name), name.to_string())
         }
         Err(_) => (Role::Unknown, format!("role {raw}")),
@@ -215,8 +219,7 @@ pub fn normalise_states(role: Role, states: &mut States, interfaces: Interfaces)
     {
         states.set(State::ReadOnly, true);
     }
-    if role.is_text() && !interfaces.has(Interface::EditableText) && !states.has(State::Editable)
-    {
+    if role.is_text() && !interfaces.has(Interface::EditableText) && !states.has(State::Editable) {
         states.set(State::ReadOnly, true);
     }
 }

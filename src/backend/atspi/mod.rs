@@ -12,7 +12,9 @@ use futures::StreamExt;
 use tokio::sync::broadcast;
 
 use self::bus::*;
-use super::{AppInfo, Backend, BackendError, Event, EventKind, Limits, WindowInfo, WriteAck, WriteOp};
+use super::{
+    AppInfo, Backend, BackendError, Event, EventKind, Limits, WindowInfo, WriteAck, WriteOp,
+};
 use crate::model::{Bounds, Interface, Node, NodeId, Role, Snapshot};
 
 /// The AT-SPI2 backend over one connection to the accessibility bus.
@@ -60,7 +62,12 @@ impl AtspiBackend {
         for ev in EVENTS {
             let _ = tokio::time::timeout(
                 timeout,
-                caller.call::<_, ()>(&registry, "org.a11y.atspi.Registry", "RegisterEvent", &(*ev,)),
+                caller.call::<_, ()>(
+                    &registry,
+                    "org.a11y.atspi.Registry",
+                    "RegisterEvent",
+                    &(*ev,),
+                ),
             )
             .await;
         }
@@ -98,7 +105,9 @@ async fn open_connection() -> Result<atspi::AccessibilityConnection, BackendErro
             "no session bus (DBUS_SESSION_BUS_ADDRESS is not set)".into(),
         ));
     }
-    atspi::AccessibilityConnection::new().await.map_err(unavailable)
+    atspi::AccessibilityConnection::new()
+        .await
+        .map_err(unavailable)
 }
 
 /// Drains every AT-SPI signal into the broadcast channel. An undrained stream would block
@@ -270,14 +279,24 @@ impl Backend for AtspiBackend {
             .with_deadline(Instant::now() + self.caller.call_timeout);
         match op {
             WriteOp::SetText(text) => {
-                c.call::<_, bool>(&obj, IFACE_EDITABLE_TEXT, "SetTextContents", &(text.as_str(),))
-                    .await
+                c.call::<_, bool>(
+                    &obj,
+                    IFACE_EDITABLE_TEXT,
+                    "SetTextContents",
+                    &(text.as_str(),),
+                )
+                .await
             }
             WriteOp::SetNumber(v) => {
                 let value = zbus::zvariant::Value::from(*v);
-                c.call::<_, ()>(&obj, IFACE_PROPS, "Set", &(IFACE_VALUE, "CurrentValue", value))
-                    .await
-                    .map(|_| true)
+                c.call::<_, ()>(
+                    &obj,
+                    IFACE_PROPS,
+                    "Set",
+                    &(IFACE_VALUE, "CurrentValue", value),
+                )
+                .await
+                .map(|_| true)
             }
             WriteOp::DoAction(name) => {
                 let acts = reader::get_actions(&c, &obj).await?;

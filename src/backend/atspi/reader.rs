@@ -108,8 +108,7 @@ pub async fn get_value(
         };
         return Ok(Some(Value::Toggle { state }));
     }
-    if interfaces.has(Interface::Value) && (role.is_numeric() || !interfaces.has(Interface::Text))
-    {
+    if interfaces.has(Interface::Value) && (role.is_numeric() || !interfaces.has(Interface::Text)) {
         let all: HashMap<String, OwnedValue> =
             c.call(obj, IFACE_PROPS, "GetAll", &(IFACE_VALUE,)).await?;
         let num = |k: &str| {
@@ -130,7 +129,8 @@ pub async fn get_value(
             selected: selected.or_else(|| (!name.is_empty()).then(|| name.to_string())),
         }));
     }
-    if interfaces.has(Interface::Text) && (role.is_text() || interfaces.has(Interface::EditableText))
+    if interfaces.has(Interface::Text)
+        && (role.is_text() || interfaces.has(Interface::EditableText))
     {
         return Ok(Some(Value::Text {
             text: get_text(c, obj).await?,
@@ -191,6 +191,9 @@ fn to_node(raw: &RawNode) -> Node {
     n
 }
 
+/// A node's action names and value, or why they could not be read.
+type Extras = Result<(Vec<String>, Option<Value>), BackendError>;
+
 struct Walk {
     caller: Caller,
     nodes: HashMap<ObjRef, RawNode>,
@@ -214,12 +217,13 @@ impl Walk {
 
     async fn load_cache(&mut self, bus: &str) -> Result<(), BackendError> {
         let cache = ObjRef::new(bus, CACHE_PATH);
-        let items: Vec<CacheItemWire> = match self.caller.call(&cache, IFACE_CACHE, "GetItems", &()).await {
-            Ok(items) => items,
-            // Toolkits without the cache (or with the legacy signature) are walked instead.
-            Err(BackendError::Failed(_)) => return Ok(()),
-            Err(e) => return Err(e),
-        };
+        let items: Vec<CacheItemWire> =
+            match self.caller.call(&cache, IFACE_CACHE, "GetItems", &()).await {
+                Ok(items) => items,
+                // Toolkits without the cache (or with the legacy signature) are walked instead.
+                Err(BackendError::Failed(_)) => return Ok(()),
+                Err(e) => return Err(e),
+            };
         for (obj, _app, parent, index, children, ifaces, name, role, desc, states) in items {
             let obj = ObjRef::from_wire(&obj);
             let parent = ObjRef::from_wire(&parent);
@@ -311,7 +315,10 @@ pub async fn read_tree(
     let mut seen: std::collections::HashSet<ObjRef> = [root.clone()].into_iter().collect();
     while !level.is_empty() && !w.hung {
         if depth >= limits.max_depth {
-            if level.iter().any(|o| w.nodes.get(o).is_some_and(|r| r.child_count != 0)) {
+            if level
+                .iter()
+                .any(|o| w.nodes.get(o).is_some_and(|r| r.child_count != 0))
+            {
                 w.truncated.get_or_insert(Truncation::DepthCap);
             }
             break;
@@ -354,7 +361,9 @@ pub async fn read_tree(
         let mut next = Vec::new();
         let mut missing = Vec::new();
         'outer: for o in &level {
-            let Some(kids) = kids_of.get_mut(o) else { continue };
+            let Some(kids) = kids_of.get_mut(o) else {
+                continue;
+            };
             if kids.len() > limits.max_siblings {
                 kids.truncate(limits.max_siblings);
                 w.truncated.get_or_insert(Truncation::SiblingCap);
@@ -397,13 +406,19 @@ pub async fn read_tree(
     }
 
     // Actions and values, concurrently for the nodes that have them.
-    let index_of: HashMap<ObjRef, usize> =
-        order.iter().enumerate().map(|(i, o)| (o.clone(), i)).collect();
+    let index_of: HashMap<ObjRef, usize> = order
+        .iter()
+        .enumerate()
+        .map(|(i, o)| (o.clone(), i))
+        .collect();
     let mut nodes: Vec<Node> = order
         .iter()
-        .map(|o| w.nodes.get(o).map(to_node).unwrap_or_else(|| {
-            crate::model::Node::new(o.id(), Role::Unknown, "unknown")
-        }))
+        .map(|o| {
+            w.nodes
+                .get(o)
+                .map(to_node)
+                .unwrap_or_else(|| crate::model::Node::new(o.id(), Role::Unknown, "unknown"))
+        })
         .collect();
     for (o, i) in &index_of {
         if let Some(k) = kids_of.get(o) {
@@ -420,7 +435,7 @@ pub async fn read_tree(
                 (i, o.clone(), n.role, n.states, n.interfaces, n.name.clone())
             })
             .collect();
-        let extras: Vec<(usize, Result<(Vec<String>, Option<Value>), BackendError>)> =
+        let extras: Vec<(usize, Extras)> =
             stream::iter(jobs)
                 .map(|(i, o, role, states, ifaces, name)| {
                     let c = c.clone();

@@ -1,0 +1,167 @@
+//! A session: the snapshots one process has taken, so element tokens can be checked (a token
+//! from a superseded snapshot is stale; one this process never issued is refused), and fresh
+//! resolution of targets that re-reads the tree on accessibility events until it is unique.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::backend::{Backend, BackendError, Limits};
+use crate::model::{NodeId, Snapshot, SnapshotId, Token};
+use crate::target::{Resolution, Target, resolve};
+
+/// The longest a target may be waited for.
+pub const MAX_RESOLVE_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long `find`/`set` wait for a target to become unique by default.
+pub const DEFAULT_RESOLVE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Re-read at least this often while waiting, for apps that send no events.
+const FALLBACK_TICK: Duration = Duration::from_millis(500);
+/// After an event, wait this long for the rest of its burst before re-reading.
+const COALESCE: Duration = Duration::from_millis(30);
+
+/// Why a token was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TokenRefusal {
+    #[error(
+        "stale token {token}: the tree was read again since; the current snapshot is {current}"
+    )]
+    Stale { token: Token, current: SnapshotId },
+    #[error(
+        "token {0} was not issued by this process; tokens are only valid inside the session that \
+         read the tree (a TUI session or a workflow run) — use a target instead"
+    )]
+    Unknown(Token),
+    #[error("token {0} names no row of its snapshot")]
+    NoRow(Token),
+}
+
+#[derive(Default)]
+struct Book {
+    /// The newest snapshot per root (window or app).
+    latest: HashMap<NodeId, Arc<Snapshot>>,
+    /// Which root each snapshot id belongs to, for stale checks.
+    roots: HashMap<SnapshotId, NodeId>,
+}
+
+/// Snapshots and tokens of one process over one backend.
+pub struct Session {
+    pub backend: Arc<dyn Backend>,
+    book: Mutex<Book>,
+}
+
+/// The result of resolving a target against fresh reads.
+pub struct Fresh {
+    pub snapshot: Arc<Snapshot>,
+    pub resolution: Resolution,
+    /// How many times the tree was read.
+    pub reads: usize,
+    pub waited: Duration,
+}
+
+impl Session {
+    pub fn new(backend: Arc<dyn Backend>) -> Session {
+        Session {
+            backend,
+            book: Mutex::new(Book::default()),
+        }
+    }
+
+    fn book(&self) -> std::sync::MutexGuard<'_, Book> {
+        // Plain maps; a panic elsewhere leaves them consistent enough to keep serving.
+        self.book.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records a snapshot as the newest of `root` (superseding older tokens).
+    pub fn record(&self, root: &NodeId, snap: Snapshot) -> Arc<Snapshot> {
+        let snap = Arc::new(snap);
+        let mut b = self.book();
+        b.roots.insert(snap.id, root.clone());
+        b.latest.insert(root.clone(), snap.clone());
+        snap
+    }
+
+    /// Reads `root` and records the snapshot.
+    pub async fn snapshot(
+        &self,
+        root: &NodeId,
+        limits: &Limits,
+    ) -> Result<Arc<Snapshot>, BackendError> {
+        let snap = self.backend.snapshot(root, limits).await?;
+        Ok(self.record(root, snap))
+    }
+
+    /// The newest snapshot of `root`, if any.
+    pub fn latest(&self, root: &NodeId) -> Option<Arc<Snapshot>> {
+        self.book().latest.get(root).cloned()
+    }
+
+    /// Resolves a token immediately: only against the snapshot it came from, and only while
+    /// that snapshot is the newest of its window.
+    pub fn token(&self, token: Token) -> Result<(Arc<Snapshot>, usize), TokenRefusal> {
+        let b = self.book();
+        let root = b
+            .roots
+            .get(&token.snapshot)
+            .ok_or(TokenRefusal::Unknown(token))?;
+        let latest = b.latest.get(root).ok_or(TokenRefusal::Unknown(token))?;
+        if latest.id != token.snapshot {
+            return Err(TokenRefusal::Stale {
+                token,
+                current: latest.id,
+            });
+        }
+        if token.row >= latest.nodes.len() {
+            return Err(TokenRefusal::NoRow(token));
+        }
+        Ok((latest.clone(), token.row))
+    }
+
+    /// Resolves `target` against fresh reads of `root`, re-reading when the app sends events
+    /// (or every half second for apps that send none) until it is unique or `timeout` passes.
+    pub async fn resolve_fresh(
+        &self,
+        root: &NodeId,
+        target: &Target,
+        timeout: Duration,
+        limits: &Limits,
+    ) -> Result<Fresh, BackendError> {
+        let timeout = timeout.min(MAX_RESOLVE_TIMEOUT);
+        let started = Instant::now();
+        let deadline = started + timeout;
+        // Subscribe before the first read so no change between read and wait is missed.
+        let mut events = self.backend.subscribe();
+        let mut reads = 0;
+        loop {
+            let snap = self.snapshot(root, limits).await?;
+            reads += 1;
+            let resolution = resolve(&snap, target);
+            if matches!(resolution, Resolution::Unique { .. }) || Instant::now() >= deadline {
+                return Ok(Fresh {
+                    snapshot: snap,
+                    resolution,
+                    reads,
+                    waited: started.elapsed(),
+                });
+            }
+            let tick = FALLBACK_TICK.min(deadline.saturating_duration_since(Instant::now()));
+            match tokio::time::timeout(tick, events.recv()).await {
+                Ok(Ok(_)) | Ok(Err(RecvError::Lagged(_))) => {
+                    // Let the burst finish, then drain it: one re-read per burst.
+                    tokio::time::sleep(
+                        COALESCE.min(deadline.saturating_duration_since(Instant::now())),
+                    )
+                    .await;
+                    while let Ok(_) | Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) =
+                        events.try_recv()
+                    {}
+                }
+                Ok(Err(RecvError::Closed)) => {
+                    tokio::time::sleep(tick).await;
+                }
+                Err(_) => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,318 @@
+//! The JSON object form of a target: `Serialize`, a depth-limited `Deserialize`, and parsing
+//! it from a string with a character column for errors.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::distance::closest;
+use super::parse::{ParseError, shown};
+use super::{MAX_WITHIN, Query, QueryMode, RoleSpec, StateReq, Target};
+use crate::model::{Role, State};
+
+const FIELDS: &[&str] = &["role", "query", "states", "within"];
+
+#[derive(Serialize)]
+struct RawRoleJson<'a> {
+    raw: &'a str,
+}
+
+#[derive(Serialize)]
+struct QueryJson<'a> {
+    text: &'a str,
+    mode: &'static str,
+}
+
+impl Serialize for Target {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        match &self.role {
+            Some(RoleSpec::Role(r)) => m.serialize_entry("role", r.as_str())?,
+            Some(RoleSpec::Raw(raw)) => m.serialize_entry("role", &RawRoleJson { raw })?,
+            None => {}
+        }
+        if let Some(q) = &self.query {
+            match q.mode {
+                QueryMode::Tiered => m.serialize_entry("query", &q.text)?,
+                mode => m.serialize_entry(
+                    "query",
+                    &QueryJson {
+                        text: &q.text,
+                        mode: mode.as_str(),
+                    },
+                )?,
+            }
+        }
+        if !self.states.is_empty() {
+            let names: Vec<String> = self
+                .states
+                .iter()
+                .map(|r| format!("{}{}", if r.present { "" } else { "!" }, r.state))
+                .collect();
+            m.serialize_entry("states", &names)?;
+        }
+        // Recursion here is bounded by MAX_WITHIN, which every constructor enforces.
+        if let Some(w) = &self.within {
+            m.serialize_entry("within", w.as_ref())?;
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Target {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Target, D::Error> {
+        TargetSeed { depth: 0 }.deserialize(d)
+    }
+}
+
+/// Carries the nesting depth down, so `within` deeper than the limit fails with our message
+/// before any deserializer's own recursion limit (serde_json: 128) or the stack is reached.
+struct TargetSeed {
+    depth: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for TargetSeed {
+    type Value = Target;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Target, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TargetSeed {
+    type Value = Target;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a target object with role, query, states and/or within")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Target, A::Error> {
+        let mut role: Option<RoleSpec> = None;
+        let mut query: Option<Query> = None;
+        let mut states: Vec<StateReq> = Vec::new();
+        let mut within: Option<Target> = None;
+        let mut seen: Vec<&'static str> = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let Some(&field) = FIELDS.iter().find(|f| **f == key) else {
+                return Err(de::Error::custom(format!(
+                    "unknown field {}; a target has role, query, states and within",
+                    shown(&key)
+                )));
+            };
+            if seen.contains(&field) {
+                return Err(de::Error::custom(format!("field `{field}` appears twice")));
+            }
+            seen.push(field);
+            match field {
+                "role" => role = map.next_value::<Option<RoleJson>>()?.map(|r| r.0),
+                "query" => query = map.next_value::<Option<QueryIn>>()?.map(|q| q.0),
+                "states" => {
+                    states = map
+                        .next_value::<Option<Vec<StateJson>>>()?
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|s| s.0)
+                        .collect()
+                }
+                _ => {
+                    let depth = self.depth + 1;
+                    if depth > MAX_WITHIN {
+                        return Err(de::Error::custom(format!(
+                            "`within` nests more than {MAX_WITHIN} levels deep; the limit is \
+                             {MAX_WITHIN}"
+                        )));
+                    }
+                    within = map.next_value_seed(OptionalTarget { depth })?;
+                }
+            }
+        }
+        let t = Target::new(role, query, states).map_err(de::Error::custom)?;
+        match within {
+            Some(w) => t.inside(w).map_err(de::Error::custom),
+            None => Ok(t),
+        }
+    }
+}
+
+/// `within` may be `null`.
+struct OptionalTarget {
+    depth: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for OptionalTarget {
+    type Value = Option<Target>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<Target>, D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'de> Visitor<'de> for OptionalTarget {
+    type Value = Option<Target>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a target object or null")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Option<Target>, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Option<Target>, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<Target>, D::Error> {
+        TargetSeed { depth: self.depth }.deserialize(d).map(Some)
+    }
+}
+
+/// `"check-box"` or `{"raw": "push button"}`.
+struct RoleJson(RoleSpec);
+
+impl<'de> Deserialize<'de> for RoleJson {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<RoleJson, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RoleJson;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a role name or {\"raw\": \"toolkit role\"}")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<RoleJson, E> {
+                if let Some(r) = Role::from_name(s) {
+                    return Ok(RoleJson(RoleSpec::Role(r)));
+                }
+                let guess = closest(s, Role::ALL.iter().map(|r| r.as_str()), 1);
+                let hint = match guess.first() {
+                    Some(g) => format!("did you mean {}? ", shown(g)),
+                    None => String::new(),
+                };
+                Err(E::custom(format!(
+                    "unknown role {} ({hint}a raw toolkit role is written {{\"raw\": {}}})",
+                    shown(s),
+                    shown(s)
+                )))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RoleJson, A::Error> {
+                let mut raw: Option<String> = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    if key != "raw" || raw.is_some() {
+                        return Err(de::Error::custom(format!(
+                            "a raw role object has exactly one field, raw; found {}",
+                            shown(&key)
+                        )));
+                    }
+                    raw = Some(map.next_value()?);
+                }
+                raw.map(|r| RoleJson(RoleSpec::Raw(r)))
+                    .ok_or_else(|| de::Error::custom("a raw role object needs a raw field"))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `"Save"` (tiered) or `{"text": "Save", "mode": "exact"}`.
+struct QueryIn(Query);
+
+impl<'de> Deserialize<'de> for QueryIn {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<QueryIn, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = QueryIn;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a query string or {\"text\": …, \"mode\": …}")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<QueryIn, E> {
+                Query::tiered(s).map(QueryIn).map_err(E::custom)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<QueryIn, A::Error> {
+                let mut text: Option<String> = None;
+                let mut mode: Option<QueryMode> = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "text" if text.is_none() => text = Some(map.next_value()?),
+                        "mode" if mode.is_none() => {
+                            let name: String = map.next_value()?;
+                            mode = Some(QueryMode::from_name(&name).ok_or_else(|| {
+                                de::Error::custom(format!(
+                                    "unknown query mode {}; modes are exact, substring, fuzzy \
+                                     and tiered",
+                                    shown(&name)
+                                ))
+                            })?);
+                        }
+                        _ => {
+                            return Err(de::Error::custom(format!(
+                                "a query object has text and mode, each once; found {}",
+                                shown(&key)
+                            )));
+                        }
+                    }
+                }
+                let text = text.ok_or_else(|| de::Error::custom("a query object needs text"))?;
+                Query::new(text, mode.unwrap_or_default())
+                    .map(QueryIn)
+                    .map_err(de::Error::custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `"checked"` or `"!checked"`.
+struct StateJson(StateReq);
+
+impl<'de> Deserialize<'de> for StateJson {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<StateJson, D::Error> {
+        let s = String::deserialize(d)?;
+        let (present, name) = match s.strip_prefix('!') {
+            Some(rest) => (false, rest),
+            None => (true, s.as_str()),
+        };
+        let state = State::from_name(name)
+            .or_else(|| State::from_atspi_name(name))
+            .ok_or_else(|| {
+                let close: Vec<String> = closest(name, State::ALL.iter().map(|s| s.as_str()), 3)
+                    .into_iter()
+                    .map(shown)
+                    .collect();
+                let hint = if close.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (did you mean {}?)", close.join(" or "))
+                };
+                de::Error::custom(format!("unknown state {}{hint}", shown(name)))
+            })?;
+        Ok(StateJson(StateReq { state, present }))
+    }
+}
+
+/// Parses the JSON form from a whole input string.
+pub(super) fn parse_json(s: &str) -> Result<Target, ParseError> {
+    serde_json::from_str::<Target>(s).map_err(|e| {
+        let location = format!(" at line {} column {}", e.line(), e.column());
+        let full = e.to_string();
+        let message = full.strip_suffix(&location).unwrap_or(&full);
+        ParseError::new(
+            char_column(s, e.line(), e.column()),
+            "a JSON target object",
+            message,
+        )
+    })
+}
+
+/// serde_json reports a 1-based line and a 1-based byte column in that line; this turns them
+/// into a 1-based character position in the whole input.
+fn char_column(s: &str, line: usize, byte_col: usize) -> usize {
+    let line_start = s
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum::<usize>();
+    let mut end = (line_start + byte_col.saturating_sub(1)).min(s.len());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s[..end].chars().count() + 1
+}

@@ -1,0 +1,164 @@
+//! Near misses: when a target names nothing, the nodes that come closest, each with what it
+//! lacks (wrong role, a state off, outside the ancestor, text only similar).
+
+use super::distance::{close_enough, edit_distance};
+use super::parse::shown;
+use super::resolve::{Candidate, Engine, Filter, Level, Prepared};
+use super::{QueryMode, RoleSpec, StateReq, Target};
+use crate::model::sanitize;
+
+/// At most this many near misses are listed.
+pub const NEAR_MISS_LIMIT: usize = 5;
+
+/// Nodes differing from the target in more ways than this are not "near".
+const MAX_MISSES: usize = 2;
+
+/// Names longer than this are not compared by edit distance (it costs their length squared).
+const MAX_SIMILAR_CHARS: usize = 64;
+
+/// One way a node falls short of the target.
+enum Miss {
+    Role,
+    State(StateReq),
+    Within,
+    /// The text meets the query in a tier its mode does not allow.
+    Mode(Level),
+    /// The name is this many edits from the query, and nothing meets it.
+    Similar(usize),
+}
+
+pub(crate) fn near_misses(
+    engine: &Engine<'_>,
+    target: &Target,
+    under: Option<&[bool]>,
+) -> Vec<Candidate> {
+    let judge = Judge {
+        engine,
+        target,
+        filter: Filter::new(target, under),
+        query: target.query().map(Prepared::new),
+        query_chars: target.query().map_or(0, |q| q.text().chars().count()),
+    };
+    // (how many misses, how good the text match is, row): ranked without building any text.
+    let mut near: Vec<(usize, u32, usize)> = (0..engine.snap.nodes.len())
+        .filter_map(|row| judge.analyse(row, None).map(|(m, q)| (m, q, row)))
+        .collect();
+    near.sort_unstable();
+    near.truncate(NEAR_MISS_LIMIT);
+    near.into_iter()
+        .map(|(_, _, row)| {
+            let mut found = Vec::new();
+            judge.analyse(row, Some(&mut found));
+            let why: Vec<String> = found.iter().map(|m| judge.describe(row, m)).collect();
+            engine.candidate(row, why.join("; "))
+        })
+        .collect()
+}
+
+/// Measures nodes against one target.
+struct Judge<'a> {
+    engine: &'a Engine<'a>,
+    target: &'a Target,
+    filter: Filter<'a>,
+    query: Option<Prepared<'a>>,
+    query_chars: usize,
+}
+
+impl Judge<'_> {
+    /// How far `row` is from the target: the number of misses and the quality of its text
+    /// match (lower is better), or `None` when it is not near (or not a miss at all). Pushes
+    /// the misses into `out` when given.
+    fn analyse(&self, row: usize, mut out: Option<&mut Vec<Miss>>) -> Option<(usize, u32)> {
+        let engine = self.engine;
+        let node = engine.snap.nodes.get(row)?;
+        let mut misses = 0usize;
+        let mut note = |m: Miss, misses: &mut usize| {
+            *misses += 1;
+            if let Some(out) = out.as_deref_mut() {
+                out.push(m);
+            }
+        };
+        if !self.filter.role_ok(engine.ix, engine.snap, row) {
+            note(Miss::Role, &mut misses);
+        }
+        for req in self.target.states() {
+            if node.states.has(req.state) != req.present {
+                note(Miss::State(*req), &mut misses);
+            }
+        }
+        if !self.filter.under_ok(row) {
+            note(Miss::Within, &mut misses);
+        }
+        // Text matching is the costly part: skip it for nodes already too far off.
+        if misses > MAX_MISSES {
+            return None;
+        }
+        let quality = match (&self.query, self.target.query()) {
+            (Some(q), Some(spec)) => match engine.any_level(row, q) {
+                Some(level) if level.tier.allowed_by(spec.mode()) => level.rank(),
+                Some(level) => {
+                    note(Miss::Mode(level), &mut misses);
+                    10 + level.rank()
+                }
+                None => {
+                    let d = self.similarity(row, q)?;
+                    note(Miss::Similar(d), &mut misses);
+                    20 + d as u32
+                }
+            },
+            _ => 0,
+        };
+        (misses > 0 && misses <= MAX_MISSES).then_some((misses, quality))
+    }
+
+    /// Edits between the node's name and the query, when close enough to be a likely typo.
+    fn similarity(&self, row: usize, q: &Prepared<'_>) -> Option<usize> {
+        let name = self.engine.ix.folded_field(row, 0);
+        if name.is_empty() || self.query_chars > MAX_SIMILAR_CHARS {
+            return None;
+        }
+        let limit = close_enough(q.folded());
+        let name_chars = name.chars().count();
+        if name_chars > MAX_SIMILAR_CHARS || name_chars.abs_diff(self.query_chars) > limit {
+            return None;
+        }
+        let d = edit_distance(name, q.folded());
+        (d <= limit).then_some(d)
+    }
+
+    fn describe(&self, row: usize, miss: &Miss) -> String {
+        let target = self.target;
+        let Some(node) = self.engine.snap.nodes.get(row) else {
+            return String::new();
+        };
+        match miss {
+            Miss::Role => match target.role() {
+                Some(RoleSpec::Raw(raw)) => {
+                    format!("raw role is {}, not {}", shown(&node.raw_role), shown(raw))
+                }
+                Some(RoleSpec::Role(r)) => format!("role is {}, not {r}", node.role),
+                None => String::new(),
+            },
+            Miss::State(req) if req.present => format!("state {} is not set", req.state),
+            Miss::State(req) => format!("state {} is set", req.state),
+            Miss::Within => match target.within() {
+                Some(w) => format!("not inside {}", sanitize(&w.to_string(), 60)),
+                None => String::new(),
+            },
+            Miss::Mode(level) => format!(
+                "{} matches as {}, but the query asks for {}",
+                level.field.map_or("text", |f| f.as_str()),
+                level.tier.as_str(),
+                target
+                    .query()
+                    .map_or(QueryMode::Tiered, |q| q.mode())
+                    .as_str()
+            ),
+            Miss::Similar(d) => format!(
+                "name {} is {d} edit{} from the query",
+                shown(&node.name.chars().take(60).collect::<String>()),
+                if *d == 1 { "" } else { "s" }
+            ),
+        }
+    }
+}

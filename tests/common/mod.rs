@@ -1,0 +1,266 @@
+//! Shared helpers for tests on the real accessibility bus: the harness check, the project's
+//! GTK fixture app (with its stdin control protocol as an oracle that is not the a11y tree),
+//! and running the treeglass binary.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Output, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// Fails loudly unless the test runs inside `scripts/a11y-session` (which `scripts/test` does).
+pub fn require_stack() {
+    if std::env::var("TREEGLASS_A11Y_SESSION").as_deref() != Ok("1") {
+        panic!(
+            "this test needs the real accessibility stack: run it inside scripts/a11y-session \
+             (scripts/test does that); refusing to skip"
+        );
+    }
+}
+
+pub fn repo() -> &'static str {
+    env!("CARGO_MANIFEST_DIR")
+}
+
+/// Runs the treeglass binary with `args`; the AT-SPI backend is forced so a missing bus fails.
+pub fn treeglass(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_treeglass"))
+        .arg("--backend")
+        .arg("atspi")
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run treeglass")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn json_of(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "treeglass did not print JSON ({e}); exit {:?}\nstdout: {}\nstderr: {}",
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+/// The project's GTK3 fixture app, driven through its stdin protocol.
+pub struct FixtureApp {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<String>,
+    pub name: String,
+    pub pid: u32,
+}
+
+impl FixtureApp {
+    /// Starts a fixture app with a unique name and waits until its tree is on the bus and settled.
+    pub fn start(tag: &str) -> FixtureApp {
+        require_stack();
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let name = format!("tgfix-{tag}-{}-{n}", std::process::id());
+        let mut child = Command::new("/usr/bin/python3")
+            .arg(format!("{}/tests/fixture_app.py", repo()))
+            .arg("--name")
+            .arg(&name)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start the GTK fixture app (/usr/bin/python3 with python3-gi)");
+        let stdin = child.stdin.take().expect("stdin");
+        let out: ChildStdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut app = FixtureApp {
+            pid: child.id(),
+            child,
+            stdin,
+            lines: rx,
+            name,
+        };
+        let ready = app.read_line(Duration::from_secs(20));
+        assert!(
+            ready.contains("\"ready\""),
+            "fixture app did not get ready: {ready}"
+        );
+        app.wait_settled();
+        app
+    }
+
+    fn read_line(&mut self, timeout: Duration) -> String {
+        match self.lines.recv_timeout(timeout) {
+            Ok(l) => l,
+            Err(_) => panic!(
+                "fixture app {} said nothing within {timeout:?} (exit: {:?})",
+                self.name,
+                self.child.try_wait()
+            ),
+        }
+    }
+
+    /// Sends one protocol command and returns its JSON reply.
+    pub fn cmd(&mut self, line: &str) -> Value {
+        writeln!(self.stdin, "{line}").expect("write to fixture app");
+        self.stdin.flush().expect("flush");
+        let reply = self.read_line(Duration::from_secs(10));
+        serde_json::from_str(&reply).unwrap_or_else(|e| panic!("bad reply {reply:?}: {e}"))
+    }
+
+    /// The app's real state (the oracle).
+    pub fn state(&mut self) -> Value {
+        self.cmd("state")
+    }
+
+    /// Waits until treeglass sees the app and its node count holds still.
+    pub fn wait_settled(&self) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let mut last = 0u64;
+        let mut same = 0;
+        while Instant::now() < deadline {
+            let o = treeglass(&["tree", "--app", &format!("^{}$", self.name), "--json"]);
+            if o.status.success() {
+                let v: Value = serde_json::from_slice(&o.stdout).unwrap_or(Value::Null);
+                let count = v["node_count"].as_u64().unwrap_or(0);
+                if count > 1 && count == last {
+                    same += 1;
+                    if same >= 2 {
+                        return;
+                    }
+                } else {
+                    same = 0;
+                }
+                last = count;
+            }
+            std::thread::sleep(Duration::from_millis(150));
+        }
+        panic!(
+            "fixture app {} never appeared (or never settled) on the bus",
+            self.name
+        );
+    }
+
+    /// `--app` pattern matching exactly this app.
+    pub fn app_arg(&self) -> String {
+        format!("^{}$", self.name)
+    }
+
+    /// Sends a signal to the app.
+    pub fn signal(&self, sig: &str) {
+        let ok = Command::new("kill")
+            .arg(format!("-{sig}"))
+            .arg(self.pid.to_string())
+            .status()
+            .expect("kill")
+            .success();
+        assert!(ok, "kill -{sig} {}", self.pid);
+    }
+
+    /// Waits for the app to exit (after a kill).
+    pub fn wait_exit(&mut self) {
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for FixtureApp {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .arg("-CONT")
+            .arg(self.pid.to_string())
+            .status();
+        let _ = writeln!(self.stdin, "quit");
+        let deadline = Instant::now() + Duration::from_secs(3);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `gtk3-widget-factory` (a GtkApplication: one instance per bus) and waits until its
+/// tree has settled. Returns the child; the caller kills it.
+pub fn start_widget_factory() -> Child {
+    require_stack();
+    let mut child = Command::new("gtk3-widget-factory")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start gtk3-widget-factory (Debian package gtk-3-examples)");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut last = 0u64;
+    let mut same = 0;
+    while Instant::now() < deadline {
+        let o = treeglass(&["tree", "--app", "^gtk3-widget-factory$", "--json"]);
+        if o.status.success() {
+            let v: Value = serde_json::from_slice(&o.stdout).unwrap_or(Value::Null);
+            let count = v["node_count"].as_u64().unwrap_or(0);
+            if count > 50 && count == last {
+                same += 1;
+                if same >= 3 {
+                    return child;
+                }
+            } else {
+                same = 0;
+            }
+            last = count;
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("gtk3-widget-factory never settled on the bus");
+}
+
+/// Runs the pyatspi reference walk of `app` and returns its JSON.
+pub fn pyatspi_walk(app: &str, extra: &[&str]) -> Value {
+    let o = Command::new("/usr/bin/python3")
+        .arg(format!("{}/scripts/pyatspi-walk.py", repo()))
+        .arg(app)
+        .arg("--json")
+        .args(extra)
+        .output()
+        .expect("run the pyatspi walker (python3-pyatspi)");
+    assert!(
+        o.status.success(),
+        "pyatspi walk failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).expect("pyatspi walk JSON")
+}
+
+/// Flattens a treeglass JSON tree into (role, name) in pre-order.
+pub fn flatten(node: &Value, out: &mut Vec<(String, String, u64)>) {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        out.push((
+            n["raw_role"].as_str().unwrap_or("").to_string(),
+            n["name"].as_str().unwrap_or("").to_string(),
+            n["row"].as_u64().unwrap_or(0),
+        ));
+        if let Some(kids) = n["children"].as_array() {
+            for k in kids.iter().rev() {
+                stack.push(k);
+            }
+        }
+    }
+}
