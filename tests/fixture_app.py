@@ -43,6 +43,8 @@ gives them. State key = the key used by the `state` / `set` / `rename` commands.
     items         "Dynamic items"   Gtk.Box; children "Item 1".."Item N" (push buttons)
     press         "Press me"        Gtk.Button                          push button
     presses       (its text)        Gtk.Label "Presses: N" — the name follows the text
+    vanishing     "Vanishing field" Gtk.Entry that destroys itself ~5 ms  text
+                                    after its text changes (reset re-creates it)
     title         window title      Gtk.Window                          frame
 
 Control protocol on stdin, one command per line; every reply is one line of JSON on stdout:
@@ -294,6 +296,13 @@ class Fixture:
         self.presses_label = Gtk.Label(label="Presses: 0", xalign=0.0)
         right.pack_start(self.presses_label, False, False, 0)
 
+        # An entry that destroys itself ~5 ms after its text changes: the target vanishes
+        # right after a write is dispatched.
+        self.vanish_box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
+        right.pack_start(self.vanish_box, False, False, 0)
+        self.vanishing = None
+        self.make_vanishing()
+
         win.show_all()
         GLib.idle_add(self.announce_ready)
 
@@ -303,6 +312,22 @@ class Fixture:
         widget.get_accessible().set_name(accessible_name)
         self.named[key] = widget
         self.initial_names[key] = accessible_name
+
+    def make_vanishing(self):
+        if self.vanishing is not None:
+            return
+        e = Gtk.Entry()
+        e.get_accessible().set_name("Vanishing field")
+        e.connect("changed", lambda w: GLib.timeout_add(5, self.destroy_vanishing))
+        self.vanish_box.add(e)
+        e.show()
+        self.vanishing = e
+
+    def destroy_vanishing(self):
+        if self.vanishing is not None:
+            self.vanishing.destroy()
+            self.vanishing = None
+        return False
 
     def reply(self, obj):
         try:
@@ -409,6 +434,7 @@ class Fixture:
             "proxy_host": self.proxy_host.get_text(),
             "use_proxy": bool(self.use_proxy.get_active()),
             "items": len(self.items),
+            "vanishing": self.vanishing is not None,
             "presses": self.presses,
             "title": self.win.get_title(),
         }
@@ -482,6 +508,7 @@ class Fixture:
             self.remove_item()
         self.presses = 0
         self.presses_label.set_text("Presses: 0")
+        self.make_vanishing()
         self.win.set_title(self.initial_title)
         for key, widget in self.named.items():
             if widget.get_accessible().get_name() != self.initial_names[key]:

@@ -1,7 +1,7 @@
 //! Reading a whole tree fast: one `Cache.GetItems` call paints most of it, concurrent per-node
 //! calls fill its gaps, and a per-level concurrent walk serves apps whose cache answers empty.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use futures::StreamExt;
@@ -47,27 +47,36 @@ type CacheItemWire = (
     Vec<u32>,
 );
 
-/// Reads all of one element but its children, with concurrent calls.
+/// Reads all of one element but its children, with concurrent calls (four: role, the
+/// Accessible properties in one `GetAll`, states, interfaces).
 pub async fn read_raw(c: &Caller, obj: &ObjRef) -> Result<RawNode, BackendError> {
-    let (role, name, desc, states, ifaces, count) = tokio::join!(
+    let (role, props, states, ifaces) = tokio::join!(
         c.call::<_, u32>(obj, IFACE_ACCESSIBLE, "GetRole", &()),
-        c.prop::<String>(obj, IFACE_ACCESSIBLE, "Name"),
-        c.prop::<String>(obj, IFACE_ACCESSIBLE, "Description"),
+        c.call::<_, HashMap<String, OwnedValue>>(obj, IFACE_PROPS, "GetAll", &(IFACE_ACCESSIBLE,)),
         c.call::<_, Vec<u32>>(obj, IFACE_ACCESSIBLE, "GetState", &()),
         c.call::<_, Vec<String>>(obj, IFACE_ACCESSIBLE, "GetInterfaces", &()),
-        c.prop::<i32>(obj, IFACE_ACCESSIBLE, "ChildCount"),
     );
     let (role, raw_role) = role_of(role?);
     let interfaces = interfaces_of(&ifaces?);
     let mut states = states_of(&states?);
     normalise_states(role, &mut states, interfaces);
+    let props = props?;
+    let text = |k: &str| {
+        props
+            .get(k)
+            .and_then(|v| String::try_from(v.try_clone().ok()?).ok())
+            .unwrap_or_default()
+    };
     Ok(RawNode {
         obj: obj.clone(),
-        child_count: count.unwrap_or(-1),
+        child_count: props
+            .get("ChildCount")
+            .and_then(|v| i32::try_from(v.try_clone().ok()?).ok())
+            .unwrap_or(-1),
         role,
         raw_role,
-        name: name?,
-        description: desc.unwrap_or_default(),
+        name: text("Name"),
+        description: text("Description"),
         states,
         interfaces,
     })
@@ -139,8 +148,13 @@ pub async fn get_value(
     Ok(None)
 }
 
-/// Whole text of a Text element. GTK 4 answers "" to `GetText(0, -1)`, so ask for the count first.
+/// Whole text of a Text element: `GetText(0, -1)` in one call; GTK 4 answers "" to that, so
+/// an empty answer is checked against `CharacterCount`.
 pub async fn get_text(c: &Caller, obj: &ObjRef) -> Result<String, BackendError> {
+    let all: String = c.call(obj, IFACE_TEXT, "GetText", &(0i32, -1i32)).await?;
+    if !all.is_empty() {
+        return Ok(all);
+    }
     let count: i32 = c.prop(obj, IFACE_TEXT, "CharacterCount").await?;
     if count <= 0 {
         return Ok(String::new());
@@ -269,7 +283,101 @@ impl Walk {
     }
 }
 
-/// Reads the tree under `root` within `limits`.
+/// What one pass over the known part of the tree found: the layout so far and what is missing.
+#[derive(Default)]
+struct Pass {
+    /// Placed elements in breadth-first order (the root first).
+    order: Vec<ObjRef>,
+    /// Children of each placed element, in order, already capped.
+    kids: HashMap<ObjRef, Vec<ObjRef>>,
+    truncated: Option<Truncation>,
+    /// Placed elements whose children list must be fetched.
+    need_list: Vec<ObjRef>,
+    /// Placed elements not read yet.
+    need_raw: Vec<ObjRef>,
+    /// Placed, read elements whose actions and value are not read yet.
+    need_extras: Vec<ObjRef>,
+}
+
+/// Lays out what is known, breadth-first from `root`, within the caps.
+fn layout(
+    w: &Walk,
+    root: &ObjRef,
+    limits: &Limits,
+    fetched: &HashMap<ObjRef, Vec<ObjRef>>,
+    extras: &HashMap<ObjRef, Extras>,
+    failed: &HashSet<ObjRef>,
+) -> Pass {
+    let mut p = Pass::default();
+    let mut seen: HashSet<ObjRef> = [root.clone()].into_iter().collect();
+    let mut level = vec![root.clone()];
+    p.order.push(root.clone());
+    let mut depth = 0usize;
+    'levels: while !level.is_empty() {
+        let mut next = Vec::new();
+        for o in &level {
+            let Some(raw) = w.nodes.get(o) else {
+                if !failed.contains(o) {
+                    p.need_raw.push(o.clone());
+                }
+                continue;
+            };
+            if !extras.contains_key(o) && !failed.contains(o) {
+                p.need_extras.push(o.clone());
+            }
+            if raw.child_count == 0 {
+                continue;
+            }
+            let list = match fetched.get(o) {
+                Some(k) => Some(k.clone()),
+                None => w.kids_from_cache(o),
+            };
+            let Some(mut list) = list else {
+                if !failed.contains(o) {
+                    p.need_list.push(o.clone());
+                }
+                continue;
+            };
+            if depth >= limits.max_depth {
+                if !list.is_empty() {
+                    p.truncated.get_or_insert(Truncation::DepthCap);
+                }
+                continue;
+            }
+            if list.len() > limits.max_siblings {
+                list.truncate(limits.max_siblings);
+                p.truncated.get_or_insert(Truncation::SiblingCap);
+            }
+            list.retain(|k| seen.insert(k.clone()));
+            let mut placed = Vec::with_capacity(list.len());
+            for k in list {
+                if p.order.len() >= limits.max_nodes {
+                    p.truncated.get_or_insert(Truncation::NodeCap);
+                    p.kids.insert(o.clone(), placed);
+                    break 'levels;
+                }
+                p.order.push(k.clone());
+                next.push(k.clone());
+                placed.push(k);
+            }
+            p.kids.insert(o.clone(), placed);
+        }
+        level = next;
+        depth += 1;
+    }
+    p
+}
+
+/// One concurrent round's answers.
+enum Answer {
+    List(ObjRef, Result<Vec<ObjRef>, BackendError>),
+    Raw(ObjRef, Box<Result<RawNode, BackendError>>),
+    Extras(ObjRef, Extras),
+}
+
+/// Reads the tree under `root` within `limits`: paint from the cache, then fetch everything
+/// still missing (children lists of gaps, unknown elements, actions and values) in concurrent
+/// rounds, one round per level of elements the cache did not know.
 pub async fn read_tree(
     caller: &Caller,
     root: &ObjRef,
@@ -295,6 +403,7 @@ pub async fn read_tree(
             other => w.note_error(&other),
         }
     }
+    let t_cache = started.elapsed();
     if !w.nodes.contains_key(root) {
         match read_raw(&caller, root).await {
             Ok(r) => {
@@ -307,174 +416,174 @@ pub async fn read_tree(
         }
     }
 
-    // Breadth-first by level: each level's missing pieces are fetched concurrently.
-    let mut order: Vec<ObjRef> = vec![root.clone()];
-    let mut kids_of: HashMap<ObjRef, Vec<ObjRef>> = HashMap::new();
-    let mut level: Vec<ObjRef> = vec![root.clone()];
-    let mut depth = 0usize;
-    let mut seen: std::collections::HashSet<ObjRef> = [root.clone()].into_iter().collect();
-    while !level.is_empty() && !w.hung {
-        if depth >= limits.max_depth {
-            if level
-                .iter()
-                .any(|o| w.nodes.get(o).is_some_and(|r| r.child_count != 0))
-            {
-                w.truncated.get_or_insert(Truncation::DepthCap);
+    let mut fetched: HashMap<ObjRef, Vec<ObjRef>> = HashMap::new();
+    let mut extras: HashMap<ObjRef, Extras> = HashMap::new();
+    let mut failed: HashSet<ObjRef> = HashSet::new();
+    let mut rounds = 0;
+    let pass = loop {
+        let mut pass = layout(&w, root, limits, &fetched, &extras, &failed);
+        if rounds == 0 && w.nodes.len() <= limits.max_nodes {
+            // First round: everything the cache knows whose children or extras are missing,
+            // reachable yet or not, so gaps below gaps do not cost a round each.
+            let mut listed: HashSet<ObjRef> = pass.need_list.iter().cloned().collect();
+            let mut extra: HashSet<ObjRef> = pass.need_extras.iter().cloned().collect();
+            for (o, raw) in &w.nodes {
+                if raw.child_count != 0
+                    && w.kids_from_cache(o).is_none()
+                    && listed.insert(o.clone())
+                {
+                    pass.need_list.push(o.clone());
+                }
+                if extra.insert(o.clone()) {
+                    pass.need_extras.push(o.clone());
+                }
             }
-            break;
         }
-        // Children lists: from the cache where it is whole, else GetChildren.
-        let mut need_list = Vec::new();
-        for o in &level {
-            match w.kids_from_cache(o) {
-                Some(k) => {
-                    kids_of.insert(o.clone(), k);
-                }
-                None => {
-                    if w.nodes.get(o).is_some_and(|r| r.child_count != 0) {
-                        need_list.push(o.clone());
-                    }
-                }
-            }
+        let idle =
+            pass.need_list.is_empty() && pass.need_raw.is_empty() && pass.need_extras.is_empty();
+        if idle || w.hung {
+            break pass;
+        }
+        rounds += 1;
+        if std::env::var_os("TREEGLASS_TRACE_READ").is_some() {
+            eprintln!(
+                "  round {rounds} at {:?}: {} lists, {} raw, {} extras",
+                started.elapsed(),
+                pass.need_list.len(),
+                pass.need_raw.len(),
+                pass.need_extras.len()
+            );
         }
         let c = caller.clone();
-        let lists: Vec<(ObjRef, Result<Vec<ObjRef>, BackendError>)> = stream::iter(need_list)
-            .map(|o| {
+        let mut jobs: Vec<(u8, ObjRef)> = Vec::new();
+        jobs.extend(pass.need_list.iter().map(|o| (0u8, o.clone())));
+        jobs.extend(pass.need_raw.iter().map(|o| (1u8, o.clone())));
+        jobs.extend(pass.need_extras.iter().map(|o| (2u8, o.clone())));
+        let infos: HashMap<ObjRef, (Role, States, Interfaces, String)> = pass
+            .need_extras
+            .iter()
+            .filter_map(|o| {
+                w.nodes
+                    .get(o)
+                    .map(|r| (o.clone(), (r.role, r.states, r.interfaces, r.name.clone())))
+            })
+            .collect();
+        let answers: Vec<Answer> = stream::iter(jobs)
+            .map(|(kind, o)| {
                 let c = c.clone();
+                let info = infos.get(&o).cloned();
                 async move {
-                    let r = get_children(&c, &o).await;
-                    (o, r)
+                    match kind {
+                        0 => {
+                            let r = get_children(&c, &o).await;
+                            Answer::List(o, r)
+                        }
+                        1 => {
+                            let r = read_raw(&c, &o).await;
+                            Answer::Raw(o, Box::new(r))
+                        }
+                        _ => {
+                            let (role, states, ifaces, name) = info.unwrap_or((
+                                Role::Unknown,
+                                States::EMPTY,
+                                Interfaces::EMPTY,
+                                String::new(),
+                            ));
+                            let acts = async {
+                                if ifaces.has(Interface::Action) {
+                                    get_actions(&c, &o).await
+                                } else {
+                                    Ok(Vec::new())
+                                }
+                            };
+                            let val = get_value(&c, &o, role, states, ifaces, &name);
+                            let (a, v) = tokio::join!(acts, val);
+                            Answer::Extras(o, a.and_then(|a| Ok((a, v?))))
+                        }
+                    }
                 }
             })
             .buffer_unordered(IN_FLIGHT)
             .collect()
             .await;
-        for (o, r) in lists {
-            match r {
-                Ok(k) => {
-                    kids_of.insert(o, k);
+        for a in answers {
+            match a {
+                Answer::List(o, Ok(k)) => {
+                    fetched.insert(o, k);
                 }
-                Err(e) => w.note_error(&e),
+                Answer::Raw(o, r) => match *r {
+                    Ok(raw) => {
+                        w.nodes.insert(o, raw);
+                    }
+                    Err(e) => {
+                        w.note_error(&e);
+                        failed.insert(o);
+                    }
+                },
+                Answer::Extras(o, r) => {
+                    if let Err(e) = &r {
+                        w.note_error(e);
+                        failed.insert(o.clone());
+                    }
+                    extras.insert(o, r);
+                }
+                Answer::List(o, Err(e)) => {
+                    w.note_error(&e);
+                    failed.insert(o);
+                }
             }
         }
-        // Next level, with sibling and node caps; unknown children are read in full.
-        let mut next = Vec::new();
-        let mut missing = Vec::new();
-        'outer: for o in &level {
-            let Some(kids) = kids_of.get_mut(o) else {
-                continue;
-            };
-            if kids.len() > limits.max_siblings {
-                kids.truncate(limits.max_siblings);
-                w.truncated.get_or_insert(Truncation::SiblingCap);
-            }
-            kids.retain(|k| seen.insert(k.clone()));
-            for k in kids.iter() {
-                if order.len() + next.len() >= limits.max_nodes {
-                    w.truncated.get_or_insert(Truncation::NodeCap);
-                    break 'outer;
-                }
-                if !w.nodes.contains_key(k) {
-                    missing.push(k.clone());
-                }
-                next.push(k.clone());
-            }
-        }
-        let read: Vec<(ObjRef, Result<RawNode, BackendError>)> = stream::iter(missing)
-            .map(|o| {
-                let c = c.clone();
-                async move {
-                    let r = read_raw(&c, &o).await;
-                    (o, r)
-                }
-            })
-            .buffer_unordered(IN_FLIGHT / 4)
-            .collect()
-            .await;
-        for (o, r) in read {
-            match r {
-                Ok(raw) => {
-                    w.nodes.insert(o, raw);
-                }
-                Err(e) => w.note_error(&e),
-            }
-        }
-        next.retain(|k| w.nodes.contains_key(k));
-        order.extend(next.iter().cloned());
-        level = next;
-        depth += 1;
-    }
+    };
+    let truncated = w.truncated.or(pass.truncated);
 
-    // Actions and values, concurrently for the nodes that have them.
-    let index_of: HashMap<ObjRef, usize> = order
-        .iter()
-        .enumerate()
-        .map(|(i, o)| (o.clone(), i))
+    let order: Vec<ObjRef> = pass
+        .order
+        .into_iter()
+        .filter(|o| w.nodes.contains_key(o))
         .collect();
+    let index_of: HashMap<&ObjRef, usize> = order.iter().enumerate().map(|(i, o)| (o, i)).collect();
     let mut nodes: Vec<Node> = order
         .iter()
         .map(|o| {
-            w.nodes
+            let mut n = w
+                .nodes
                 .get(o)
                 .map(to_node)
-                .unwrap_or_else(|| crate::model::Node::new(o.id(), Role::Unknown, "unknown"))
+                .unwrap_or_else(|| Node::new(o.id(), Role::Unknown, "unknown"));
+            if let Some(Ok((acts, val))) = extras.get(o) {
+                n.actions = acts.clone();
+                n.value = val.clone();
+            }
+            if let Some(k) = pass.kids.get(o) {
+                n.children = k.iter().filter_map(|k| index_of.get(k).copied()).collect();
+            }
+            n
         })
         .collect();
-    for (o, i) in &index_of {
-        if let Some(k) = kids_of.get(o) {
-            nodes[*i].children = k.iter().filter_map(|k| index_of.get(k).copied()).collect();
-        }
-    }
-    if !w.hung {
-        let c = caller.clone();
-        let jobs: Vec<(usize, ObjRef, Role, States, Interfaces, String)> = order
-            .iter()
-            .enumerate()
-            .map(|(i, o)| {
-                let n = &nodes[i];
-                (i, o.clone(), n.role, n.states, n.interfaces, n.name.clone())
-            })
-            .collect();
-        let extras: Vec<(usize, Extras)> =
-            stream::iter(jobs)
-                .map(|(i, o, role, states, ifaces, name)| {
-                    let c = c.clone();
-                    async move {
-                        let acts = async {
-                            if ifaces.has(Interface::Action) {
-                                get_actions(&c, &o).await
-                            } else {
-                                Ok(Vec::new())
-                            }
-                        };
-                        let val = get_value(&c, &o, role, states, ifaces, &name);
-                        let (a, v) = tokio::join!(acts, val);
-                        (i, a.and_then(|a| Ok((a, v?))))
-                    }
-                })
-                .buffer_unordered(IN_FLIGHT)
-                .collect()
-                .await;
-        for (i, r) in extras {
-            match r {
-                Ok((acts, val)) => {
-                    nodes[i].actions = acts;
-                    nodes[i].value = val;
-                }
-                Err(e) => w.note_error(&e),
-            }
-        }
+    if std::env::var_os("TREEGLASS_TRACE_READ").is_some() {
+        eprintln!(
+            "read: {} nodes ({} known) cache {:?} total {:?} in {rounds} rounds",
+            nodes.len(),
+            w.nodes.len(),
+            t_cache,
+            started.elapsed(),
+        );
     }
     let window = match nodes.first() {
         Some(n) if n.role != Role::Application => n.name.clone(),
         _ => String::new(),
     };
+    let nodes = if nodes.is_empty() {
+        nodes
+    } else {
+        preorder(std::mem::take(&mut nodes), 0)
+    };
     Ok(Snapshot {
         id: SnapshotId::next(),
         app: app_name,
         window,
-        nodes: preorder(nodes, 0),
-        truncated: w.truncated,
+        nodes,
+        truncated,
         unreadable: w.unreadable,
         read_ms: started.elapsed().as_secs_f64() * 1000.0,
     })

@@ -1,0 +1,120 @@
+//! The command line without a desktop session: the built-in demo app, a notice on stderr,
+//! clear errors and exit codes for bad input.
+#![allow(clippy::unwrap_used)]
+
+use std::process::{Command, Output};
+
+/// Runs treeglass with no accessibility bus reachable (every bus variable removed).
+fn run_without_bus(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_treeglass"))
+        .args(args)
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .env_remove("AT_SPI_BUS_ADDRESS")
+        .env_remove("A11Y_BUS_ADDRESS")
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("DISPLAY")
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn tree_without_a_bus_shows_the_demo_app_with_a_notice() {
+    let o = run_without_bus(&["tree"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(err.contains("showing the built-in demo app"), "{err}");
+    let out = text(&o.stdout);
+    assert!(out.contains("\"treeglass-demo\""), "{out}");
+    for line in [
+        "text \"Full name\" = \"Ada Lovelace\"",
+        "password-text \"Password\" = (secret, 7 chars)",
+        "spin-button \"Quantity\" = 5",
+        "check-box \"Mixed option\" = mixed [indeterminate]",
+        "text \"Locked field\" = \"locked\" [disabled]",
+        "text \"Account ID\" = \"ACC-0001\" [read-only]",
+        "combo-box \"Red\" = \"Red\"",
+    ] {
+        assert!(out.contains(line), "missing {line:?} in\n{out}");
+    }
+    // The password's text never appears.
+    assert!(!out.contains("hunter2"));
+}
+
+#[test]
+fn tree_json_has_the_documented_fields() {
+    let o = run_without_bus(&["tree", "--json"]);
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for k in ["snapshot", "app", "window", "complete", "node_count", "unreadable", "truncated", "root"] {
+        assert!(v.get(k).is_some(), "missing {k}");
+    }
+    let root = &v["root"];
+    for k in ["row", "role", "raw_role", "name", "description", "value", "states", "actions", "interfaces", "children"] {
+        assert!(root.get(k).is_some(), "node missing {k}");
+    }
+    assert!(v["snapshot"].as_str().unwrap().len() == 9);
+    assert_eq!(v["complete"], true);
+    assert_eq!(v["truncated"], serde_json::Value::Null);
+}
+
+#[test]
+fn max_nodes_truncates_and_says_so() {
+    let o = run_without_bus(&["tree", "--json", "--max-nodes", "10"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["node_count"], 10);
+    assert_eq!(v["complete"], false);
+    assert_eq!(v["truncated"], "node_cap");
+}
+
+#[test]
+fn forcing_atspi_without_a_bus_is_a_clear_error() {
+    let o = run_without_bus(&["--backend", "atspi", "apps"]);
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("accessibility bus unavailable"));
+}
+
+#[test]
+fn bad_arguments_have_their_exit_codes() {
+    let o = run_without_bus(&["--backend", "fixture", "tree", "--app", "nope"]);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("no application matches"));
+    let o = run_without_bus(&["--backend", "fixture", "tree", "--window", "(unclosed"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = run_without_bus(&["--backend", "bogus", "apps"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = run_without_bus(&["--backend", "fixture:/nonexistent.json", "apps"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("cannot read fixture file"));
+    let o = run_without_bus(&["--backend", "fixture", "find", "check-box \"unclosed"]);
+    assert_eq!(o.status.code(), Some(13));
+    assert!(text(&o.stderr).contains("column"), "{}", text(&o.stderr));
+    let o = run_without_bus(&["--backend", "fixture", "set", "s00000001:3", "x"]);
+    assert_eq!(o.status.code(), Some(5));
+    assert!(text(&o.stderr).contains("not issued by this process"));
+}
+
+#[test]
+fn help_documents_exit_codes() {
+    let o = run_without_bus(&["--help"]);
+    let out = text(&o.stdout);
+    assert!(out.contains("Exit codes"), "{out}");
+    assert!(out.contains("bus unavailable"));
+}
+
+#[test]
+fn find_on_the_demo_app() {
+    let o = run_without_bus(&["--backend", "fixture", "find", "\"Open\"", "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["outcome"], "unique");
+    assert!(v["row"].is_u64());
+    assert!(v["token"].as_str().unwrap().starts_with('s'));
+    let o = run_without_bus(&["--backend", "fixture", "find", "button \"Op\"", "--timeout-ms", "200"]);
+    assert_eq!(o.status.code(), Some(10));
+    let o = run_without_bus(&["--backend", "fixture", "find", "check-box \"Zqxwv\"", "--timeout-ms", "200", "--json"]);
+    assert_eq!(o.status.code(), Some(11));
+}
