@@ -16,6 +16,7 @@ use treeglass::target::{Resolution, Target};
 use treeglass::write::{Outcome, Placement, WriteOptions, set_value};
 
 const RUNS: usize = 21;
+const COLD: usize = 5;
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
@@ -143,6 +144,15 @@ async fn main() {
             nodes = s.nodes.len();
         }
         let ours = median(&mut times);
+        let mut cold = Vec::new();
+        for _ in 0..COLD {
+            let fresh = AtspiBackend::connect(Duration::from_secs(5)).await.expect("connect");
+            let t = Instant::now();
+            let s = fresh.snapshot(&root, &Limits::default()).await.expect("snapshot");
+            cold.push(t.elapsed().as_secs_f64() * 1000.0);
+            assert!(s.complete());
+        }
+        let cold = median(&mut cold);
         let (theirs, their_nodes) = pyatspi_median(app);
         let label = if app == fixture_name {
             "fixture (GTK3)"
@@ -150,7 +160,7 @@ async fn main() {
             app
         };
         println!(
-            "{label:<24} {:>6} {ours:>11.2} {theirs:>10.2} {:>7.1}×   {goal}",
+            "{label:<24} {:>7} {ours:>10.2} {cold:>8.2} {theirs:>10.2} {:>7.1}×   {goal}",
             format!("{nodes}/{}", their_nodes.saturating_sub(1)),
             theirs / ours
         );

@@ -4,8 +4,11 @@
 
 pub mod backend;
 pub mod cli;
+pub mod clipboard;
 pub mod fold;
 pub mod model;
 pub mod session;
 pub mod target;
+pub mod tui;
+pub mod workflow;
 pub mod write;

@@ -53,8 +53,26 @@ async fn connect_atspi() -> Result<Arc<dyn Backend>, Failure> {
 }
 
 async fn run(cli: Cli) -> Result<(String, i32), Failure> {
-    let backend = pick_backend(cli.backend.as_deref()).await?;
+    // Workflow commands that need no app (and `run` of a file that is refused) never connect.
+    if let Some(Command::Workflow(args)) = &cli.command {
+        if let Some(done) = cli::workflow::without_backend(args) {
+            return done;
+        }
+    }
     let ok = |s: String| (s, exit::OK);
+    // The clipboard needs no accessibility backend.
+    if let Some(Command::Clipboard(cmd)) = &cli.command {
+        let cmd = cmd.clone();
+        return tokio::task::spawn_blocking(move || cli::clipboard(&cmd))
+            .await
+            .map_err(|e| Failure::new(exit::ERROR, e.to_string()))?
+            .map(ok);
+    }
+    // No command on a terminal: the interactive inspector. (Piped, it prints the tree.)
+    if cli.command.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        return run_tui(cli.backend.as_deref()).await;
+    }
+    let backend = pick_backend(cli.backend.as_deref()).await?;
     let session = Session::new(backend.clone());
     match cli.command {
         Some(Command::Apps { json }) => cli::apps(backend.as_ref(), json).await.map(ok),
@@ -63,10 +81,39 @@ async fn run(cli: Cli) -> Result<(String, i32), Failure> {
         Some(Command::Get(args)) => cli::get(&session, &args).await.map(ok),
         Some(Command::Set(args)) => cli::set(&session, &args).await,
         Some(Command::Invoke(args)) => cli::invoke(&session, &args).await,
+        Some(Command::Workflow(args)) => cli::workflow::with_backend(backend.clone(), &args).await,
+        Some(Command::Clipboard(_)) => Err(Failure::new(exit::ERROR, "unreachable: handled above")),
         None => cli::tree(backend.as_ref(), &Default::default())
             .await
             .map(ok),
     }
+}
+
+/// The TUI on the backend `--backend` names; by default AT-SPI when reachable, else the demo
+/// app with a banner saying so.
+async fn run_tui(spec: Option<&str>) -> Result<(String, i32), Failure> {
+    let (backend, banner) = match spec {
+        Some(s) => (pick_backend(Some(s)).await?, None),
+        None => match connect_atspi().await {
+            Ok(b) => (b, None),
+            Err(f) => (
+                Arc::new(FixtureBackend::demo()) as Arc<dyn Backend>,
+                Some(format!(
+                    "No accessibility bus ({}): showing the built-in demo app. Run inside a \
+                     desktop session or pass --backend atspi.",
+                    f.message
+                )),
+            ),
+        },
+    };
+    let opts = treeglass::tui::Options {
+        banner,
+        recorder: Some(Box::new(treeglass::tui::WorkflowRecorder::new("."))),
+    };
+    treeglass::tui::run(backend, opts)
+        .await
+        .map(|()| (String::new(), exit::OK))
+        .map_err(|e| Failure::new(exit::ERROR, e.to_string()))
 }
 
 fn main() {

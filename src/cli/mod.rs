@@ -2,6 +2,7 @@
 //! The concrete backend is chosen by `main.rs` and handed in as `&dyn Backend`.
 
 pub mod output;
+pub mod workflow;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -85,9 +86,14 @@ pub enum Command {
     /// Write a value into one element and verify it by reading it back.
     #[command(after_help = SET_HELP)]
     Set(SetArgs),
+    /// Read or write the system clipboard.
+    #[command(subcommand)]
+    Clipboard(ClipboardCommand),
     /// Run an action of one element (press, activate, …) and report the app's reaction.
     #[command(after_help = TARGET_HELP)]
     Invoke(InvokeArgs),
+    /// Record, export, validate and run workflow files.
+    Workflow(workflow::WorkflowArgs),
 }
 
 const TARGET_HELP: &str = "\
@@ -114,6 +120,94 @@ refused (a precondition failed; nothing sent).
 
 Exit codes: 0 verified/already/secure, 20 mismatch, 21 unconfirmed, 22 refused (and 2, 3, 4,
 5, 10–13 as for find).";
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum ClipboardCommand {
+    /// List the types the clipboard offers (text, html, image, files).
+    Read {
+        /// Also print the plain text.
+        #[arg(long)]
+        text: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Replace the clipboard with exactly one value, then list what it offers. On X11 the
+    /// clipboard lives in the writing process: treeglass keeps it until another application
+    /// takes the clipboard or --keep-ms passes.
+    #[command(group(clap::ArgGroup::new("item").required(true).args(["text", "image", "file"])))]
+    Write {
+        /// Text to write.
+        #[arg(long, value_name = "TEXT")]
+        text: Option<String>,
+        /// A PNG image to write.
+        #[arg(long, value_name = "PATH")]
+        image: Option<String>,
+        /// A file (absolute path) to offer as a file URL.
+        #[arg(long, value_name = "PATH")]
+        file: Option<String>,
+        /// How long to keep serving the clipboard.
+        #[arg(long = "keep-ms", value_name = "MS", default_value_t = 10_000)]
+        keep_ms: u64,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `treeglass clipboard`.
+pub fn clipboard(cmd: &ClipboardCommand) -> Result<String, Failure> {
+    use crate::clipboard::{self as cb, ClipboardError, Item};
+    let fail = |e: ClipboardError| {
+        let code = match e {
+            ClipboardError::Input(_) => exit::USAGE,
+            _ => exit::ERROR,
+        };
+        Failure::new(code, e.to_string())
+    };
+    let mut owner = None;
+    let (contents, json) = match cmd {
+        ClipboardCommand::Read { text, json } => (cb::read(*text).map_err(fail)?, *json),
+        ClipboardCommand::Write { text, image, file, keep_ms, json } => {
+            let item = match (text, image, file) {
+                (Some(t), _, _) => Item::Text(t.clone()),
+                (_, Some(i), _) => Item::Image(i.clone()),
+                (_, _, Some(f)) => Item::File(f.clone()),
+                _ => return Err(Failure::new(exit::USAGE, "give --text, --image or --file")),
+            };
+            let written = cb::write(&item, Duration::from_millis(*keep_ms)).map_err(fail)?;
+            let contents = written.contents.clone();
+            owner = Some(written);
+            (contents, *json)
+        }
+    };
+    let out = if json {
+        output::json_pretty(&serde_json::to_value(&contents).unwrap_or_default())
+    } else {
+        let mut out = format!(
+            "types: {}\n",
+            if contents.types.is_empty() { "(empty)".to_string() } else { contents.types.join(", ") }
+        );
+        if let Some(t) = &contents.text {
+            out.push_str(&format!("text: {:?}\n", sanitize(t, 2000)));
+        }
+        if let Some((w, h)) = contents.image {
+            out.push_str(&format!("image: {w}×{h}\n"));
+        }
+        for f in &contents.files {
+            out.push_str(&format!("file: {}\n", sanitize(f, 500)));
+        }
+        out
+    };
+    // Say what the clipboard holds now, then keep serving it (X11 clipboards live in their owner).
+    if let Some(owner) = owner {
+        print!("{out}");
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+        owner.serve();
+        return Ok(String::new());
+    }
+    Ok(out)
+}
 
 /// Where to find one element: a target (or a token) within a scope.
 #[derive(Debug, Args, Clone)]
@@ -175,6 +269,9 @@ pub struct SetArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    /// Append this write as a workflow step to a recording file (created when missing).
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -190,6 +287,9 @@ pub struct InvokeArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    /// Append this action as a workflow step to a recording file (created when missing).
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<std::path::PathBuf>,
 }
 
 /// Which window (or app) a command reads.
@@ -572,6 +672,9 @@ pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Fai
                 && f.code != exit::BUS_UNAVAILABLE =>
         {
             // Resolution failed: a refusal, with the resolution's own exit code.
+            if args.record.is_some() {
+                eprintln!("treeglass: not recorded: the target did not resolve to one element");
+            }
             let r =
                 WriteResult::refused_unresolved(&args.element.target, f.message.clone(), "(value)");
             let out = if args.json {
@@ -592,7 +695,13 @@ pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Fai
         crate::write::set_value(session.backend.as_ref(), &node.id, &place, &value, &opts).await;
     r.target = Some(target.to_string());
     r.token = Some(snap.token(row).to_string());
-    let code = write_code(&r);
+    let mut code = write_code(&r);
+    if let Some(path) = &args.record {
+        if let Err(f) = workflow::record_write(path, &snap, row, &r, &value) {
+            eprintln!("treeglass: not recorded: {}", f.message);
+            code = if code == exit::OK { f.code } else { code };
+        }
+    }
     let out = if args.json {
         output::json_pretty(&serde_json::to_value(&r).unwrap_or_default())
     } else {
@@ -617,7 +726,13 @@ pub async fn invoke(session: &Session, args: &InvokeArgs) -> Result<(String, i32
     .await;
     r.target = Some(target.to_string());
     r.token = Some(snap.token(row).to_string());
-    let code = write_code(&r);
+    let mut code = write_code(&r);
+    if let Some(path) = &args.record {
+        if let Err(f) = workflow::record_invoke(path, &snap, row, &r, args.action.as_deref()) {
+            eprintln!("treeglass: not recorded: {}", f.message);
+            code = if code == exit::OK { f.code } else { code };
+        }
+    }
     let out = if args.json {
         output::json_pretty(&serde_json::to_value(&r).unwrap_or_default())
     } else {

@@ -3,29 +3,42 @@
 /// Optimal-string-alignment distance (Levenshtein plus adjacent transpositions) in characters.
 /// Callers keep inputs short (names, roles); cost is `a.len() * b.len()`.
 pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
+    // Near misses compare a query with every name of a big tree: ASCII skips decoding.
+    if a.is_ascii() && b.is_ascii() {
+        osa(a.as_bytes(), b.as_bytes())
+    } else {
+        let a: Vec<char> = a.chars().collect();
+        let b: Vec<char> = b.chars().collect();
+        osa(&a, &b)
+    }
+}
+
+fn osa<T: PartialEq>(a: &[T], b: &[T]) -> usize {
     if a.is_empty() || b.is_empty() {
         return a.len().max(b.len());
     }
-    // Three rolling rows: two back is needed for transpositions.
-    let mut prev2: Vec<usize> = vec![0; b.len() + 1];
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur: Vec<usize> = vec![0; b.len() + 1];
+    let w = b.len() + 1;
+    // Three rolling rows in one buffer: two back is needed for transpositions.
+    let mut rows = vec![0usize; 3 * w];
+    for (j, cell) in rows[w..2 * w].iter_mut().enumerate() {
+        *cell = j;
+    }
+    let (mut prev2, mut prev, mut cur) = (0, w, 2 * w);
     for i in 1..=a.len() {
-        cur[0] = i;
+        rows[cur] = i;
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut d = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            let mut d = (rows[prev + j] + 1)
+                .min(rows[cur + j - 1] + 1)
+                .min(rows[prev + j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d = d.min(prev2[j - 2] + 1);
+                d = d.min(rows[prev2 + j - 2] + 1);
             }
-            cur[j] = d;
+            rows[cur + j] = d;
         }
-        std::mem::swap(&mut prev2, &mut prev);
-        std::mem::swap(&mut prev, &mut cur);
+        (prev2, prev, cur) = (prev, cur, prev2);
     }
-    prev[b.len()]
+    rows[prev + b.len()]
 }
 
 /// The most edits a "did you mean" suggestion may be away from what was typed.
@@ -61,6 +74,9 @@ mod tests {
         assert_eq!(edit_distance("chekced", "checked"), 1);
         assert_eq!(edit_distance("emial", "email"), 1);
         assert_eq!(edit_distance("same", "same"), 0);
+        assert_eq!(edit_distance("ab", "ba"), 1);
+        assert_eq!(edit_distance("caf\u{e9}", "cfa\u{e9}"), 1);
+        assert_eq!(edit_distance("\u{e9}t\u{e9}", "ete"), 2);
     }
 
     #[test]

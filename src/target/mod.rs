@@ -54,8 +54,11 @@ mod resolve;
 mod suggest;
 
 pub use index::SnapshotIndex;
+pub use near::NEAR_MISS_LIMIT;
 pub use parse::ParseError;
-pub use resolve::{Candidate, Field, Resolution, Tier, match_all, matches, resolve, resolve_with};
+pub use resolve::{
+    CANDIDATE_LIMIT, Candidate, Field, Resolution, Tier, match_all, matches, resolve, resolve_with,
+};
 pub use suggest::{suggest, suggest_all, suggest_all_with, suggest_with};
 
 use crate::model::{Role, State};

@@ -2,8 +2,9 @@
 //! lacks (wrong role, a state off, outside the ancestor, text only similar).
 
 use super::distance::{close_enough, edit_distance};
+use super::index::FIELDS;
 use super::parse::shown;
-use super::resolve::{Candidate, Engine, Filter, Level, Prepared};
+use super::resolve::{Candidate, Engine, Field, Filter, Level, Prepared};
 use super::{QueryMode, RoleSpec, StateReq, Target};
 use crate::model::sanitize;
 
@@ -32,21 +33,34 @@ pub(crate) fn near_misses(
     target: &Target,
     under: Option<&[bool]>,
 ) -> Vec<Candidate> {
+    let query = target.query().map(Prepared::new);
     let judge = Judge {
         engine,
         target,
         filter: Filter::new(target, under),
-        query: target.query().map(Prepared::new),
+        levels: query
+            .as_ref()
+            .map_or_else(Vec::new, |q| engine.plain_levels(q)),
+        query,
         query_chars: target.query().map_or(0, |q| q.text().chars().count()),
     };
     // (how many misses, how good the text match is, row): ranked without building any text.
-    let mut near: Vec<(usize, u32, usize)> = (0..engine.snap.nodes.len())
-        .filter_map(|row| judge.analyse(row, None).map(|(m, q)| (m, q, row)))
+    // A name about as long as the query is the closer one among equals ("Email" before
+    // "Email settings 32" for "email").
+    let gap = |row: usize| {
+        let name = engine.ix.folded_field(row, 0).len();
+        judge
+            .query
+            .as_ref()
+            .map_or(0, |q| name.abs_diff(q.folded().len()))
+    };
+    let mut near: Vec<(usize, u32, usize, usize)> = (0..engine.snap.nodes.len())
+        .filter_map(|row| judge.analyse(row, None).map(|(m, q)| (m, q, gap(row), row)))
         .collect();
     near.sort_unstable();
     near.truncate(NEAR_MISS_LIMIT);
     near.into_iter()
-        .map(|(_, _, row)| {
+        .map(|(_, _, _, row)| {
             let mut found = Vec::new();
             judge.analyse(row, Some(&mut found));
             let why: Vec<String> = found.iter().map(|m| judge.describe(row, m)).collect();
@@ -61,6 +75,8 @@ struct Judge<'a> {
     target: &'a Target,
     filter: Filter<'a>,
     query: Option<Prepared<'a>>,
+    /// Each row's exact or substring level for the query, found in one pass.
+    levels: Vec<Option<Level>>,
     query_chars: usize,
 }
 
@@ -94,17 +110,26 @@ impl Judge<'_> {
             return None;
         }
         let quality = match (&self.query, self.target.query()) {
-            (Some(q), Some(spec)) => match engine.any_level(row, q) {
+            (Some(q), Some(spec)) => match self
+                .levels
+                .get(row)
+                .copied()
+                .flatten()
+                .or_else(|| engine.fuzzy_level(row, q).map(|(level, _)| level))
+            {
                 Some(level) if level.tier.allowed_by(spec.mode()) => level.rank(),
                 Some(level) => {
                     note(Miss::Mode(level), &mut misses);
                     10 + level.rank()
                 }
-                None => {
+                // A similar name counts only on a node that is otherwise right: "the same
+                // role with a typo in the name", not every name that happens to be close.
+                None if misses == 0 => {
                     let d = self.similarity(row, q)?;
                     note(Miss::Similar(d), &mut misses);
                     20 + d as u32
                 }
+                None => return None,
             },
             _ => 0,
         };
@@ -145,15 +170,28 @@ impl Judge<'_> {
                 Some(w) => format!("not inside {}", sanitize(&w.to_string(), 60)),
                 None => String::new(),
             },
-            Miss::Mode(level) => format!(
-                "{} matches as {}, but the query asks for {}",
-                level.field.map_or("text", |f| f.as_str()),
-                level.tier.as_str(),
-                target
-                    .query()
-                    .map_or(QueryMode::Tiered, |q| q.mode())
-                    .as_str()
-            ),
+            Miss::Mode(level) => {
+                let field = level.field.unwrap_or(Field::Name);
+                let text = self.engine.ix.exact.get(row * FIELDS + field as usize);
+                let folded = self.engine.ix.folded_field(row, field as usize);
+                let mode = target.query().map_or(QueryMode::Tiered, |q| q.mode());
+                if mode == QueryMode::Exact
+                    && self.query.as_ref().is_some_and(|q| q.folded() == folded)
+                {
+                    format!(
+                        "{} {} differs from the query only in case",
+                        field.as_str(),
+                        shown(&text.chars().take(60).collect::<String>())
+                    )
+                } else {
+                    format!(
+                        "{} matches as {}, but the query asks for {}",
+                        field.as_str(),
+                        level.tier.as_str(),
+                        mode.as_str()
+                    )
+                }
+            }
             Miss::Similar(d) => format!(
                 "name {} is {d} edit{} from the query",
                 shown(&node.name.chars().take(60).collect::<String>()),

@@ -127,7 +127,7 @@ fn check_canonical(t: &Target) -> Result<(), ParseError> {
     ))
 }
 
-/// One clause's items as parsed, with the column of each for later errors.
+/// One clause's items as parsed, and the column it starts at for later errors.
 #[derive(Default)]
 struct Clause {
     column: usize,

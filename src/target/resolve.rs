@@ -292,22 +292,10 @@ impl<'a> Engine<'a> {
         }
     }
 
-    fn exact_text(&self, row: usize, field: Field) -> &str {
-        match field {
-            Field::Name => self.snap.nodes.get(row).map_or("", |n| n.name.trim()),
-            Field::Description => self
-                .snap
-                .nodes
-                .get(row)
-                .map_or("", |n| n.description.trim()),
-            Field::Value => self.ix.values.get(row),
-        }
-    }
-
     pub(crate) fn exact_level(&self, row: usize, q: &Prepared<'_>) -> Option<Level> {
         Field::ALL
             .into_iter()
-            .find(|&f| self.exact_text(row, f) == q.exact)
+            .find(|&f| self.ix.exact.get(row * FIELDS + f as usize) == q.exact)
             .map(|f| Level::of(Tier::Exact, f))
     }
 
@@ -341,32 +329,40 @@ impl<'a> Engine<'a> {
         })
     }
 
-    /// The best level of `row` in any tier, ignoring the query's mode.
-    pub(crate) fn any_level(&self, row: usize, q: &Prepared<'_>) -> Option<Level> {
-        self.exact_level(row, q)
-            .or_else(|| self.substring_level(row, q))
-            .or_else(|| self.fuzzy_level(row, q).map(|(l, _)| l))
+    /// Every row's best exact or substring level, ignoring filters and the query's mode, in
+    /// one pass (fuzzy, the costly tier, is left to the caller, row by row).
+    pub(crate) fn plain_levels(&self, q: &Prepared<'_>) -> Vec<Option<Level>> {
+        let mut levels: Vec<Option<Level>> = (0..self.snap.nodes.len())
+            .map(|row| self.exact_level(row, q))
+            .collect();
+        for h in self.substring_hits(q, |row| levels[row].is_none()) {
+            levels[h.row] = Some(h.level);
+        }
+        levels
     }
 
-    /// Substring hits over every node in one scan of the folded text, best field per node.
-    fn substring_hits(&self, q: &Prepared<'_>, filter: &Filter<'_>, skip: &[bool]) -> Vec<Hit> {
-        let keep = |row: usize| !skip.get(row).copied().unwrap_or(false);
+    /// Substring hits over every node in one scan of the folded text, best field per node,
+    /// for the rows `keep` accepts.
+    pub(crate) fn substring_hits(
+        &self,
+        q: &Prepared<'_>,
+        keep: impl Fn(usize) -> bool,
+    ) -> Vec<Hit> {
         let n = self.snap.nodes.len();
-        let mut hits = Vec::new();
+        let hit = |row: usize, level: Level| Hit {
+            row,
+            level,
+            score: 0,
+        };
         if q.folded.contains('\0') {
             // The separator would let a match span two fields: look field by field instead.
-            for row in (0..n).filter(|&r| keep(r) && filter.passes(self.ix, self.snap, r)) {
-                if let Some(level) = self.substring_level(row, q) {
-                    hits.push(Hit {
-                        row,
-                        level,
-                        score: 0,
-                    });
-                }
-            }
-            return hits;
+            return (0..n)
+                .filter(|&r| keep(r))
+                .filter_map(|r| self.substring_level(r, q).map(|l| hit(r, l)))
+                .collect();
         }
         let spans = &self.ix.folded.spans;
+        let mut hits = Vec::new();
         let mut entry = 0usize;
         let mut last_row = usize::MAX;
         for (offset, _) in self.ix.folded.text.match_indices(q.folded.as_str()) {
@@ -380,12 +376,11 @@ impl<'a> Engine<'a> {
                 continue;
             }
             last_row = row;
-            if keep(row) && filter.passes(self.ix, self.snap, row) {
-                hits.push(Hit {
+            if keep(row) {
+                hits.push(hit(
                     row,
-                    level: Level::of(Tier::Substring, Field::ALL[entry % FIELDS]),
-                    score: 0,
-                });
+                    Level::of(Tier::Substring, Field::ALL[entry % FIELDS]),
+                ));
             }
         }
         hits
@@ -439,7 +434,10 @@ impl<'a> Engine<'a> {
             }
         }
         if Tier::Substring.allowed_by(q.mode) {
-            let found = self.substring_hits(&q, &filter, &matched);
+            let found = self.substring_hits(&q, |row| {
+                !matched.get(row).copied().unwrap_or(false)
+                    && filter.passes(self.ix, self.snap, row)
+            });
             add(found, &mut hits, &mut matched);
             if !all && !hits.is_empty() {
                 return keep_best(hits);

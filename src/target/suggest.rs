@@ -29,8 +29,12 @@ const STABLE_STATES: &[State] = &[
     State::ManagesDescendants,
 ];
 
-/// How many ancestors are tried for `in`.
+/// How many ancestors with a suggestion are tried for `in`.
 const ANCESTOR_TRIES: usize = 16;
+
+/// How far up `in` looks at all: keeps a node deep under unnamed wrappers from walking its
+/// whole ancestry (and a whole-tree pass from going quadratic on deep trees).
+const ANCESTOR_STEPS: usize = 64;
 
 type RowsByText = HashMap<Role, HashMap<String, Vec<usize>>>;
 
@@ -233,6 +237,18 @@ impl<'g> Suggester<'g> {
         })
     }
 
+    /// `row`'s suggestion, given its ancestors' suggestions by row.
+    fn one<'m>(
+        &mut self,
+        row: usize,
+        suggested: impl Fn(usize) -> Option<&'m Target>,
+    ) -> Option<Target> {
+        match self.local(row) {
+            Some(t) => Some(t),
+            None => self.via_ancestor(row, suggested),
+        }
+    }
+
     /// `base in A`, where A is the suggestion of one of the nearest ancestors: unique there
     /// when the base's group has one row in that ancestor's subtree.
     fn via_ancestor<'m>(
@@ -247,13 +263,22 @@ impl<'g> Suggester<'g> {
         let bases = self.bases(node);
         let mut cur = node.parent;
         let mut tried = 0;
-        while let Some(a) = cur.filter(|&a| a < row) {
+        for _ in 0..ANCESTOR_STEPS {
+            let Some(a) = cur.filter(|&a| a < row) else {
+                break;
+            };
             cur = self
                 .snap
                 .nodes
                 .get(a)
                 .and_then(|n| n.parent)
                 .filter(|&p| p < a);
+            let end = self.groups.subtree_end.get(a).copied().unwrap_or(a);
+            let counts: Vec<usize> = bases.iter().map(|b| count_in(b.rows, a + 1, end)).collect();
+            // Farther ancestors hold this subtree and more, so they cannot do better.
+            if counts.iter().all(|&c| c > 1) {
+                break;
+            }
             let Some(outer) = suggested(a) else {
                 continue;
             };
@@ -264,23 +289,13 @@ impl<'g> Suggester<'g> {
             if outer.depth() + 1 > MAX_WITHIN {
                 continue;
             }
-            let end = self.groups.subtree_end.get(a).copied().unwrap_or(a);
-            let mut all_crowded = true;
-            for base in &bases {
-                let here = count_in(base.rows, a + 1, end);
-                if here == 1 {
-                    let t = build(node.role, base.name, Vec::new())
-                        .and_then(|t| t.inside(outer.clone()).ok())
-                        .and_then(fits);
-                    if t.is_some() {
-                        return t;
-                    }
+            for (base, _) in bases.iter().zip(&counts).filter(|(_, c)| **c == 1) {
+                let t = build(node.role, base.name, Vec::new())
+                    .and_then(|t| t.inside(outer.clone()).ok())
+                    .and_then(fits);
+                if t.is_some() {
+                    return t;
                 }
-                all_crowded &= here > 1;
-            }
-            // Farther ancestors hold this subtree and more, so they cannot do better.
-            if all_crowded {
-                break;
             }
         }
         None
@@ -323,10 +338,7 @@ pub fn suggest_with(ix: &SnapshotIndex, snap: &Snapshot, row: usize) -> Option<T
     }
     let mut memo: HashMap<usize, Option<Target>> = HashMap::with_capacity(path.len());
     for &a in path.iter().rev() {
-        let t = match s.local(a) {
-            Some(t) => Some(t),
-            None => s.via_ancestor(a, |r| memo.get(&r).and_then(Option::as_ref)),
-        };
+        let t = s.one(a, |r| memo.get(&r).and_then(Option::as_ref));
         memo.insert(a, t);
     }
     s.via_ancestor(row, |r| memo.get(&r).and_then(Option::as_ref))
@@ -345,11 +357,8 @@ pub fn suggest_all_with(ix: &SnapshotIndex, snap: &Snapshot) -> Vec<Option<Targe
     let mut s = Suggester::new(snap, groups);
     let mut out: Vec<Option<Target>> = Vec::with_capacity(snap.nodes.len());
     for row in 0..snap.nodes.len() {
-        let t = match s.local(row) {
-            Some(t) => Some(t),
-            // Pre-order puts every ancestor before its descendants, so `out` already holds it.
-            None => s.via_ancestor(row, |r| out.get(r).and_then(Option::as_ref)),
-        };
+        // Pre-order puts every ancestor before its descendants, so `out` already holds it.
+        let t = s.one(row, |r| out.get(r).and_then(Option::as_ref));
         out.push(t);
     }
     out

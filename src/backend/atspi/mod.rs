@@ -20,6 +20,7 @@ use crate::model::{Bounds, Interface, Node, NodeId, Role, Snapshot};
 /// The AT-SPI2 backend over one connection to the accessibility bus.
 pub struct AtspiBackend {
     caller: Caller,
+    actions: reader::ActionCache,
     events: broadcast::Sender<Event>,
     _pump: tokio::task::JoinHandle<()>,
 }
@@ -74,6 +75,7 @@ impl AtspiBackend {
         let pump = tokio::spawn(pump_events(caller.conn.clone(), tx.clone()));
         Ok(AtspiBackend {
             caller,
+            actions: Default::default(),
             events: tx,
             _pump: pump,
         })
@@ -218,7 +220,7 @@ impl Backend for AtspiBackend {
             .prop::<String>(&app_obj, IFACE_ACCESSIBLE, "Name")
             .await
             .unwrap_or_default();
-        reader::read_tree(&c, &obj, limits, app_name).await
+        reader::read_tree(&c, &obj, limits, app_name, &self.actions).await
     }
 
     async fn read_node(&self, id: &NodeId) -> Result<Node, BackendError> {
@@ -239,7 +241,7 @@ impl Backend for AtspiBackend {
                 Ok(Vec::new())
             }
         };
-        let val = reader::get_value(&c, &obj, raw.role, raw.states, raw.interfaces, &raw.name);
+        let val = reader::get_value(&c, &obj, raw.role, raw.states, raw.interfaces, &raw.name, None);
         let bounds = async {
             if raw.interfaces.has(Interface::Component) {
                 c.call::<_, (i32, i32, i32, i32)>(&obj, IFACE_COMPONENT, "GetExtents", &(0u32,))

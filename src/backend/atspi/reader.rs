@@ -2,6 +2,7 @@
 //! calls fill its gaps, and a per-level concurrent walk serves apps whose cache answers empty.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use futures::StreamExt;
@@ -106,6 +107,7 @@ pub async fn get_value(
     states: States,
     interfaces: Interfaces,
     name: &str,
+    known: Option<&Known>,
 ) -> Result<Option<Value>, BackendError> {
     if role.is_toggle() {
         let state = if states.has(State::Indeterminate) {
@@ -133,7 +135,7 @@ pub async fn get_value(
         }));
     }
     if role.is_choice() {
-        let selected = selected_label(c, obj).await.ok().flatten();
+        let selected = selected_label(c, obj, known).await.ok().flatten();
         return Ok(Some(Value::Choice {
             selected: selected.or_else(|| (!name.is_empty()).then(|| name.to_string())),
         }));
@@ -162,37 +164,92 @@ pub async fn get_text(c: &Caller, obj: &ObjRef) -> Result<String, BackendError> 
     c.call(obj, IFACE_TEXT, "GetText", &(0i32, count)).await
 }
 
-/// The label of a combo box's selected option: the selected child of the combo (or of its menu).
-async fn selected_label(c: &Caller, combo: &ObjRef) -> Result<Option<String>, BackendError> {
+/// Roles and names already read in this snapshot, so value reads can skip calls for them.
+pub type Known = HashMap<ObjRef, (Role, String)>;
+
+/// The label of a combo box's selected option: the combo's selected child, or (GTK 3) the
+/// selected child of the menu the combo selects.
+async fn selected_label(
+    c: &Caller,
+    combo: &ObjRef,
+    known: Option<&Known>,
+) -> Result<Option<String>, BackendError> {
     let mut holder = combo.clone();
     for _ in 0..2 {
-        let n: i32 = c
-            .prop(&holder, IFACE_SELECTION, "NSelectedChildren")
+        let sel: Option<WireRef> = c
+            .call(&holder, IFACE_SELECTION, "GetSelectedChild", &(0i32,))
             .await
-            .unwrap_or(0);
-        if n > 0 {
-            let sel: WireRef = c
-                .call(&holder, IFACE_SELECTION, "GetSelectedChild", &(0i32,))
-                .await?;
-            let sel = ObjRef::from_wire(&sel);
-            if sel.is_null() {
-                return Ok(None);
+            .ok();
+        let sel = sel.map(|w| ObjRef::from_wire(&w)).filter(|o| !o.is_null());
+        let Some(sel) = sel else {
+            // No selection on this level: GTK 3 keeps it on the combo's only (menu) child.
+            let kids = get_children(c, &holder).await?;
+            match kids.as_slice() {
+                [menu] if holder == *combo => {
+                    holder = menu.clone();
+                    continue;
+                }
+                _ => return Ok(None),
             }
-            let role: u32 = c.call(&sel, IFACE_ACCESSIBLE, "GetRole", &()).await?;
-            if matches!(role_of(role).0, Role::Menu) {
-                holder = sel;
-                continue;
+        };
+        let (role, name) = match known.and_then(|k| k.get(&sel)) {
+            Some((r, n)) => (*r, Some(n.clone())),
+            None => {
+                let raw: u32 = c.call(&sel, IFACE_ACCESSIBLE, "GetRole", &()).await?;
+                (role_of(raw).0, None)
             }
-            return Ok(Some(c.prop(&sel, IFACE_ACCESSIBLE, "Name").await?));
+        };
+        if role == Role::Menu {
+            holder = sel;
+            continue;
         }
-        // GTK 3 puts the options in a menu child whose Selection holds the choice.
-        let kids = get_children(c, &holder).await?;
-        match kids.first() {
-            Some(menu) if kids.len() == 1 => holder = menu.clone(),
-            _ => return Ok(None),
-        }
+        return Ok(Some(match name {
+            Some(n) => n,
+            None => c.prop(&sel, IFACE_ACCESSIBLE, "Name").await?,
+        }));
     }
     Ok(None)
+}
+
+/// Action names already read, by element. Toolkits fix an element's actions when they create
+/// it, so snapshots reuse them; writes always read them afresh.
+pub type ActionCache = Arc<Mutex<HashMap<ObjRef, Vec<String>>>>;
+
+/// Bound on remembered elements; the cache starts over past it.
+const ACTION_CACHE_MAX: usize = 200_000;
+
+/// An element's action names (from the cache when known) and value.
+async fn read_extras(
+    c: &Caller,
+    o: &ObjRef,
+    info: (Role, States, Interfaces, String),
+    known: &Known,
+    actions: &ActionCache,
+) -> Extras {
+    let (role, states, ifaces, name) = info;
+    let cached = actions
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(o)
+        .cloned();
+    let acts = async {
+        match cached {
+            Some(a) => Ok(a),
+            None if ifaces.has(Interface::Action) => {
+                let a = get_actions(c, o).await?;
+                let mut cache = actions.lock().unwrap_or_else(|e| e.into_inner());
+                if cache.len() >= ACTION_CACHE_MAX {
+                    cache.clear();
+                }
+                cache.insert(o.clone(), a.clone());
+                Ok(a)
+            }
+            None => Ok(Vec::new()),
+        }
+    };
+    let val = get_value(c, o, role, states, ifaces, &name, Some(known));
+    let (a, v) = tokio::join!(acts, val);
+    Ok((a?, v?))
 }
 
 /// Turns a raw node into a model node (children are filled by layout).
@@ -371,7 +428,7 @@ fn layout(
 /// One concurrent round's answers.
 enum Answer {
     List(ObjRef, Result<Vec<ObjRef>, BackendError>),
-    Raw(ObjRef, Box<Result<RawNode, BackendError>>),
+    Raw(ObjRef, Box<Result<RawNode, BackendError>>, Option<Extras>),
     Extras(ObjRef, Extras),
 }
 
@@ -383,6 +440,7 @@ pub async fn read_tree(
     root: &ObjRef,
     limits: &Limits,
     app_name: String,
+    actions: &ActionCache,
 ) -> Result<Snapshot, BackendError> {
     let started = Instant::now();
     let caller = caller.with_deadline(started + limits.timeout);
@@ -468,10 +526,18 @@ pub async fn read_tree(
                     .map(|r| (o.clone(), (r.role, r.states, r.interfaces, r.name.clone())))
             })
             .collect();
+        let known: Arc<Known> = Arc::new(
+            w.nodes
+                .iter()
+                .map(|(o, r)| (o.clone(), (r.role, r.name.clone())))
+                .collect(),
+        );
         let answers: Vec<Answer> = stream::iter(jobs)
             .map(|(kind, o)| {
                 let c = c.clone();
                 let info = infos.get(&o).cloned();
+                let known = known.clone();
+                let actions = actions.clone();
                 async move {
                     match kind {
                         0 => {
@@ -479,26 +545,27 @@ pub async fn read_tree(
                             Answer::List(o, r)
                         }
                         1 => {
+                            // An element the cache did not know: read it, then its actions and
+                            // value in the same task, saving a round.
                             let r = read_raw(&c, &o).await;
-                            Answer::Raw(o, Box::new(r))
+                            let extras = match &r {
+                                Ok(raw) => {
+                                    let info = (raw.role, raw.states, raw.interfaces, raw.name.clone());
+                                    Some(read_extras(&c, &o, info, &known, &actions).await)
+                                }
+                                Err(_) => None,
+                            };
+                            Answer::Raw(o, Box::new(r), extras)
                         }
                         _ => {
-                            let (role, states, ifaces, name) = info.unwrap_or((
+                            let info = info.unwrap_or((
                                 Role::Unknown,
                                 States::EMPTY,
                                 Interfaces::EMPTY,
                                 String::new(),
                             ));
-                            let acts = async {
-                                if ifaces.has(Interface::Action) {
-                                    get_actions(&c, &o).await
-                                } else {
-                                    Ok(Vec::new())
-                                }
-                            };
-                            let val = get_value(&c, &o, role, states, ifaces, &name);
-                            let (a, v) = tokio::join!(acts, val);
-                            Answer::Extras(o, a.and_then(|a| Ok((a, v?))))
+                            let r = read_extras(&c, &o, info, &known, &actions).await;
+                            Answer::Extras(o, r)
                         }
                     }
                 }
@@ -511,9 +578,20 @@ pub async fn read_tree(
                 Answer::List(o, Ok(k)) => {
                     fetched.insert(o, k);
                 }
-                Answer::Raw(o, r) => match *r {
+                Answer::Raw(o, r, ex) => match *r {
                     Ok(raw) => {
-                        w.nodes.insert(o, raw);
+                        w.nodes.insert(o.clone(), raw);
+                        match ex {
+                            Some(Err(e)) => {
+                                w.note_error(&e);
+                                failed.insert(o.clone());
+                                extras.insert(o, Err(e));
+                            }
+                            Some(ok) => {
+                                extras.insert(o, ok);
+                            }
+                            None => {}
+                        }
                     }
                     Err(e) => {
                         w.note_error(&e);

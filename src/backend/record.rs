@@ -1,0 +1,143 @@
+//! Recorded element trees — read from a platform API in bulk, or replayed from a JSON trace —
+//! laid out into a pre-order [`Snapshot`] within [`Limits`]. Shared by the UIA and AX backends
+//! so that traces exercise exactly the code path a live read takes.
+
+use std::time::Instant;
+
+use super::Limits;
+use super::strategy::fill_choice_values;
+use crate::model::{Node, Role, Snapshot, SnapshotId, Truncation, preorder};
+
+/// One element of a recorded tree.
+pub trait Record: Sized {
+    /// The element's children, in order.
+    fn children(&self) -> &[Self];
+    /// The element as a model node (its `children` left empty).
+    fn to_node(&self) -> Node;
+}
+
+/// Lays out the tree under `root` breadth-first within `limits` (nodes, depth, siblings) and
+/// returns it in pre-order. `started` is when the read began (for `read_ms`).
+pub fn layout<R: Record>(app: &str, root: &R, limits: &Limits, started: Instant) -> Snapshot {
+    let mut truncated: Option<Truncation> = None;
+    let mut collected: Vec<Node> = vec![root.to_node()];
+    // (record, index in `collected`, depth)
+    let mut level: Vec<(&R, usize, usize)> = vec![(root, 0, 0)];
+    'levels: while !level.is_empty() {
+        let mut next = Vec::new();
+        for (rec, idx, depth) in level {
+            let kids = rec.children();
+            if kids.is_empty() {
+                continue;
+            }
+            if depth >= limits.max_depth {
+                truncated.get_or_insert(Truncation::DepthCap);
+                continue;
+            }
+            let mut kids: &[R] = kids;
+            if kids.len() > limits.max_siblings {
+                kids = &kids[..limits.max_siblings];
+                truncated.get_or_insert(Truncation::SiblingCap);
+            }
+            for kid in kids {
+                if collected.len() >= limits.max_nodes {
+                    truncated.get_or_insert(Truncation::NodeCap);
+                    break 'levels;
+                }
+                let k = collected.len();
+                collected.push(kid.to_node());
+                collected[idx].children.push(k);
+                next.push((kid, k, depth + 1));
+            }
+        }
+        level = next;
+    }
+    let mut nodes = preorder(collected, 0);
+    fill_choice_values(&mut nodes);
+    let window = match nodes.first() {
+        Some(n) if n.role != Role::Application => n.name.clone(),
+        _ => String::new(),
+    };
+    Snapshot {
+        id: SnapshotId::next(),
+        app: app.to_string(),
+        window,
+        nodes,
+        truncated,
+        unreadable: 0,
+        read_ms: started.elapsed().as_secs_f64() * 1000.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::NodeId;
+    use std::time::Duration;
+
+    struct R(&'static str, Vec<R>);
+
+    impl Record for R {
+        fn children(&self) -> &[R] {
+            &self.1
+        }
+        fn to_node(&self) -> Node {
+            let mut n = Node::new(NodeId(self.0.into()), Role::Panel, "panel");
+            n.name = self.0.into();
+            n
+        }
+    }
+
+    fn tree() -> R {
+        R(
+            "root",
+            vec![
+                R("a", vec![R("a1", vec![R("a1x", vec![])]), R("a2", vec![])]),
+                R("b", vec![R("b1", vec![])]),
+                R("c", vec![]),
+            ],
+        )
+    }
+
+    fn limits(nodes: usize, depth: usize, siblings: usize) -> Limits {
+        Limits {
+            max_nodes: nodes,
+            max_depth: depth,
+            max_siblings: siblings,
+            timeout: Duration::from_secs(1),
+            call_timeout: Duration::from_secs(1),
+        }
+    }
+
+    fn names(s: &Snapshot) -> Vec<&str> {
+        s.nodes.iter().map(|n| n.name.as_str()).collect()
+    }
+
+    #[test]
+    fn whole_tree_in_preorder() {
+        let s = layout("App", &tree(), &Limits::default(), Instant::now());
+        assert_eq!(names(&s), ["root", "a", "a1", "a1x", "a2", "b", "b1", "c"]);
+        assert!(s.complete());
+        assert_eq!(s.window, "root");
+        assert_eq!(s.app, "App");
+        assert_eq!(s.nodes[3].depth, 3);
+        assert_eq!(s.nodes[3].parent, Some(2));
+    }
+
+    #[test]
+    fn caps_cut_and_say_so() {
+        let s = layout("App", &tree(), &limits(4, 128, 100), Instant::now());
+        assert_eq!(s.nodes.len(), 4);
+        assert_eq!(s.truncated, Some(Truncation::NodeCap));
+        // Breadth-first: the first level is whole before going deeper.
+        assert_eq!(names(&s), ["root", "a", "b", "c"]);
+
+        let s = layout("App", &tree(), &limits(100, 1, 100), Instant::now());
+        assert_eq!(names(&s), ["root", "a", "b", "c"]);
+        assert_eq!(s.truncated, Some(Truncation::DepthCap));
+
+        let s = layout("App", &tree(), &limits(100, 128, 2), Instant::now());
+        assert_eq!(names(&s), ["root", "a", "a1", "a1x", "a2", "b", "b1"]);
+        assert_eq!(s.truncated, Some(Truncation::SiblingCap));
+    }
+}

@@ -1,0 +1,497 @@
+//! Write strategies as platform-neutral plans: which kind of call puts a value on an element,
+//! chosen per platform by pure functions (`uia::map::write_plan`, `ax::map::write_plan`) from
+//! the element's role, capabilities and states. Only the *method* is planned here; what a value
+//! means and how a read-back is judged stay in the shared rules (`write::rules`).
+
+use serde::Serialize;
+
+use crate::model::{Interface, Node, Role, State, States, Toggle};
+
+/// Why no write can be planned for an element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NoWay {
+    /// The element is disabled.
+    Disabled,
+    /// The element holds a value but says it cannot be changed (UIA `ValuePattern.IsReadOnly`,
+    /// `RangeValuePattern.IsReadOnly`; AX `AXValue` not settable and no stepping actions).
+    ReadOnly,
+    /// The role takes no value (a label, a pane).
+    NotEditable,
+    /// The role takes a value but the element exposes no pattern/action that writes it.
+    NoMethod,
+}
+
+impl NoWay {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoWay::Disabled => "disabled",
+            NoWay::ReadOnly => "read-only",
+            NoWay::NotEditable => "not-editable",
+            NoWay::NoMethod => "no-method",
+        }
+    }
+}
+
+/// How a value reaches an element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "plan", content = "detail", rename_all = "kebab-case")]
+pub enum WritePlan {
+    /// Replace the whole text (UIA `ValuePattern.SetValue`; AX set `AXValue` to a string).
+    SetValue,
+    /// Focus, select all, type: the keyboard fallback for a text field that has no settable
+    /// value (UIA edit with `TextPattern` but no `ValuePattern`).
+    Keyboard,
+    /// Set a number (UIA `RangeValuePattern.SetValue`; AX set `AXValue` to a number).
+    SetRange,
+    /// Step a number with increment/decrement actions, reading after each press (AX
+    /// incrementor or slider whose `AXValue` is not settable). See [`steps_to`].
+    Step,
+    /// Press until the toggle shows the asked state, at most `max_presses` times, reading
+    /// after each press: a check box that may be tri-state (or is mixed now) can need two.
+    Toggle { max_presses: u8 },
+    /// Select this element (UIA `SelectionItemPattern.Select`; AX `AXPress` on a tab or radio
+    /// button, `AXSelected = true` on a row).
+    SelectItem,
+    /// Select one option of this element directly, without opening anything (UIA container
+    /// with `SelectionPattern` but no `ExpandCollapsePattern`).
+    SelectChild,
+    /// Open the pop-up, choose the single matching option, close it (UIA: `Expand`, option
+    /// `SelectionItem.Select`, `Collapse`; AX: `AXPress` the pop-up button, `AXPress` the menu
+    /// item, and the menu closes itself).
+    OpenMenuAndPick,
+    /// Expand or collapse. `toggles`: the only method flips the state (AX disclosure triangle
+    /// `AXPress`, a toggle pattern), so it is sent only when the state differs from the request.
+    Expand { toggles: bool },
+    /// Run the element's default action (UIA `InvokePattern.Invoke`; AX `AXPress`).
+    Invoke,
+    /// Nothing can be sent.
+    Refuse(NoWay),
+}
+
+/// The platform a plan is carried out on (only changes how the method is described).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Platform {
+    Uia,
+    Ax,
+}
+
+impl WritePlan {
+    /// Whether the plan sends nothing.
+    pub fn is_refusal(self) -> bool {
+        matches!(self, WritePlan::Refuse(_))
+    }
+
+    /// The calls a plan makes on `platform`, for results and docs.
+    pub fn method(self, platform: Platform) -> &'static str {
+        match (platform, self) {
+            (Platform::Uia, WritePlan::SetValue) => "ValuePattern.SetValue",
+            (Platform::Uia, WritePlan::Keyboard) => "SetFocus, TextPattern select all, SendInput",
+            (Platform::Uia, WritePlan::SetRange) => "RangeValuePattern.SetValue",
+            (Platform::Uia, WritePlan::Step) => "RangeValuePattern.SetValue (stepped)",
+            (Platform::Uia, WritePlan::Toggle { .. }) => "TogglePattern.Toggle",
+            (Platform::Uia, WritePlan::SelectItem) => "SelectionItemPattern.Select",
+            (Platform::Uia, WritePlan::SelectChild) => "option SelectionItemPattern.Select",
+            (Platform::Uia, WritePlan::OpenMenuAndPick) => {
+                "ExpandCollapsePattern.Expand, option SelectionItemPattern.Select, Collapse"
+            }
+            (Platform::Uia, WritePlan::Expand { toggles: false }) => {
+                "ExpandCollapsePattern.Expand/Collapse"
+            }
+            (Platform::Uia, WritePlan::Expand { toggles: true }) => "TogglePattern.Toggle",
+            (Platform::Uia, WritePlan::Invoke) => "InvokePattern.Invoke",
+            (Platform::Ax, WritePlan::SetValue) => "AXValue (string)",
+            (Platform::Ax, WritePlan::Keyboard) => "AXFocused, keyboard",
+            (Platform::Ax, WritePlan::SetRange) => "AXValue (number)",
+            (Platform::Ax, WritePlan::Step) => "AXIncrement/AXDecrement",
+            (Platform::Ax, WritePlan::Toggle { .. }) => "AXPress",
+            (Platform::Ax, WritePlan::SelectItem) => "AXPress or AXSelected",
+            (Platform::Ax, WritePlan::SelectChild) => "AXSelectedChildren",
+            (Platform::Ax, WritePlan::OpenMenuAndPick) => "AXPress, menu item AXPress",
+            (Platform::Ax, WritePlan::Expand { toggles: false }) => "AXExpanded/AXDisclosing",
+            (Platform::Ax, WritePlan::Expand { toggles: true }) => "AXPress",
+            (Platform::Ax, WritePlan::Invoke) => "AXPress",
+            (_, WritePlan::Refuse(_)) => "none",
+        }
+    }
+}
+
+macro_rules! caps {
+    ($($variant:ident => $doc:literal),* $(,)?) => {
+        /// One way an element can be written, in the backend-neutral vocabulary both
+        /// platforms map onto (interfaces and action names of a [`Node`]).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Capability { $(#[doc = $doc] $variant),* }
+
+        impl Capability {
+            /// Every capability, in declaration order.
+            pub const ALL: &'static [Capability] = &[$(Capability::$variant),*];
+        }
+    };
+}
+
+caps! {
+    SetText => "Whole text can be replaced (`editable-text`).",
+    ReadText => "Text can be read (`text`).",
+    SetNumber => "A number can be set (`value`).",
+    SelectChild => "An option can be selected on the container (`selection`).",
+    Invoke => "Action `invoke` (UIA InvokePattern).",
+    Toggle => "Action `toggle` (UIA TogglePattern).",
+    Select => "Action `select` (UIA SelectionItemPattern; AX `AXSelected` settable).",
+    Expand => "Actions `expand`/`collapse` (UIA ExpandCollapsePattern; AX `AXExpanded` settable).",
+    Press => "Action `press` (AX `AXPress`).",
+    Increment => "Action `increment` (AX `AXIncrement`).",
+    Decrement => "Action `decrement` (AX `AXDecrement`).",
+    ShowMenu => "Action `show-menu` (AX `AXShowMenu`).",
+}
+
+/// A set of [`Capability`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Capabilities(u16);
+
+impl Capabilities {
+    pub const EMPTY: Capabilities = Capabilities(0);
+
+    pub fn has(self, c: Capability) -> bool {
+        self.0 & (1 << c as u16) != 0
+    }
+
+    pub fn with(mut self, c: Capability) -> Self {
+        self.0 |= 1 << c as u16;
+        self
+    }
+
+    /// What a mapped node says it can do: its interfaces and action names.
+    pub fn of(node: &Node) -> Capabilities {
+        let mut caps = Capabilities::EMPTY;
+        for (iface, cap) in [
+            (Interface::EditableText, Capability::SetText),
+            (Interface::Text, Capability::ReadText),
+            (Interface::Value, Capability::SetNumber),
+            (Interface::Selection, Capability::SelectChild),
+        ] {
+            if node.interfaces.has(iface) {
+                caps = caps.with(cap);
+            }
+        }
+        for action in &node.actions {
+            let cap = match action.to_ascii_lowercase().as_str() {
+                "invoke" => Capability::Invoke,
+                "toggle" => Capability::Toggle,
+                "select" => Capability::Select,
+                "expand" | "collapse" => Capability::Expand,
+                "press" => Capability::Press,
+                "increment" => Capability::Increment,
+                "decrement" => Capability::Decrement,
+                "show-menu" => Capability::ShowMenu,
+                _ => continue,
+            };
+            caps = caps.with(cap);
+        }
+        caps
+    }
+}
+
+impl FromIterator<Capability> for Capabilities {
+    fn from_iter<I: IntoIterator<Item = Capability>>(iter: I) -> Self {
+        iter.into_iter()
+            .fold(Capabilities::EMPTY, |caps, c| caps.with(c))
+    }
+}
+
+/// Whether a person could use the element (either enabled flag).
+pub fn enabled(states: States) -> bool {
+    states.has(State::Enabled) || states.has(State::Sensitive)
+}
+
+/// How many presses a toggle may need: a check box can be tri-state (on → mixed → off on some
+/// toolkits), and a mixed toggle needs one press to leave mixed and maybe one more.
+pub fn toggle_budget(role: Role, current: Option<Toggle>) -> u8 {
+    if role == Role::CheckBox || current == Some(Toggle::Mixed) {
+        2
+    } else {
+        1
+    }
+}
+
+/// The most presses [`WritePlan::Step`] sends for one write.
+pub const MAX_STEPS: u32 = 1000;
+
+/// Which way and how many presses bring `current` to `target` with increments of `step`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Steps {
+    /// Increment (true) or decrement.
+    pub up: bool,
+    /// Presses expected; with an unknown step, [`MAX_STEPS`] (stop when [`step_done`]).
+    pub presses: u32,
+}
+
+/// Plans a stepped write. Within half a step of the target: no presses.
+pub fn steps_to(current: f64, target: f64, step: f64) -> Steps {
+    let up = target > current;
+    let distance = (target - current).abs();
+    let presses = if step > 0.0 && step.is_finite() {
+        if distance <= step / 2.0 {
+            0
+        } else {
+            // Bounded by MAX_STEPS, so the float → int cast cannot overflow.
+            (distance / step).round().min(MAX_STEPS as f64) as u32
+        }
+    } else if distance < 1e-9 {
+        0
+    } else {
+        MAX_STEPS
+    };
+    Steps { up, presses }
+}
+
+/// Whether stepping in direction `up` has reached (or passed) `target`.
+pub fn step_done(up: bool, current: f64, target: f64, step: f64) -> bool {
+    let slack = if step > 0.0 { step / 2.0 } else { 1e-9 };
+    if up {
+        current >= target - slack
+    } else {
+        current <= target + slack
+    }
+}
+
+/// Roles an option of a choice element can have.
+fn is_option_role(role: Role) -> bool {
+    matches!(
+        role,
+        Role::ListItem | Role::MenuItem | Role::CheckMenuItem | Role::RadioMenuItem
+    )
+}
+
+/// The rows of the options of the choice element at `row` (combo box, pop-up button): its
+/// nearest descendants that are list or menu items, in tree order, not looking inside an
+/// option (a submenu's items belong to that submenu) or inside another choice element.
+pub fn option_rows(nodes: &[Node], row: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let Some(root) = nodes.get(row) else {
+        return out;
+    };
+    let mut stack: Vec<usize> = root.children.iter().rev().copied().collect();
+    while let Some(r) = stack.pop() {
+        let Some(n) = nodes.get(r) else { continue };
+        if is_option_role(n.role) {
+            out.push(r);
+        } else if !n.role.is_choice() {
+            stack.extend(n.children.iter().rev().copied());
+        }
+    }
+    out
+}
+
+/// Gives choice elements without a readable selection the label of their selected option
+/// (UIA combo boxes without `ValuePattern`; AX pop-ups whose menu is open).
+pub fn fill_choice_values(nodes: &mut [Node]) {
+    for row in 0..nodes.len() {
+        if !nodes[row].role.is_choice() {
+            continue;
+        }
+        let known = matches!(
+            &nodes[row].value,
+            Some(crate::model::Value::Choice { selected: Some(s) }) if !s.is_empty()
+        );
+        if known {
+            continue;
+        }
+        let selected = option_rows(nodes, row)
+            .into_iter()
+            .find(|&r| {
+                nodes[r].states.has(State::Selected) || nodes[r].states.has(State::Checked)
+            })
+            .map(|r| nodes[r].name.clone());
+        if selected.is_some() || nodes[row].value.is_none() {
+            nodes[row].value = Some(crate::model::Value::Choice { selected });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Interfaces, NodeId, Value, preorder};
+
+    #[test]
+    fn capabilities_from_interfaces_and_actions() {
+        let mut n = Node::new(NodeId("x".into()), Role::ComboBox, "x");
+        n.interfaces = Interfaces::EMPTY
+            .with(Interface::EditableText)
+            .with(Interface::Text)
+            .with(Interface::Value)
+            .with(Interface::Selection);
+        n.actions = [
+            "invoke",
+            "Toggle",
+            "select",
+            "collapse",
+            "press",
+            "increment",
+            "decrement",
+            "show-menu",
+            "frobnicate",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let caps = Capabilities::of(&n);
+        for c in Capability::ALL {
+            assert!(caps.has(*c), "{c:?}");
+        }
+        assert_eq!(
+            Capabilities::of(&Node::new(NodeId("y".into()), Role::Label, "y")),
+            Capabilities::EMPTY
+        );
+    }
+
+    #[test]
+    fn toggle_budgets() {
+        for (role, current, want) in [
+            (Role::CheckBox, Some(Toggle::Off), 2),
+            (Role::CheckBox, Some(Toggle::Mixed), 2),
+            (Role::CheckBox, None, 2),
+            (Role::Switch, Some(Toggle::On), 1),
+            (Role::Switch, Some(Toggle::Mixed), 2),
+            (Role::ToggleButton, Some(Toggle::Off), 1),
+            (Role::CheckMenuItem, None, 1),
+        ] {
+            assert_eq!(toggle_budget(role, current), want, "{role:?} {current:?}");
+        }
+    }
+
+    #[test]
+    fn stepping() {
+        for (cur, target, step, up, presses) in [
+            (0.0, 5.0, 1.0, true, 5),
+            (10.0, 4.0, 2.0, false, 3),
+            (3.0, 3.2, 1.0, true, 0),
+            (0.0, 1.0, 0.25, true, 4),
+            (0.0, 1e9, 1.0, true, MAX_STEPS),
+            (0.0, 5.0, 0.0, true, MAX_STEPS),
+            (5.0, 5.0, 0.0, false, 0),
+            (0.0, -2.0, f64::NAN, false, MAX_STEPS),
+        ] {
+            assert_eq!(
+                steps_to(cur, target, step),
+                Steps { up, presses },
+                "{cur} → {target} by {step}"
+            );
+        }
+        assert!(step_done(true, 4.6, 5.0, 1.0));
+        assert!(!step_done(true, 4.4, 5.0, 1.0));
+        assert!(step_done(true, 7.0, 5.0, 1.0), "passed counts as done");
+        assert!(step_done(false, 3.0, 4.0, 0.0));
+        assert!(!step_done(false, 4.5, 4.0, 0.0));
+    }
+
+    #[test]
+    fn refusal_and_methods() {
+        let all = [
+            WritePlan::SetValue,
+            WritePlan::Keyboard,
+            WritePlan::SetRange,
+            WritePlan::Step,
+            WritePlan::Toggle { max_presses: 2 },
+            WritePlan::SelectItem,
+            WritePlan::SelectChild,
+            WritePlan::OpenMenuAndPick,
+            WritePlan::Expand { toggles: false },
+            WritePlan::Expand { toggles: true },
+            WritePlan::Invoke,
+        ];
+        for p in all {
+            assert!(!p.is_refusal());
+            assert_ne!(p.method(Platform::Uia), "none");
+            assert_ne!(p.method(Platform::Ax), "none");
+        }
+        let r = WritePlan::Refuse(NoWay::ReadOnly);
+        assert!(r.is_refusal());
+        assert_eq!(r.method(Platform::Uia), "none");
+        assert_eq!(
+            serde_json::to_value(r).unwrap(),
+            serde_json::json!({"plan": "refuse", "detail": "read-only"})
+        );
+        assert_eq!(
+            serde_json::to_value(WritePlan::Toggle { max_presses: 2 }).unwrap(),
+            serde_json::json!({"plan": "toggle", "detail": {"max_presses": 2}})
+        );
+        assert_eq!(
+            serde_json::to_value(WritePlan::OpenMenuAndPick).unwrap(),
+            serde_json::json!({"plan": "open-menu-and-pick"})
+        );
+        for (w, s) in [
+            (NoWay::Disabled, "disabled"),
+            (NoWay::ReadOnly, "read-only"),
+            (NoWay::NotEditable, "not-editable"),
+            (NoWay::NoMethod, "no-method"),
+        ] {
+            assert_eq!(w.as_str(), s);
+        }
+    }
+
+    fn node(name: &str, role: Role, kids: Vec<usize>, states: &[State]) -> Node {
+        let mut n = Node::new(NodeId(name.into()), role, "x");
+        n.name = name.into();
+        n.children = kids;
+        n.states = states.iter().copied().collect();
+        n
+    }
+
+    #[test]
+    fn options_and_choice_values() {
+        // combo > [button "Open", list > [a, b (selected) > [sub-item]], combo "inner" > [x]]
+        let nodes = preorder(
+            vec![
+                node("combo", Role::ComboBox, vec![1, 2, 6], &[]),
+                node("Open", Role::Button, vec![], &[]),
+                node("list", Role::List, vec![3, 4], &[]),
+                node("a", Role::ListItem, vec![], &[]),
+                node("b", Role::ListItem, vec![5], &[State::Selected]),
+                node("sub", Role::ListItem, vec![], &[]),
+                node("inner", Role::ComboBox, vec![7], &[]),
+                node("x", Role::ListItem, vec![], &[State::Selected]),
+            ],
+            0,
+        );
+        let names = |rows: Vec<usize>| -> Vec<String> {
+            rows.into_iter().map(|r| nodes[r].name.clone()).collect()
+        };
+        assert_eq!(names(option_rows(&nodes, 0)), ["a", "b"]);
+        let inner = nodes.iter().position(|n| n.name == "inner").unwrap();
+        assert_eq!(names(option_rows(&nodes, inner)), ["x"]);
+        assert!(option_rows(&nodes, 99).is_empty());
+
+        let mut filled = nodes.clone();
+        fill_choice_values(&mut filled);
+        assert_eq!(
+            filled[0].value,
+            Some(Value::Choice {
+                selected: Some("b".into())
+            })
+        );
+        assert_eq!(
+            filled[inner].value,
+            Some(Value::Choice {
+                selected: Some("x".into())
+            })
+        );
+        // A known selection is kept.
+        let mut kept = nodes.clone();
+        kept[0].value = Some(Value::Choice {
+            selected: Some("typed".into()),
+        });
+        fill_choice_values(&mut kept);
+        assert_eq!(
+            kept[0].value,
+            Some(Value::Choice {
+                selected: Some("typed".into())
+            })
+        );
+        // Nothing selected: an explicit empty choice.
+        let mut none = vec![node("c", Role::ComboBox, vec![], &[])];
+        fill_choice_values(&mut none);
+        assert_eq!(none[0].value, Some(Value::Choice { selected: None }));
+    }
+}

@@ -1,0 +1,102 @@
+//! Running effects that need the backend or time: each becomes a future that resolves to the
+//! message carrying its result. Shared by the terminal runtime and the test harness, so tests
+//! exercise the same IO paths as the real program.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use crate::backend::{Backend, Limits};
+use crate::write::{self, WriteOptions};
+
+use super::app::{Effect, Msg};
+
+/// What the effect runner needs.
+pub struct Ctx {
+    pub backend: Arc<dyn Backend>,
+    pub limits: Limits,
+    pub write: WriteOptions,
+}
+
+impl Ctx {
+    /// Defaults for the TUI: trees up to 200,000 nodes (a large document), default write knobs.
+    pub fn new(backend: Arc<dyn Backend>) -> Ctx {
+        Ctx {
+            backend,
+            limits: Limits {
+                max_nodes: 200_000,
+                ..Limits::default()
+            },
+            write: WriteOptions::default(),
+        }
+    }
+}
+
+/// A running effect.
+pub type Job = Pin<Box<dyn Future<Output = Msg> + Send>>;
+
+/// An effect, sorted: IO that resolves to a message, or one the caller handles itself
+/// (clipboard, recorder hooks).
+pub enum Work {
+    Job(Job),
+    Local(Effect),
+}
+
+/// Turns an effect into work.
+pub fn plan(ctx: &Arc<Ctx>, effect: Effect) -> Work {
+    let ctx = ctx.clone();
+    match effect {
+        Effect::LoadApps => Work::Job(Box::pin(async move {
+            Msg::Apps(ctx.backend.apps().await)
+        })),
+        Effect::Snapshot { root } => Work::Job(Box::pin(async move {
+            let result = ctx
+                .backend
+                .snapshot(&root, &ctx.limits)
+                .await
+                .map(Box::new);
+            Msg::Snapshot { root, result }
+        })),
+        Effect::ReadNodes { ids, details } => Work::Job(Box::pin(async move {
+            let reads = ids.iter().map(|id| ctx.backend.read_node(id));
+            let nodes = futures::future::join_all(reads).await;
+            Msg::NodesRead {
+                results: ids.into_iter().zip(nodes).collect(),
+                details,
+            }
+        })),
+        Effect::SetValue {
+            write,
+            node,
+            place,
+            value,
+        } => Work::Job(Box::pin(async move {
+            let result =
+                write::set_value(ctx.backend.as_ref(), &node, &place, &value, &ctx.write).await;
+            Msg::WriteDone {
+                write,
+                result: Box::new(result),
+            }
+        })),
+        Effect::Invoke {
+            write,
+            node,
+            action,
+        } => Work::Job(Box::pin(async move {
+            let result =
+                write::invoke(ctx.backend.as_ref(), &node, action.as_deref(), &ctx.write).await;
+            Msg::WriteDone {
+                write,
+                result: Box::new(result),
+            }
+        })),
+        Effect::Timer { id, after } => Work::Job(Box::pin(async move {
+            tokio::time::sleep(after).await;
+            Msg::Timer(id)
+        })),
+        other @ (Effect::Copy { .. }
+        | Effect::WriteCompleted(_)
+        | Effect::Record { .. }
+        | Effect::Export) => Work::Local(other),
+    }
+}

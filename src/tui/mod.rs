@@ -1,0 +1,53 @@
+//! The interactive inspector: `app` (state and `update(Msg) -> Vec<Effect>`, pure), `tree`
+//! (the tree pane's model), `view` (one file per pane), `keys` (keymap and help from one
+//! table), `exec` (effects against the backend), `runtime` (the terminal and event loop) and
+//! `harness` (the same app and effects, headless, for tests and benchmarks). The TUI never
+//! names a concrete backend: it runs on any `Arc<dyn Backend>`.
+
+pub mod app;
+pub mod exec;
+pub mod harness;
+pub mod input;
+pub mod keys;
+pub mod layout;
+pub mod record;
+pub mod runtime;
+pub mod tree;
+pub mod view;
+
+pub use app::{App, CompletedWrite, Effect, Msg};
+pub use record::WorkflowRecorder;
+pub use runtime::{Options, Recorder, TuiError, run};
+
+/// `s` escaped for the terminal (`model::sanitize`) and put in double quotes, with `"` escaped.
+/// Not `{:?}`: that would escape the sanitizer's own backslashes a second time.
+pub fn quoted(s: &str, max_chars: usize) -> String {
+    let t = crate::model::sanitize(s, max_chars);
+    let mut out = String::with_capacity(t.len() + 2);
+    out.push('"');
+    for c in t.chars() {
+        if c == '"' {
+            out.push_str("\\\"");
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A readable path from the window to `row`: `frame "Settings" > panel > text "Name"`.
+pub fn path(snap: &crate::model::Snapshot, row: usize) -> String {
+    snap.ancestry(row)
+        .into_iter()
+        .filter_map(|r| snap.nodes.get(r))
+        .map(|n| {
+            if n.name.is_empty() {
+                n.role.as_str().to_string()
+            } else {
+                format!("{} {}", n.role, quoted(&n.name, 40))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" > ")
+}

@@ -1,0 +1,378 @@
+//! The terminal side: raw mode, alternate screen and mouse capture (restored on exit, on
+//! Ctrl-C, on SIGTERM and on panic), the event loop that feeds messages to the app, runs its
+//! effects on tokio tasks, and draws at most once per frame interval after draining input.
+
+use std::io::{Stdout, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture, Event,
+    EventStream,
+};
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use futures::StreamExt;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use tokio::sync::{broadcast, mpsc};
+
+use super::app::{App, CompletedWrite, Config, Effect, Msg};
+use super::exec::{self, Ctx, Work};
+use super::view;
+use crate::backend::Backend;
+
+/// At most one frame per this interval; input is drained before drawing.
+const FRAME: Duration = Duration::from_millis(16);
+
+/// A workflow recorder the TUI reports completed writes to (issue 6 provides one). `r` starts
+/// and stops it, `w` exports; every answer is a line for the status bar.
+pub trait Recorder: Send {
+    /// Starts recording writes in `window` of `app`.
+    fn start(&mut self, app: &str, window: &str) -> Result<String, String>;
+    /// Stops recording.
+    fn stop(&mut self) -> Result<String, String>;
+    /// One completed write or invoke (secret values arrive as `None`).
+    fn record(&mut self, write: &CompletedWrite);
+    /// Writes the workflow file; says where.
+    fn export(&mut self) -> Result<String, String>;
+}
+
+/// What `run` needs besides the backend.
+#[derive(Default)]
+pub struct Options {
+    /// A notice for the top line (e.g. "no accessibility bus: showing the demo app").
+    pub banner: Option<String>,
+    pub recorder: Option<Box<dyn Recorder>>,
+}
+
+/// Why the TUI stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    #[error("terminal: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("a background task panicked; the terminal was restored")]
+    Panicked,
+}
+
+static PANICKED: AtomicBool = AtomicBool::new(false);
+
+fn restore_terminal() {
+    let _ = disable_raw_mode();
+    let mut out = std::io::stdout();
+    let _ = crossterm::execute!(
+        out,
+        DisableMouseCapture,
+        DisableBracketedPaste,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+    let _ = out.flush();
+}
+
+/// Puts the terminal back however the TUI ends.
+struct Guard;
+
+impl Guard {
+    fn enter() -> std::io::Result<Guard> {
+        enable_raw_mode()?;
+        let guard = Guard;
+        crossterm::execute!(
+            std::io::stdout(),
+            EnterAlternateScreen,
+            EnableMouseCapture,
+            EnableBracketedPaste
+        )?;
+        Ok(guard)
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+fn install_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        PANICKED.store(true, Ordering::SeqCst);
+        restore_terminal();
+        previous(info);
+    }));
+}
+
+/// The clipboard: the system clipboard through arboard when there is a display, else the
+/// terminal's clipboard through OSC 52. The arboard handle is kept so X11 keeps serving it.
+#[derive(Default)]
+struct Clipboard {
+    system: Option<arboard::Clipboard>,
+}
+
+/// OSC 52 "set clipboard" for `text`.
+pub fn osc52(text: &str) -> String {
+    format!("\x1b]52;c;{}\x07", base64(text.as_bytes()))
+}
+
+/// Standard base64 with padding.
+pub fn base64(data: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(A[((n >> (18 - 6 * i)) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+impl Clipboard {
+    fn copy(&mut self, what: &str, text: &str) -> Result<String, String> {
+        if self.system.is_none() {
+            self.system = arboard::Clipboard::new().ok();
+        }
+        if let Some(c) = &mut self.system {
+            if c.set_text(text.to_string()).is_ok() {
+                return Ok(format!("copied the {what} to the clipboard"));
+            }
+        }
+        let mut out = std::io::stdout();
+        out.write_all(osc52(text).as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(|e| e.to_string())?;
+        Ok(format!(
+            "copied the {what} through the terminal (OSC 52; no display for the system clipboard)"
+        ))
+    }
+}
+
+fn term_msg(ev: Event) -> Option<Msg> {
+    match ev {
+        Event::Key(k) => Some(Msg::Key(k)),
+        Event::Mouse(m) => Some(Msg::Mouse(m)),
+        Event::Resize(w, h) => Some(Msg::Resize(w, h)),
+        Event::Paste(s) => Some(Msg::Paste(s)),
+        _ => None,
+    }
+}
+
+struct Loop {
+    app: App,
+    ctx: Arc<Ctx>,
+    tx: mpsc::UnboundedSender<Msg>,
+    clipboard: Clipboard,
+    recorder: Option<Box<dyn Recorder>>,
+    started: Instant,
+}
+
+impl Loop {
+    fn handle(&mut self, msg: Msg) {
+        self.app.clock_ms = self.started.elapsed().as_millis() as u64;
+        let fx = self.app.update(msg);
+        self.run(fx);
+    }
+
+    fn run(&mut self, effects: Vec<Effect>) {
+        for e in effects {
+            match exec::plan(&self.ctx, e) {
+                Work::Job(job) => {
+                    let tx = self.tx.clone();
+                    tokio::spawn(async move {
+                        let _ = tx.send(job.await);
+                    });
+                }
+                Work::Local(e) => {
+                    let msg = self.local(e);
+                    if let Some(m) = msg {
+                        let _ = self.tx.send(m);
+                    }
+                }
+            }
+        }
+    }
+
+    fn local(&mut self, e: Effect) -> Option<Msg> {
+        match e {
+            Effect::Copy { what, text } => Some(Msg::Copied(self.clipboard.copy(what, &text))),
+            Effect::WriteCompleted(w) => {
+                if self.app.recording {
+                    if let Some(r) = &mut self.recorder {
+                        r.record(&w);
+                    }
+                }
+                None
+            }
+            Effect::Record { start } => {
+                let Some(r) = &mut self.recorder else {
+                    return Some(Msg::Recording {
+                        on: false,
+                        message: "recording is not available in this build (no workflow recorder)"
+                            .into(),
+                    });
+                };
+                let (app, window) = self
+                    .app
+                    .shown
+                    .as_ref()
+                    .map(|s| (s.app_name.clone(), s.title.clone()))
+                    .unwrap_or_default();
+                Some(if start {
+                    match r.start(&app, &window) {
+                        Ok(m) => Msg::Recording { on: true, message: m },
+                        Err(e) => Msg::Recording {
+                            on: false,
+                            message: format!("cannot record: {e}"),
+                        },
+                    }
+                } else {
+                    match r.stop() {
+                        Ok(m) => Msg::Recording { on: false, message: m },
+                        Err(e) => Msg::Recording {
+                            on: false,
+                            message: format!("recording stopped with an error: {e}"),
+                        },
+                    }
+                })
+            }
+            Effect::Export => Some(Msg::Notice(match &mut self.recorder {
+                None => "export needs the workflow recorder, which this build does not have".into(),
+                Some(r) => match r.export() {
+                    Ok(m) => m,
+                    Err(e) => format!("export failed: {e}"),
+                },
+            })),
+            _ => None,
+        }
+    }
+}
+
+fn draw(terminal: &mut Terminal<CrosstermBackend<Stdout>>, app: &App) -> std::io::Result<()> {
+    terminal.draw(|f| view::render(app, f)).map(|_| ())
+}
+
+/// Runs the TUI on the current terminal until the user quits.
+pub async fn run(backend: Arc<dyn Backend>, opts: Options) -> Result<(), TuiError> {
+    install_panic_hook();
+    let _guard = Guard::enter()?;
+    let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
+    terminal.clear()?;
+    let size = terminal.size()?;
+    let mut bus = backend.subscribe();
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let config = Config {
+        backend: backend.name().to_string(),
+        banner: opts.banner,
+    };
+    let mut lp = Loop {
+        app: App::new(config, (size.width, size.height)),
+        ctx: Arc::new(Ctx::new(backend)),
+        tx,
+        clipboard: Clipboard::default(),
+        recorder: opts.recorder,
+        started: Instant::now(),
+    };
+    let fx = lp.app.init();
+    lp.run(fx);
+    let mut input = EventStream::new();
+    let mut bus_open = true;
+    let mut dirty = true;
+    let mut last_draw: Option<Instant> = None;
+    let ctrl_c = tokio::signal::ctrl_c();
+    tokio::pin!(ctrl_c);
+    #[cfg(unix)]
+    let mut term_signal =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    loop {
+        if PANICKED.load(Ordering::SeqCst) {
+            return Err(TuiError::Panicked);
+        }
+        if lp.app.quit {
+            break;
+        }
+        if dirty {
+            let due = last_draw.is_none_or(|t| t.elapsed() >= FRAME);
+            if due {
+                draw(&mut terminal, &lp.app)?;
+                dirty = false;
+                last_draw = Some(Instant::now());
+            }
+        }
+        let wait = match (dirty, last_draw) {
+            (true, Some(t)) => FRAME.saturating_sub(t.elapsed()),
+            _ => Duration::from_secs(3600),
+        };
+        #[cfg(unix)]
+        let terminated = term_signal.recv();
+        #[cfg(not(unix))]
+        let terminated = std::future::pending::<Option<()>>();
+        tokio::select! {
+            ev = input.next() => match ev {
+                Some(Ok(ev)) => {
+                    if let Some(m) = term_msg(ev) {
+                        lp.handle(m);
+                        dirty = true;
+                    }
+                }
+                Some(Err(e)) => return Err(e.into()),
+                None => break,
+            },
+            Some(msg) = rx.recv() => {
+                lp.handle(msg);
+                dirty = true;
+            }
+            r = bus.recv(), if bus_open => {
+                match r {
+                    Ok(ev) => lp.handle(Msg::Backend(Box::new(ev))),
+                    Err(broadcast::error::RecvError::Lagged(n)) => lp.handle(Msg::Lagged(n)),
+                    Err(broadcast::error::RecvError::Closed) => bus_open = false,
+                }
+                dirty = true;
+            }
+            _ = tokio::time::sleep(wait) => {}
+            _ = &mut ctrl_c => break,
+            _ = terminated => break,
+        }
+        // Coalesce: take everything already waiting before the next frame.
+        for _ in 0..10_000 {
+            let msg = match rx.try_recv() {
+                Ok(m) => m,
+                Err(_) => match bus.try_recv() {
+                    Ok(ev) => Msg::Backend(Box::new(ev)),
+                    Err(broadcast::error::TryRecvError::Lagged(n)) => Msg::Lagged(n),
+                    Err(_) => break,
+                },
+            };
+            lp.handle(msg);
+            dirty = true;
+        }
+    }
+    drop(terminal);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_and_osc52() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+        assert_eq!(osc52("hi"), "\x1b]52;c;aGk=\x07");
+    }
+}

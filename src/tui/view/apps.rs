@@ -1,0 +1,76 @@
+//! The apps pane: every application on the bus with its windows; the shown window is marked.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::{block, pad, theme};
+use crate::model::sanitize;
+use crate::tui::app::{App, Pane};
+
+pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
+    if area.width < 3 || area.height < 3 {
+        return;
+    }
+    let b = block(
+        app,
+        Some(Pane::Apps),
+        Line::from(Span::styled(
+            format!(" Apps ({}) ", app.apps.len()),
+            theme::LABEL,
+        )),
+    );
+    let inner = b.inner(area);
+    frame.render_widget(b, area);
+    let width = inner.width as usize;
+    let entries = app.app_entries();
+    let h = inner.height as usize;
+    let offset = app.apps_sel.saturating_sub(h.saturating_sub(1));
+    let mut out = Vec::new();
+    for (i, e) in entries.iter().enumerate().skip(offset).take(h) {
+        let Some(a) = app.apps.get(e.app) else {
+            continue;
+        };
+        let line = match e.window {
+            None => {
+                let mut s = vec![Span::styled(sanitize(&a.name, 40).into_owned(), theme::NAME)];
+                if let Some(pid) = a.pid {
+                    s.push(Span::styled(format!(" {pid}"), theme::DIM));
+                }
+                Line::from(s)
+            }
+            Some(w) => {
+                let Some(win) = a.windows.get(w) else {
+                    continue;
+                };
+                let shown = app.shown.as_ref().is_some_and(|s| s.window == win.id);
+                let title = if win.name.is_empty() {
+                    format!("({})", win.role)
+                } else {
+                    sanitize(&win.name, 60).into_owned()
+                };
+                Line::from(vec![
+                    Span::styled(if shown { " ▶ " } else { "   " }, theme::MATCH),
+                    Span::styled(title, if shown { theme::OK } else { theme::LABEL }),
+                ])
+            }
+        };
+        out.push(if i == app.apps_sel && app.focus == Pane::Apps {
+            pad(line, width).style(theme::SELECTED)
+        } else {
+            line
+        });
+    }
+    if entries.is_empty() {
+        out.push(Line::from(Span::styled(
+            if app.apps_loaded {
+                "no applications"
+            } else {
+                "listing…"
+            },
+            theme::DIM,
+        )));
+    }
+    frame.render_widget(Paragraph::new(out), inner);
+}

@@ -1,0 +1,152 @@
+//! The details pane: everything about the selected node — role (normalised and raw), name,
+//! description, value with its range, all states, interfaces, actions, bounds (read fresh),
+//! path, token and the suggested shortest unique target — or that the element is gone.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use super::{block, theme};
+use crate::model::{Node, Value, display, format_number, sanitize};
+use crate::tui::app::App;
+
+fn field(label: &'static str, value: String, style: ratatui::style::Style) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!("{label:<12}"), theme::LABEL),
+        Span::styled(value, style),
+    ])
+}
+
+fn or_none(s: &str) -> String {
+    if s.is_empty() {
+        "—".into()
+    } else {
+        sanitize(s, 200).into_owned()
+    }
+}
+
+fn node_lines(n: &Node, out: &mut Vec<Line<'static>>) {
+    out.push(Line::from(vec![
+        Span::styled(format!("{:<12}", "role"), theme::LABEL),
+        Span::styled(n.role.as_str(), theme::ROLE),
+        Span::styled(format!("  (raw: {})", sanitize(&n.raw_role, 40)), theme::DIM),
+    ]));
+    out.push(field("name", or_none(&n.name), theme::NAME));
+    out.push(field("description", or_none(&n.description), theme::VALUE));
+    let value = match &n.value {
+        None => "—".to_string(),
+        Some(Value::Number {
+            current,
+            min,
+            max,
+            step,
+        }) => format!(
+            "{}  (min {}, max {}, step {})",
+            format_number(*current),
+            format_number(*min),
+            format_number(*max),
+            format_number(*step)
+        ),
+        Some(_) => display::value_text(n).unwrap_or_default(),
+    };
+    out.push(field("value", value, theme::VALUE));
+    out.push(field("states", n.states.names().join(" "), theme::STATES));
+    out.push(field(
+        "interfaces",
+        n.interfaces.names().join(" "),
+        theme::LABEL,
+    ));
+    let actions = if n.actions.is_empty() {
+        "—".to_string()
+    } else {
+        n.actions
+            .iter()
+            .map(|a| sanitize(a, 30).into_owned())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    out.push(field("actions", actions, theme::LABEL));
+}
+
+pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
+    if area.width < 3 || area.height < 3 {
+        return;
+    }
+    let b = block(app, None, Line::from(Span::styled(" Details ", theme::LABEL)));
+    let inner = b.inner(area);
+    frame.render_widget(b, area);
+    let mut out: Vec<Line<'static>> = Vec::new();
+    let Some(sel) = &app.selection else {
+        frame.render_widget(
+            Paragraph::new(Span::styled("nothing selected", theme::DIM)),
+            inner,
+        );
+        return;
+    };
+    if let Some(g) = &sel.gone {
+        out.push(Line::from(Span::styled(
+            " ✗ selected element is gone ",
+            theme::GONE,
+        )));
+        out.push(Line::from(Span::styled(
+            format!("it is not in snapshot {}; last seen:", g.missing_in),
+            theme::DIM,
+        )));
+        node_lines(&g.node, &mut out);
+        out.push(field("path", g.path.clone(), theme::DIM));
+        out.push(field("token", format!("{} (stale)", g.token), theme::DIM));
+        out.push(Line::from(Span::styled(
+            "move the selection to go on",
+            theme::DIM,
+        )));
+        frame.render_widget(Paragraph::new(out).wrap(Wrap { trim: false }), inner);
+        return;
+    }
+    let (Some(tree), Some((row, n))) = (&app.tree, app.selected_node()) else {
+        return;
+    };
+    node_lines(n, &mut out);
+    let bounds = match n.bounds {
+        Some(b) => format!("{},{}  {}×{}", b.x, b.y, b.width, b.height),
+        None => "—".into(),
+    };
+    let fresh = match &app.details_read {
+        Some((id, None)) if *id == n.id => "",
+        Some((id, Some(_))) if *id == n.id => "  (read failed)",
+        _ => "  (reading…)",
+    };
+    out.push(Line::from(vec![
+        Span::styled(format!("{:<12}", "bounds"), theme::LABEL),
+        Span::raw(bounds),
+        Span::styled(fresh, theme::DIM),
+    ]));
+    out.push(field("path", crate::tui::path(&tree.snap, row), theme::DIM));
+    out.push(field("token", tree.snap.token(row).to_string(), theme::LABEL));
+    out.push(match app.suggestion() {
+        Some(t) => field("target", t.to_string(), theme::OK),
+        None => field(
+            "target",
+            "(no unique target: identical siblings)".into(),
+            theme::WARN,
+        ),
+    });
+    out.push(field("id", sanitize(&n.id.0, 80).into_owned(), theme::DIM));
+    if let Some((_, Some(err))) = &app.details_read {
+        out.push(Line::from(Span::styled(
+            format!("fresh read failed: {}", sanitize(err, 120)),
+            theme::BAD,
+        )));
+    }
+    let mut hint = Vec::new();
+    if n.is_editable_kind() {
+        hint.push("e set value");
+    }
+    if !n.actions.is_empty() {
+        hint.push("i invoke");
+    }
+    hint.push("y copy");
+    out.push(Line::from(""));
+    out.push(Line::from(Span::styled(hint.join(" · "), theme::DIM)));
+    frame.render_widget(Paragraph::new(out).wrap(Wrap { trim: false }), inner);
+}

@@ -1,0 +1,81 @@
+//! The filter bar: the target being typed, the uniqueness badge, and a parse error pointing at
+//! its column.
+
+use ratatui::Frame;
+use ratatui::layout::{Position, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::{block, theme};
+use crate::model::sanitize;
+use crate::tui::app::{App, Badge};
+
+pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
+    if area.width < 3 || area.height < 3 {
+        return;
+    }
+    let f = &app.filter;
+    let title = Line::from(Span::styled(
+        if f.editing {
+            " Filter (typing) "
+        } else {
+            " Filter "
+        },
+        if f.editing { theme::OK } else { theme::LABEL },
+    ));
+    let mut b = block(app, None, title);
+    if f.editing {
+        b = b.border_style(theme::FOCUS_BORDER);
+    }
+    if let Some(badge) = f.badge {
+        let style = match badge {
+            Badge::Unique => theme::OK,
+            Badge::Many(_) | Badge::Incomplete { .. } => theme::WARN,
+            Badge::NoMatch | Badge::Error => theme::BAD,
+            Badge::None => theme::DIM,
+        };
+        b = b.title_top(Line::from(Span::styled(format!(" {} ", badge.text()), style)).right_aligned());
+    }
+    let inner = b.inner(area);
+    frame.render_widget(b, area);
+    let shown = sanitize(&f.input.text, 0);
+    let mut lines = vec![Line::from(vec![
+        Span::styled("/ ", theme::MATCH),
+        Span::raw(shown.into_owned()),
+    ])];
+    if let Some(e) = &f.error {
+        let col = e.column.saturating_sub(1);
+        lines.push(Line::from(vec![
+            Span::raw(" ".repeat(2 + col)),
+            Span::styled(format!("^ column {}: {}", e.column, e.message), theme::BAD),
+        ]));
+    } else if f.active() {
+        let hint = if f.target.as_ref().is_some_and(|t| {
+            t.query().is_some() && t.role().is_none() && t.states().is_empty()
+        }) && !f.input.text.contains('"')
+        {
+            format!("text search for {} · ", crate::tui::quoted(f.input.text.trim(), 60))
+        } else {
+            String::new()
+        };
+        lines.push(Line::from(Span::styled(
+            format!("{hint}n/N next/prev · H hide non-matching · Enter keep · Esc clear"),
+            theme::DIM,
+        )));
+    } else if f.editing {
+        lines.push(Line::from(Span::styled(
+            "a target: button \"Save\" · text [editable] in group \"Profile\" · or plain text",
+            theme::DIM,
+        )));
+    } else {
+        lines.push(Line::from(Span::styled(
+            "/ to filter by target or text",
+            theme::DIM,
+        )));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+    if f.editing && app.prompt.is_none() && !app.help {
+        let x = inner.x + 2 + f.input.cursor_chars() as u16;
+        frame.set_cursor_position(Position::new(x.min(inner.x + inner.width.saturating_sub(1)), inner.y));
+    }
+}

@@ -1,0 +1,190 @@
+//! Overlays over the main view: the set-value prompt (text, number with its range, toggle,
+//! option picker; password input is masked), the copy menu and the action menu.
+
+use ratatui::Frame;
+use ratatui::layout::{Position, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
+
+use super::{centered, pad, theme};
+use crate::model::{format_number, sanitize};
+use crate::tui::app::{App, PromptKind};
+
+pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
+    if app.prompt.is_some() {
+        prompt(app, frame, area);
+    } else if app.copy_menu {
+        copy_menu(app, frame, area);
+    } else if app.action_menu.is_some() {
+        action_menu(app, frame, area);
+    }
+}
+
+fn boxed(frame: &mut Frame<'_>, area: Rect, w: u16, h: u16, title: Line<'static>) -> Rect {
+    let r = centered(area, w, h);
+    frame.render_widget(Clear, r);
+    let b = Block::bordered()
+        .border_style(theme::FOCUS_BORDER)
+        .title(title);
+    let inner = b.inner(r);
+    frame.render_widget(b, r);
+    inner
+}
+
+fn prompt(app: &App, frame: &mut Frame<'_>, area: Rect) {
+    let Some(p) = &app.prompt else {
+        return;
+    };
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    if let Some(w) = &p.warning {
+        lines.push(Line::from(Span::styled(format!("⚠ {w}"), theme::BAD)));
+    }
+    let mut cursor: Option<(u16, usize)> = None;
+    let hint;
+    match &p.kind {
+        PromptKind::Text { input, secret } => {
+            let label = if *secret { "password: " } else { "text: " };
+            let shown = if *secret {
+                "•".repeat(input.text.chars().count())
+            } else {
+                sanitize(&input.text, 0).into_owned()
+            };
+            cursor = Some((lines.len() as u16, label.chars().count() + input.cursor_chars()));
+            lines.push(Line::from(vec![
+                Span::styled(label, theme::LABEL),
+                Span::styled(shown, theme::VALUE),
+            ]));
+            if *secret {
+                lines.push(Line::from(Span::styled(
+                    "the field's text is never shown, logged or copied; the read-back compares its length",
+                    theme::DIM,
+                )));
+            }
+            hint = "Enter write · Esc cancel · ^U clear";
+        }
+        PromptKind::Number {
+            input,
+            min,
+            max,
+            step,
+        } => {
+            let label = format!(
+                "number {}–{} (step {}): ",
+                format_number(*min),
+                format_number(*max),
+                format_number(*step)
+            );
+            cursor = Some((lines.len() as u16, label.chars().count() + input.cursor_chars()));
+            lines.push(Line::from(vec![
+                Span::styled(label, theme::LABEL),
+                Span::styled(sanitize(&input.text, 0).into_owned(), theme::VALUE),
+            ]));
+            hint = "Enter write · Esc cancel";
+        }
+        PromptKind::Toggle { on } => {
+            let (a, b) = if *on { ("◉", "○") } else { ("○", "◉") };
+            lines.push(Line::from(vec![
+                Span::styled(format!("{a} on "), if *on { theme::OK } else { theme::DIM }),
+                Span::raw("   "),
+                Span::styled(format!("{b} off"), if *on { theme::DIM } else { theme::OK }),
+            ]));
+            hint = "Space ←→ switch · Enter write · Esc cancel";
+        }
+        PromptKind::Options { options, selected } => {
+            lines.push(Line::from(Span::styled("options:", theme::LABEL)));
+            for (i, o) in options.iter().enumerate() {
+                let l = Line::from(format!(
+                    " {} {}",
+                    if i == *selected { "▶" } else { " " },
+                    sanitize(o, 60)
+                ));
+                lines.push(if i == *selected {
+                    pad(l, 60).style(theme::SELECTED)
+                } else {
+                    l
+                });
+            }
+            hint = "↑↓ choose · Enter write · Esc cancel";
+        }
+        PromptKind::Select => {
+            lines.push(Line::from("select this item (writes `true`)"));
+            hint = "Enter select · Esc cancel";
+        }
+    }
+    lines.push(Line::from(Span::styled(hint, theme::DIM)));
+    let title = Line::from(vec![
+        Span::styled(" Set value ", theme::NAME),
+        Span::styled(format!("{} ", sanitize(&p.title, 60)), theme::LABEL),
+    ]);
+    let w = 76.min(area.width);
+    let inner = boxed(frame, area, w, lines.len() as u16 + 2, title);
+    frame.render_widget(Paragraph::new(lines), inner);
+    if let Some((dy, dx)) = cursor {
+        let x = (inner.x as usize + dx).min((inner.x + inner.width).saturating_sub(1) as usize);
+        frame.set_cursor_position(Position::new(x as u16, inner.y + dy));
+    }
+}
+
+fn copy_menu(app: &App, frame: &mut Frame<'_>, area: Rect) {
+    let items = [
+        ("t", "token"),
+        ("g", "target"),
+        ("v", "value"),
+        ("j", "node JSON"),
+        ("s", "workflow step"),
+    ];
+    let mut lines = Vec::new();
+    for (key, what) in items {
+        let preview = match app.copy_text(what) {
+            Ok(t) => {
+                let one: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
+                Span::styled(sanitize(&one, 48).into_owned(), theme::VALUE)
+            }
+            Err(e) => Span::styled(format!("({})", sanitize(&e, 48)), theme::DIM),
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {key}  "), theme::MATCH),
+            Span::styled(format!("{what:<14}"), theme::LABEL),
+            preview,
+        ]));
+    }
+    lines.push(Line::from(Span::styled(
+        " any other key closes",
+        theme::DIM,
+    )));
+    let inner = boxed(
+        frame,
+        area,
+        76,
+        lines.len() as u16 + 2,
+        Line::from(Span::styled(" Copy ", theme::NAME)),
+    );
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn action_menu(app: &App, frame: &mut Frame<'_>, area: Rect) {
+    let Some(m) = &app.action_menu else {
+        return;
+    };
+    let mut lines = Vec::new();
+    for (i, a) in m.actions.iter().enumerate() {
+        let l = Line::from(format!(" {}", a));
+        lines.push(if i == m.selected {
+            pad(l, 40).style(theme::SELECTED)
+        } else {
+            l
+        });
+    }
+    lines.push(Line::from(Span::styled(
+        " ↑↓ choose · Enter invoke · Esc cancel",
+        theme::DIM,
+    )));
+    let inner = boxed(
+        frame,
+        area,
+        44,
+        lines.len() as u16 + 2,
+        Line::from(Span::styled(" Invoke action ", theme::NAME)),
+    );
+    frame.render_widget(Paragraph::new(lines), inner);
+}

@@ -1,0 +1,138 @@
+//! The tree pane: the window's folded (or raw) tree, virtualised — only the lines on screen
+//! are built — with the match marker, collapse state and the selection (or where a vanished
+//! selected element was).
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::{block, node_spans, pad, theme};
+use crate::model::sanitize;
+use crate::tui::app::{App, Pane};
+
+pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
+    if area.width < 3 || area.height < 3 {
+        return;
+    }
+    let mut title = vec![Span::styled(" Tree ", theme::LABEL)];
+    if let Some(s) = &app.shown {
+        title.push(Span::styled(
+            format!("{} ", sanitize(&s.title, 50)),
+            theme::NAME,
+        ));
+        if s.gone {
+            title.push(Span::styled(" window closed ", theme::GONE));
+        }
+    }
+    let mut b = block(app, Some(Pane::Tree), Line::from(title));
+    if let Some(t) = &app.tree {
+        let mut info = format!(
+            " {} · {} nodes · {} ",
+            t.snap.id,
+            t.snap.nodes.len(),
+            if t.raw { "raw" } else { "folded" }
+        );
+        if t.hiding() {
+            info.push_str("· hiding non-matching ");
+        }
+        let mut spans = vec![Span::styled(info, theme::DIM)];
+        if !t.snap.complete() {
+            spans.push(Span::styled(
+                format!(
+                    " incomplete: {} ",
+                    t.snap.truncated.map_or("unreadable nodes", |x| x.as_str())
+                ),
+                theme::WARN,
+            ));
+        }
+        b = b.title_top(Line::from(spans).right_aligned());
+    }
+    let inner = b.inner(area);
+    frame.render_widget(b, area);
+    let Some(tree) = &app.tree else {
+        let msg = if app.loading {
+            "reading the tree…"
+        } else {
+            "no window (choose one in the apps pane)"
+        };
+        frame.render_widget(Paragraph::new(Span::styled(msg, theme::DIM)), inner);
+        return;
+    };
+    let width = inner.width as usize;
+    let h = inner.height as usize;
+    let sel = app.selection.as_ref();
+    let gone_at = sel.filter(|s| s.gone.is_some()).map(|s| s.line);
+    let mut out: Vec<Line<'static>> = Vec::with_capacity(h);
+    let mut i = app.tree_offset;
+    while out.len() < h {
+        let (phantom, li) = match gone_at {
+            Some(g) if i == g => (true, g),
+            Some(g) if i > g => (false, i - 1),
+            _ => (false, i),
+        };
+        i += 1;
+        if phantom {
+            let Some(g) = sel.and_then(|s| s.gone.as_ref()) else {
+                continue;
+            };
+            let level = tree.lines.get(li).map_or(0, |l| l.level);
+            let mut spans = vec![Span::raw(format!("  {}", "  ".repeat(level)))];
+            spans.push(Span::raw("✗ GONE  "));
+            for s in node_spans(&g.node) {
+                spans.push(Span::raw(s.content.into_owned()));
+            }
+            out.push(pad(Line::from(spans).style(theme::GONE), width));
+            continue;
+        }
+        let Some(l) = tree.lines.get(li) else {
+            break;
+        };
+        let Some(n) = tree.node(l.row) else {
+            break;
+        };
+        let matched = app.filter.is_match(l.row);
+        let mut spans = Vec::with_capacity(10);
+        spans.push(if matched {
+            Span::styled("● ", theme::MATCH)
+        } else {
+            Span::raw("  ")
+        });
+        spans.push(Span::raw("  ".repeat(l.level)));
+        let twisty = if n.children.is_empty() {
+            "  "
+        } else if tree.is_collapsed(l.row) {
+            "▸ "
+        } else {
+            "▾ "
+        };
+        spans.push(Span::styled(twisty, theme::DIM));
+        spans.extend(node_spans(n));
+        if l.folded > 0 {
+            spans.push(Span::styled(format!("  ⟨{} folded⟩", l.folded), theme::DIM));
+        }
+        if tree.is_collapsed(l.row) {
+            spans.push(Span::styled(
+                format!("  … {} children", n.children.len()),
+                theme::DIM,
+            ));
+        }
+        if app.unconfirmed.contains(&n.id) {
+            spans.push(Span::styled("  ⚠ unconfirmed write", theme::BAD));
+        }
+        let selected = sel.is_some_and(|s| s.gone.is_none() && s.line == li);
+        let line = Line::from(spans);
+        out.push(if selected {
+            pad(line, width).style(theme::SELECTED)
+        } else {
+            line
+        });
+    }
+    if tree.lines.is_empty() {
+        out.push(Line::from(Span::styled(
+            "(nothing to show: every branch is hidden)",
+            theme::DIM,
+        )));
+    }
+    frame.render_widget(Paragraph::new(out), inner);
+}

@@ -1,0 +1,188 @@
+//! The read-back status pane: the history of writes (newest first) and the selected write's
+//! timeline — before, dispatched (method and the toolkit's answer), each read-back sample with
+//! its time, events seen, the verdict and one line of advice. Unconfirmed is shown as terminal.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::{block, pad, theme};
+use crate::model::sanitize;
+use crate::tui::app::{App, Pane, WriteEntry, WriteKind};
+use crate::write::{Outcome, WriteResult};
+
+fn outcome_style(o: Outcome) -> Style {
+    match o {
+        Outcome::Verified | Outcome::Already | Outcome::Secure => theme::OK,
+        Outcome::Mismatch => theme::WARN,
+        Outcome::Unconfirmed => theme::GONE,
+        Outcome::Refused => theme::BAD,
+    }
+}
+
+fn verdict(r: &WriteResult) -> String {
+    match r.mismatch {
+        Some(m) => format!("{} ({})", r.outcome.as_str(), m.as_str()),
+        None => r.outcome.as_str().to_string(),
+    }
+}
+
+fn what(w: &WriteEntry) -> String {
+    let node = if w.node.name.is_empty() {
+        w.node.role.to_string()
+    } else {
+        format!("{} {}", w.node.role, crate::tui::quoted(&w.node.name, 30))
+    };
+    match &w.kind {
+        WriteKind::Set => format!("{node} ← {}", w.requested),
+        WriteKind::Invoke { .. } => format!("{node} ▷ {}", sanitize(&w.requested, 30)),
+    }
+}
+
+fn field(label: &'static str, value: String, style: Style) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!("{label:<11}"), theme::LABEL),
+        Span::styled(value, style),
+    ])
+}
+
+fn timeline(w: &WriteEntry, out: &mut Vec<Line<'static>>) {
+    let verb = match &w.kind {
+        WriteKind::Set => "set",
+        WriteKind::Invoke { .. } => "invoke",
+    };
+    out.push(Line::from(vec![
+        Span::styled(format!("#{} {verb} ", w.id), theme::NAME),
+        Span::raw(what(w)),
+        Span::styled(
+            format!("   target {}", sanitize(&w.target, 80)),
+            theme::DIM,
+        ),
+    ]));
+    let Some(r) = &w.result else {
+        out.push(field("verdict", "… writing and reading back".into(), theme::DIM));
+        return;
+    };
+    let style = outcome_style(r.outcome);
+    out.push(Line::from(vec![
+        Span::styled(format!("{:<11}", "verdict"), theme::LABEL),
+        Span::styled(verdict(r).to_uppercase(), style),
+        Span::raw(format!(" — {}", sanitize(&r.reason, 200))),
+    ]));
+    if r.outcome == Outcome::Unconfirmed {
+        out.push(field(
+            "TERMINAL",
+            "observe before writing again: the write went out but nothing shows where it landed"
+                .into(),
+            theme::BAD,
+        ));
+    } else {
+        out.push(field("advice", r.advice.clone(), theme::DIM));
+    }
+    out.push(field(
+        "before",
+        r.before
+            .as_deref()
+            .map_or("—".into(), |b| sanitize(b, 100).into_owned()),
+        theme::VALUE,
+    ));
+    let dispatched = match &r.method {
+        Some(m) if r.dispatched => {
+            if r.acks.is_empty() {
+                m.clone()
+            } else {
+                // The toolkit's answers, which are recorded but never taken as evidence.
+                format!("{}  (answer, not evidence)", r.acks.join("; "))
+            }
+        }
+        Some(m) => format!("nothing was sent ({m} planned)"),
+        None => "nothing was sent".into(),
+    };
+    out.push(field("dispatched", dispatched, theme::LABEL));
+    for s in &r.samples {
+        out.push(Line::from(vec![
+            Span::styled(format!("{:<11}", "sample"), theme::LABEL),
+            Span::styled(format!("{:>9}  ", format!("+{:.1} ms", s.at_ms)), theme::DIM),
+            Span::styled(sanitize(&s.value, 100).into_owned(), theme::VALUE),
+        ]));
+    }
+    let events = if r.events.is_empty() {
+        "none".to_string()
+    } else {
+        r.events
+            .iter()
+            .map(|e| sanitize(e, 60).into_owned())
+            .collect::<Vec<_>>()
+            .join(" · ")
+    };
+    out.push(field("events", events, theme::DIM));
+    if let Some(obs) = &r.observed {
+        out.push(field("observed", sanitize(obs, 100).into_owned(), theme::VALUE));
+    }
+}
+
+pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
+    if area.width < 3 || area.height < 3 {
+        return;
+    }
+    let b = block(
+        app,
+        Some(Pane::Writes),
+        Line::from(Span::styled(
+            format!(" Writes ({}) ", app.writes.len()),
+            theme::LABEL,
+        )),
+    );
+    let inner = b.inner(area);
+    frame.render_widget(b, area);
+    if app.writes.is_empty() {
+        frame.render_widget(
+            Paragraph::new(Span::styled(
+                "no writes yet: e sets a value, i invokes an action; each write is read back",
+                theme::DIM,
+            )),
+            inner,
+        );
+        return;
+    }
+    let list_w = (inner.width / 3).clamp(20, 46);
+    let list = Rect {
+        width: list_w,
+        ..inner
+    };
+    let detail = Rect {
+        x: inner.x + list_w + 1,
+        width: inner.width.saturating_sub(list_w + 1),
+        ..inner
+    };
+    let h = inner.height as usize;
+    let n = app.writes.len();
+    // Newest first; keep the selected one on screen.
+    let sel_pos = n - 1 - app.writes_sel.min(n - 1);
+    let offset = sel_pos.saturating_sub(h.saturating_sub(1));
+    let mut lines = Vec::new();
+    for (pos, w) in app.writes.iter().rev().enumerate().skip(offset).take(h) {
+        let (mark, style) = match &w.result {
+            Some(r) => (verdict(r), outcome_style(r.outcome)),
+            None => ("…".to_string(), theme::DIM),
+        };
+        let line = Line::from(vec![
+            Span::styled(format!("#{} ", w.id), theme::DIM),
+            Span::styled(mark, style),
+            Span::raw(format!(" {}", what(w))),
+        ]);
+        lines.push(if pos == sel_pos {
+            pad(line, list_w as usize).style(theme::SELECTED)
+        } else {
+            line
+        });
+    }
+    frame.render_widget(Paragraph::new(lines), list);
+    let mut out = Vec::new();
+    if let Some(w) = app.writes.get(app.writes_sel) {
+        timeline(w, &mut out);
+    }
+    frame.render_widget(Paragraph::new(out), detail);
+}

@@ -1,0 +1,1421 @@
+//! Running a workflow: inputs checked before anything runs, preconditions, then each step with
+//! fresh resolution and the verified write engine, its `expect`, the budgets (steps, overall
+//! deadline, retries only after failures where nothing was sent), the terminal condition and the
+//! outputs — reported step by step with secrets masked.
+//!
+//! Decisions where the format is silent, for a desktop run:
+//! - `type` writes `text`, `clear` writes the empty text, `check`/`uncheck` write true/false,
+//!   `select` writes `value` (an option label) or, without one, selects the target itself;
+//!   `click` runs the element's default action; `wait` waits up to `timeoutMs` for the target
+//!   to resolve to one element (`condition: "gone"`: to resolve to none); `observe` reads the
+//!   window. Other actions are refused before the run starts.
+//! - A step's `timeoutMs` (default 10 s) bounds its resolution and then its `expect`, which is
+//!   polled until it holds; both are cut short by the overall `maxDurationMs` deadline.
+//! - Retries: only when nothing was dispatched (not found, ambiguous, incomplete tree, a
+//!   refused precondition, a backend error before sending), at most `maxRetries` per run and
+//!   the step's own `maxRetries`, and only while `beforeRetry` (if any) holds. Never after
+//!   `mismatch`, `unconfirmed` or any dispatched write.
+//! - `maxSteps` counts step executions (each repeat counts; retries do not).
+//! - `when` false skips the step (it passes). Sensitive input values are masked everywhere in
+//!   the report, including app text that happens to contain them.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::format::*;
+use super::schema::Issue;
+use super::validate::{self, WAIT_CONDITIONS, substitute};
+use crate::backend::{BackendError, Limits};
+use crate::model::{NodeId, Role, Snapshot, sanitize};
+use crate::session::Session;
+use crate::target::{Candidate, Resolution, Target, resolve};
+use crate::write::{MismatchKind, Outcome, Placement, WriteOptions, WriteResult};
+
+/// Secrets shorter than this are masked in reports only where they stand as whole words.
+pub const SHORT_SECRET_CHARS: usize = 4;
+
+/// `s` with every occurrence of `word` that is not part of a longer word replaced.
+fn mask_words(s: &str, word: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    let mut prev: Option<char> = None;
+    while let Some(i) = rest.find(word) {
+        let before = rest[..i]
+            .chars()
+            .next_back()
+            .or(if i == 0 { prev } else { None });
+        let after = rest[i + word.len()..].chars().next();
+        let inside = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+        out.push_str(&rest[..i]);
+        if inside(before) || inside(after) {
+            out.push_str(word);
+        } else {
+            out.push_str("(secret)");
+        }
+        prev = word.chars().next_back();
+        rest = &rest[i + word.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A step's timeout when it gives none.
+pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
+
+/// Knobs of a run that the file does not set.
+#[derive(Debug, Clone, Copy)]
+pub struct RunOptions {
+    pub write: WriteOptions,
+    pub limits: Limits,
+    /// Pause before a retry.
+    pub retry_pause: Duration,
+    /// How long the terminal condition is polled.
+    pub terminal_timeout: Duration,
+    /// Pause between polls of a predicate.
+    pub poll: Duration,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            write: WriteOptions::default(),
+            limits: Limits::default(),
+            retry_pause: Duration::from_millis(250),
+            terminal_timeout: Duration::from_secs(2),
+            poll: Duration::from_millis(100),
+        }
+    }
+}
+
+/// Why a run did not start. Nothing was executed.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum RunRefusal {
+    #[error("the workflow is invalid:\n{}", list(.0))]
+    Invalid(Vec<Issue>),
+    #[error("the workflow uses what a desktop run cannot do:\n{}", list(.0))]
+    Unsupported(Vec<Issue>),
+    #[error("missing required inputs: {} (give them with --input NAME=VALUE)", .0.join(", "))]
+    MissingInputs(Vec<String>),
+    #[error("bad inputs:\n{}", list(.0))]
+    BadInputs(Vec<Issue>),
+}
+
+impl RunRefusal {
+    /// The problems, located.
+    pub fn issues(&self) -> Vec<Issue> {
+        match self {
+            RunRefusal::Invalid(v) | RunRefusal::Unsupported(v) | RunRefusal::BadInputs(v) => {
+                v.clone()
+            }
+            RunRefusal::MissingInputs(names) => names
+                .iter()
+                .map(|n| {
+                    Issue::new(
+                        format!("/inputs/{}", validate::pointer_escape(n)),
+                        "input",
+                        "required input not given",
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
+fn list(v: &[Issue]) -> String {
+    v.iter()
+        .map(|i| format!("  {i}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// How one step execution ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepOutcome {
+    Verified,
+    Already,
+    Secure,
+    Mismatch,
+    Unconfirmed,
+    Refused,
+    NotFound,
+    Ambiguous,
+    Incomplete,
+    /// The step's effect was verified but its `expect` did not hold.
+    ExpectFailed,
+    /// A `wait` whose condition did not come true in time.
+    Timeout,
+    /// `when` was false.
+    Skipped,
+    /// `maxSteps` or `maxDurationMs` was spent before the step could run.
+    BudgetExhausted,
+    /// The backend failed (bus error) before anything was sent.
+    Error,
+}
+
+impl StepOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepOutcome::Verified => "verified",
+            StepOutcome::Already => "already",
+            StepOutcome::Secure => "secure",
+            StepOutcome::Mismatch => "mismatch",
+            StepOutcome::Unconfirmed => "unconfirmed",
+            StepOutcome::Refused => "refused",
+            StepOutcome::NotFound => "not_found",
+            StepOutcome::Ambiguous => "ambiguous",
+            StepOutcome::Incomplete => "incomplete",
+            StepOutcome::ExpectFailed => "expect_failed",
+            StepOutcome::Timeout => "timeout",
+            StepOutcome::Skipped => "skipped",
+            StepOutcome::BudgetExhausted => "budget_exhausted",
+            StepOutcome::Error => "error",
+        }
+    }
+
+    /// Whether the run goes on after this outcome.
+    pub fn passed(self) -> bool {
+        matches!(
+            self,
+            StepOutcome::Verified
+                | StepOutcome::Already
+                | StepOutcome::Secure
+                | StepOutcome::Skipped
+        )
+    }
+
+    fn of(o: Outcome) -> StepOutcome {
+        match o {
+            Outcome::Verified => StepOutcome::Verified,
+            Outcome::Already => StepOutcome::Already,
+            Outcome::Secure => StepOutcome::Secure,
+            Outcome::Mismatch => StepOutcome::Mismatch,
+            Outcome::Unconfirmed => StepOutcome::Unconfirmed,
+            Outcome::Refused => StepOutcome::Refused,
+        }
+    }
+}
+
+/// A predicate's value in one evaluation.
+#[derive(Debug, Clone, Serialize)]
+pub struct PredicateResult {
+    /// The predicate, readable (`visible check-box "Subscribe" [checked]`).
+    pub predicate: String,
+    pub holds: bool,
+    /// Why, in a few words.
+    pub detail: String,
+    /// The predicate key a desktop run cannot evaluate (the predicate then fails).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unsupported: Option<&'static str>,
+}
+
+/// What a failed resolution found.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResolutionInfo {
+    pub outcome: &'static str,
+    pub count: usize,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<Candidate>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub near_misses: Vec<Candidate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// Timings of one step execution, in milliseconds.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct StepTimings {
+    pub resolve_ms: f64,
+    pub action_ms: f64,
+    pub expect_ms: f64,
+    pub total_ms: f64,
+}
+
+/// The report of one step execution.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepReport {
+    /// The step's index in the file.
+    pub index: usize,
+    pub id: String,
+    pub action: Action,
+    /// 1-based repetition, when the step repeats.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    pub outcome: StepOutcome,
+    pub passed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mismatch: Option<MismatchKind>,
+    pub reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requested: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observed: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    pub dispatched: bool,
+    /// The element, as a token of the run's session.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<ResolutionInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expect: Option<PredicateResult>,
+    pub attempts: u32,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<String>,
+    pub timings: StepTimings,
+}
+
+impl StepReport {
+    fn new(index: usize, step: &Step) -> StepReport {
+        StepReport {
+            index,
+            id: step.id.clone(),
+            action: step.action,
+            repeat: None,
+            target: None,
+            outcome: StepOutcome::Refused,
+            passed: false,
+            mismatch: None,
+            reason: String::new(),
+            requested: None,
+            before: None,
+            observed: None,
+            method: None,
+            dispatched: false,
+            token: None,
+            resolution: None,
+            expect: None,
+            attempts: 0,
+            events: Vec::new(),
+            timings: StepTimings::default(),
+        }
+    }
+
+    fn finish(&mut self, outcome: StepOutcome, reason: impl Into<String>) {
+        self.outcome = outcome;
+        self.passed = outcome.passed();
+        self.reason = reason.into();
+    }
+}
+
+/// What the run used of its budgets.
+#[derive(Debug, Clone, Serialize)]
+pub struct BudgetUse {
+    pub steps: u32,
+    pub max_steps: u32,
+    pub retries: u32,
+    pub max_retries: u32,
+    pub elapsed_ms: u64,
+    pub max_duration_ms: u64,
+    pub extracted_bytes: u64,
+    pub max_extracted_bytes: u64,
+}
+
+/// The whole run's report.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub workflow: String,
+    pub workflow_version: String,
+    /// Every step passed and the terminal condition holds.
+    pub passed: bool,
+    pub preconditions: Vec<PredicateResult>,
+    pub steps: Vec<StepReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terminal: Option<PredicateResult>,
+    pub outputs: BTreeMap<String, serde_json::Value>,
+    /// Why the run stopped early.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+    pub budget: BudgetUse,
+}
+
+/// Where a run happens: the window (or app) it reads, and its app for dialog checks.
+#[derive(Debug, Clone)]
+pub struct Place {
+    pub root: NodeId,
+    /// The app node, when known (`dialogOpen` also looks at the app's other windows).
+    pub app: Option<NodeId>,
+}
+
+/// What predicates are evaluated against: one fresh read.
+struct World {
+    snap: Arc<Snapshot>,
+    titles: Vec<String>,
+    dialog: bool,
+}
+
+fn ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 100_000.0).round() / 100.0
+}
+
+/// The checks made before a run starts (nothing runs when one fails): semantic validity,
+/// actions a desktop run can do, required inputs given, inputs declared and well-typed.
+pub fn preflight(wf: &Workflow, given: &BTreeMap<String, String>) -> Result<(), RunRefusal> {
+    let (errors, _) = validate::semantic(wf);
+    if !errors.is_empty() {
+        return Err(RunRefusal::Invalid(errors));
+    }
+    let mut unsupported = Vec::new();
+    for (i, s) in wf.steps.iter().enumerate() {
+        if !s.action.desktop_supported() {
+            unsupported.push(Issue::new(
+                format!("/steps/{i}/action"),
+                "unsupported",
+                format!("`{}` is unsupported on desktop", s.action.as_str()),
+            ));
+        }
+        if let (Action::Wait, Some(c)) = (s.action, &s.condition) {
+            if !WAIT_CONDITIONS.contains(&c.as_str()) {
+                unsupported.push(Issue::new(
+                    format!("/steps/{i}/condition"),
+                    "unsupported",
+                    format!(
+                        "wait condition {:?} is unsupported on desktop (use {})",
+                        sanitize(c, 60),
+                        WAIT_CONDITIONS.join(" or ")
+                    ),
+                ));
+            }
+        }
+    }
+    if !unsupported.is_empty() {
+        return Err(RunRefusal::Unsupported(unsupported));
+    }
+    let missing: Vec<String> = wf
+        .inputs
+        .iter()
+        .filter(|(k, i)| i.is_required() && !given.contains_key(*k))
+        .map(|(k, _)| k.clone())
+        .collect();
+    if !missing.is_empty() {
+        return Err(RunRefusal::MissingInputs(missing));
+    }
+    let mut bad = Vec::new();
+    for (k, v) in given {
+        let at = format!("/inputs/{}", validate::pointer_escape(k));
+        match wf.inputs.get(k) {
+            None => bad.push(Issue::new(
+                at,
+                "input",
+                format!(
+                    "the workflow declares no input {:?} (declared: {})",
+                    sanitize(k, 60),
+                    if wf.inputs.is_empty() {
+                        "none".to_string()
+                    } else {
+                        wf.inputs.keys().cloned().collect::<Vec<_>>().join(", ")
+                    }
+                ),
+            )),
+            Some(decl) => {
+                if !decl.kind().accepts(v) {
+                    bad.push(Issue::new(
+                        at.clone(),
+                        "input",
+                        format!("the value is not a {}", decl.kind().as_str()),
+                    ));
+                }
+                if let Some(max) = decl.max_length {
+                    if v.chars().count() > max as usize {
+                        bad.push(Issue::new(
+                            at,
+                            "input",
+                            format!("the value is longer than maxLength {max}"),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    if !bad.is_empty() {
+        return Err(RunRefusal::BadInputs(bad));
+    }
+    Ok(())
+}
+
+/// Runs one workflow, step by step. The TUI can call [`Runner::next_step`] to step through;
+/// [`Runner::run`] does it all.
+pub struct Runner {
+    session: Arc<Session>,
+    place: Place,
+    wf: Workflow,
+    inputs: BTreeMap<String, String>,
+    /// Values of sensitive inputs, longest first, masked in every report string.
+    secrets: Vec<String>,
+    opts: RunOptions,
+    started: Option<Instant>,
+    next: usize,
+    steps_run: u32,
+    retries: u32,
+    reports: Vec<StepReport>,
+    preconditions: Vec<PredicateResult>,
+    stopped: Option<String>,
+}
+
+impl Runner {
+    /// Prepares a run; refuses (running nothing) when the workflow has semantic errors, uses
+    /// actions a desktop run cannot do, or inputs are missing or malformed.
+    pub fn new(
+        session: Arc<Session>,
+        place: Place,
+        wf: Workflow,
+        given: BTreeMap<String, String>,
+        opts: RunOptions,
+    ) -> Result<Runner, RunRefusal> {
+        preflight(&wf, &given)?;
+        let mut secrets: Vec<String> = given
+            .iter()
+            .filter(|(k, v)| !v.is_empty() && wf.inputs.get(*k).is_some_and(Input::is_sensitive))
+            .map(|(_, v)| v.clone())
+            .collect();
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        Ok(Runner {
+            session,
+            place,
+            wf,
+            inputs: given,
+            secrets,
+            opts,
+            started: None,
+            next: 0,
+            steps_run: 0,
+            retries: 0,
+            reports: Vec::new(),
+            preconditions: Vec::new(),
+            stopped: None,
+        })
+    }
+
+    pub fn workflow(&self) -> &Workflow {
+        &self.wf
+    }
+
+    /// Reports of the steps run so far.
+    pub fn reports(&self) -> &[StepReport] {
+        &self.reports
+    }
+
+    /// Whether no step is left to run (all ran, or the run stopped).
+    pub fn is_done(&self) -> bool {
+        self.stopped.is_some() || self.next >= self.wf.steps.len()
+    }
+
+    /// Masks sensitive input values in report text. Secrets of fewer than
+    /// [`SHORT_SECRET_CHARS`] characters are masked only as whole words, so a one-letter
+    /// value does not garble every word holding that letter.
+    fn mask(&self, s: &str) -> String {
+        let mut out = s.to_string();
+        for secret in &self.secrets {
+            if !out.contains(secret.as_str()) {
+                continue;
+            }
+            if secret.chars().count() >= SHORT_SECRET_CHARS {
+                out = out.replace(secret.as_str(), "(secret)");
+            } else {
+                out = mask_words(&out, secret);
+            }
+        }
+        out
+    }
+
+    fn sub(&self, s: &str) -> String {
+        substitute(s, &|n| self.inputs.get(n).cloned())
+    }
+
+    fn uses_secret(&self, s: &str) -> bool {
+        validate::input_refs(s).is_ok_and(|names| {
+            names
+                .iter()
+                .any(|n| self.wf.inputs.get(*n).is_some_and(Input::is_sensitive))
+        })
+    }
+
+    fn started(&mut self) -> Instant {
+        *self.started.get_or_insert_with(Instant::now)
+    }
+
+    fn deadline(&mut self) -> Instant {
+        self.started() + Duration::from_millis(self.wf.budgets.max_duration_ms)
+    }
+
+    fn remaining(&mut self) -> Duration {
+        self.deadline().saturating_duration_since(Instant::now())
+    }
+
+    async fn world(&self, p: &Predicate) -> Result<World, BackendError> {
+        let snap = self
+            .session
+            .snapshot(&self.place.root, &self.opts.limits)
+            .await?;
+        let mut titles = Vec::new();
+        if !snap.window.is_empty() {
+            titles.push(snap.window.clone());
+        } else {
+            titles.extend(
+                snap.nodes
+                    .iter()
+                    .filter(|n| n.depth <= 1)
+                    .filter(|n| {
+                        matches!(
+                            n.role,
+                            Role::Frame | Role::Window | Role::Dialog | Role::Alert
+                        )
+                    })
+                    .map(|n| n.name.clone()),
+            );
+        }
+        let mut dialog = snap
+            .nodes
+            .iter()
+            .any(|n| matches!(n.role, Role::Dialog | Role::Alert));
+        let mut needs_apps = false;
+        p.walk("", &mut |q, _| {
+            needs_apps |= matches!(q, Predicate::DialogOpen(_));
+        });
+        if needs_apps && !dialog {
+            if let Some(app) = &self.place.app {
+                let apps = self.session.backend.apps().await?;
+                dialog = apps.iter().filter(|a| &a.id == app).any(|a| {
+                    a.windows
+                        .iter()
+                        .any(|w| matches!(w.role, Role::Dialog | Role::Alert))
+                });
+            }
+        }
+        Ok(World {
+            snap,
+            titles,
+            dialog,
+        })
+    }
+
+    fn eval(&self, p: &Predicate, w: &World) -> PredicateResult {
+        let (holds, detail, unsupported) = self.eval_inner(p, w);
+        PredicateResult {
+            predicate: self.mask(&p.describe()),
+            holds: holds && unsupported.is_none(),
+            detail: self.mask(&detail),
+            unsupported,
+        }
+    }
+
+    fn eval_inner(&self, p: &Predicate, w: &World) -> (bool, String, Option<&'static str>) {
+        match p {
+            Predicate::Visible(t) => {
+                let t = self.sub(t);
+                match Target::parse(&t) {
+                    Err(e) => (false, format!("bad target: {e}"), None),
+                    Ok(target) => match resolve(&w.snap, &target) {
+                        Resolution::Unique { row, .. } => {
+                            (true, format!("resolves to {}", w.snap.token(row)), None)
+                        }
+                        Resolution::Ambiguous { count, .. } => {
+                            (false, format!("ambiguous: {count} elements match"), None)
+                        }
+                        Resolution::NotFound { .. } => (false, "no element matches".into(), None),
+                        Resolution::Incomplete { reason, .. } => {
+                            (false, format!("incomplete tree: {reason}"), None)
+                        }
+                    },
+                }
+            }
+            Predicate::TitleContains(s) => {
+                let s = self.sub(s);
+                let hit = w.titles.iter().any(|t| t.contains(s.as_str()));
+                let shown = w
+                    .titles
+                    .iter()
+                    .map(|t| format!("{:?}", sanitize(t, 80)))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                (
+                    hit,
+                    format!(
+                        "window title{} {}",
+                        if w.titles.len() == 1 { "" } else { "s" },
+                        if shown.is_empty() {
+                            "(none)".into()
+                        } else {
+                            shown
+                        }
+                    ),
+                    None,
+                )
+            }
+            Predicate::TextContains(s) => {
+                let s = self.sub(s);
+                let hit = w.snap.nodes.iter().position(|n| {
+                    n.name.contains(s.as_str())
+                        || (!n.is_secret()
+                            && n.value
+                                .as_ref()
+                                .and_then(|v| v.as_text())
+                                .is_some_and(|v| v.contains(s.as_str())))
+                });
+                match hit {
+                    Some(row) => (true, format!("found in {}", w.snap.path_string(row)), None),
+                    None => (
+                        false,
+                        "no name or value in the window contains it".into(),
+                        None,
+                    ),
+                }
+            }
+            Predicate::DialogOpen(want) => (
+                w.dialog == *want,
+                if w.dialog {
+                    "a dialog is open".into()
+                } else {
+                    "no dialog is open".into()
+                },
+                None,
+            ),
+            Predicate::UrlEquals(_)
+            | Predicate::PopupOpened(_)
+            | Predicate::DownloadStarted(_)
+            | Predicate::RevisionEquals(_) => (
+                false,
+                format!("`{}` is unsupported on desktop", p.key()),
+                Some(p.key()),
+            ),
+            Predicate::All(ps) | Predicate::Any(ps) => {
+                let all = matches!(p, Predicate::All(_));
+                let mut details = Vec::new();
+                let mut result = all;
+                for q in ps {
+                    let (h, d, u) = self.eval_inner(q, w);
+                    if u.is_some() {
+                        return (false, d, u);
+                    }
+                    details.push(format!("{}: {}", if h { "holds" } else { "fails" }, d));
+                    if all {
+                        result &= h;
+                    } else {
+                        result |= h;
+                    }
+                }
+                (result, details.join("; "), None)
+            }
+            Predicate::Not(q) => {
+                let (h, d, u) = self.eval_inner(q, w);
+                (!h, format!("not ({d})"), u)
+            }
+        }
+    }
+
+    /// Evaluates `p` once against a fresh read.
+    pub async fn evaluate(&self, p: &Predicate) -> PredicateResult {
+        match self.world(p).await {
+            Ok(w) => self.eval(p, &w),
+            Err(e) => PredicateResult {
+                predicate: self.mask(&p.describe()),
+                holds: false,
+                detail: format!("could not read the window: {e}"),
+                unsupported: None,
+            },
+        }
+    }
+
+    /// Polls `p` until it holds or `within` passes (at least one evaluation).
+    async fn poll(&self, p: &Predicate, within: Duration) -> PredicateResult {
+        let until = Instant::now() + within;
+        loop {
+            let r = self.evaluate(p).await;
+            if r.holds || r.unsupported.is_some() || Instant::now() >= until {
+                return r;
+            }
+            tokio::time::sleep(
+                self.opts
+                    .poll
+                    .min(until.saturating_duration_since(Instant::now())),
+            )
+            .await;
+        }
+    }
+
+    /// Evaluates the preconditions (once each); `false` stops the run before any step.
+    pub async fn check_preconditions(&mut self) -> bool {
+        self.started();
+        if !self.preconditions.is_empty() {
+            return self.preconditions.iter().all(|p| p.holds);
+        }
+        let pre = self.wf.preconditions.clone().unwrap_or_default();
+        for p in &pre {
+            let r = self.evaluate(p).await;
+            self.preconditions.push(r);
+        }
+        let ok = self.preconditions.iter().all(|p| p.holds);
+        if !ok {
+            self.stopped = Some("a precondition does not hold; no step was run".into());
+        }
+        ok
+    }
+
+    /// Runs the next step (every repetition of it) and returns its reports; `None` when the
+    /// run is done. Stops the run at the first execution that does not pass.
+    pub async fn next_step(&mut self) -> Option<Vec<StepReport>> {
+        if self.preconditions.is_empty() && self.wf.preconditions.is_some() {
+            self.check_preconditions().await;
+        }
+        self.started();
+        if self.is_done() {
+            return None;
+        }
+        let index = self.next;
+        self.next += 1;
+        let step = self.wf.steps[index].clone();
+        let mut out = Vec::new();
+        if let Some(when) = &step.when {
+            let r = self.evaluate(when).await;
+            if !r.holds {
+                let mut rep = StepReport::new(index, &step);
+                rep.finish(
+                    StepOutcome::Skipped,
+                    format!("`when` does not hold: {}", r.detail),
+                );
+                self.reports.push(rep.clone());
+                return Some(vec![rep]);
+            }
+        }
+        let repeats = step.repeats();
+        for k in 1..=repeats {
+            let mut rep = self.execute(index, &step).await;
+            if repeats > 1 {
+                rep.repeat = Some(k);
+            }
+            let passed = rep.passed;
+            self.reports.push(rep.clone());
+            out.push(rep);
+            if !passed {
+                if self.stopped.is_none() {
+                    self.stopped = Some(format!(
+                        "step {} ({}) did not pass",
+                        index + 1,
+                        sanitize(&step.id, 60)
+                    ));
+                }
+                break;
+            }
+        }
+        Some(out)
+    }
+
+    /// One execution of a step: budget checks, attempts with retries, then `expect`.
+    async fn execute(&mut self, index: usize, step: &Step) -> StepReport {
+        let started = Instant::now();
+        let mut rep = StepReport::new(index, step);
+        if self.steps_run >= self.wf.budgets.max_steps {
+            rep.finish(
+                StepOutcome::BudgetExhausted,
+                format!("budgets.maxSteps ({}) is spent", self.wf.budgets.max_steps),
+            );
+            self.stopped = Some(rep.reason.clone());
+            return rep;
+        }
+        self.steps_run += 1;
+        let step_retries = step.max_retries.unwrap_or(self.wf.budgets.max_retries);
+        let mut used_here = 0u32;
+        loop {
+            if self.remaining().is_zero() {
+                rep.finish(
+                    StepOutcome::BudgetExhausted,
+                    format!(
+                        "budgets.maxDurationMs ({} ms) is spent",
+                        self.wf.budgets.max_duration_ms
+                    ),
+                );
+                self.stopped = Some(rep.reason.clone());
+                break;
+            }
+            rep.attempts += 1;
+            let retryable = self.attempt(step, &mut rep).await;
+            if rep.passed || !retryable {
+                break;
+            }
+            if self.retries >= self.wf.budgets.max_retries || used_here >= step_retries {
+                if rep.attempts > 1 || self.wf.budgets.max_retries > 0 {
+                    rep.reason = format!(
+                        "{} (after {} attempts; retry budget spent)",
+                        rep.reason, rep.attempts
+                    );
+                }
+                break;
+            }
+            if let Some(br) = &step.before_retry {
+                let r = self.evaluate(br).await;
+                if !r.holds {
+                    rep.reason = format!(
+                        "{} (not retried: beforeRetry fails: {})",
+                        rep.reason, r.detail
+                    );
+                    break;
+                }
+            }
+            self.retries += 1;
+            used_here += 1;
+            tokio::time::sleep(self.opts.retry_pause.min(self.remaining())).await;
+        }
+        if rep.passed {
+            if let Some(expect) = &step.expect {
+                let t = Instant::now();
+                let within = Duration::from_millis(step.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS))
+                    .min(self.remaining());
+                let r = self.poll(expect, within).await;
+                rep.timings.expect_ms = ms(t.elapsed());
+                if !r.holds {
+                    let why = match r.unsupported {
+                        Some(k) => format!("`{k}` is unsupported on desktop"),
+                        None => format!("expect {} does not hold: {}", r.predicate, r.detail),
+                    };
+                    rep.expect = Some(r);
+                    rep.finish(StepOutcome::ExpectFailed, why);
+                } else {
+                    rep.expect = Some(r);
+                }
+            }
+        }
+        rep.timings.total_ms = ms(started.elapsed());
+        rep.reason = self.mask(&rep.reason);
+        rep
+    }
+
+    /// One attempt; returns whether a failure may be retried (nothing was dispatched).
+    async fn attempt(&mut self, step: &Step, rep: &mut StepReport) -> bool {
+        let timeout = Duration::from_millis(step.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS))
+            .min(self.remaining());
+        if step.action == Action::Observe {
+            let t = Instant::now();
+            let r = self
+                .session
+                .snapshot(&self.place.root, &self.opts.limits)
+                .await;
+            rep.timings.action_ms = ms(t.elapsed());
+            return match r {
+                Ok(snap) => {
+                    rep.observed = Some(format!(
+                        "{} nodes{}",
+                        snap.nodes.len(),
+                        if snap.complete() { "" } else { " (incomplete)" }
+                    ));
+                    rep.finish(StepOutcome::Verified, "the window was read");
+                    false
+                }
+                Err(e) => {
+                    rep.finish(
+                        StepOutcome::Error,
+                        format!("could not read the window: {e}"),
+                    );
+                    true
+                }
+            };
+        }
+        let Some(raw_target) = &step.target else {
+            rep.finish(StepOutcome::Refused, "the step has no target");
+            return false;
+        };
+        let target_text = self.sub(raw_target);
+        rep.target = Some(self.mask(&target_text));
+        let target = match Target::parse(&target_text) {
+            Ok(t) => t,
+            Err(e) => {
+                rep.finish(StepOutcome::Refused, format!("bad target: {e}"));
+                return false;
+            }
+        };
+        if step.action == Action::Wait && step.condition.as_deref() == Some("gone") {
+            return self.wait_gone(&target, timeout, rep).await;
+        }
+        let t = Instant::now();
+        let fresh = self
+            .session
+            .resolve_fresh(&self.place.root, &target, timeout, &self.opts.limits)
+            .await;
+        rep.timings.resolve_ms += ms(t.elapsed());
+        let fresh = match fresh {
+            Ok(f) => f,
+            Err(e) => {
+                rep.finish(
+                    StepOutcome::Error,
+                    format!("could not read the window: {e}"),
+                );
+                return true;
+            }
+        };
+        let row = match &fresh.resolution {
+            Resolution::Unique { row, .. } => *row,
+            other => {
+                let (outcome, info) = resolution_failure(other);
+                let reason = match other {
+                    Resolution::NotFound { .. } => format!(
+                        "no element matches the target (waited {} ms)",
+                        fresh.waited.as_millis()
+                    ),
+                    Resolution::Ambiguous { count, .. } => {
+                        format!("{count} elements match the target; a step needs exactly one")
+                    }
+                    Resolution::Incomplete { reason, .. } => {
+                        format!(
+                            "the tree was read incompletely ({reason}); uniqueness cannot be claimed"
+                        )
+                    }
+                    Resolution::Unique { .. } => String::new(),
+                };
+                rep.resolution = Some(self.mask_info(info));
+                rep.finish(outcome, reason);
+                return true;
+            }
+        };
+        rep.resolution = None;
+        let snap = fresh.snapshot;
+        let node = &snap.nodes[row];
+        rep.token = Some(snap.token(row).to_string());
+        if step.action == Action::Wait {
+            rep.observed = Some(crate::model::display::node_line(node));
+            rep.finish(StepOutcome::Verified, "the target resolves to one element");
+            return false;
+        }
+        let secret_input = [&step.text, &step.value]
+            .into_iter()
+            .flatten()
+            .any(|s| self.uses_secret(s));
+        let place = Placement {
+            parent: node.parent.map(|p| snap.nodes[p].id.clone()),
+            secret: node.is_secret() || secret_input,
+        };
+        let t = Instant::now();
+        let result: WriteResult = match step.action {
+            Action::Click => {
+                crate::write::invoke(
+                    self.session.backend.as_ref(),
+                    &node.id,
+                    None,
+                    &self.opts.write,
+                )
+                .await
+            }
+            action => {
+                let raw = match action {
+                    Action::Type => self.sub(step.text.as_deref().unwrap_or("")),
+                    Action::Clear => String::new(),
+                    Action::Check => "true".into(),
+                    Action::Uncheck => "false".into(),
+                    _ => step
+                        .value
+                        .as_deref()
+                        .map(|v| self.sub(v))
+                        .unwrap_or_else(|| "true".into()),
+                };
+                crate::write::set_value(
+                    self.session.backend.as_ref(),
+                    &node.id,
+                    &place,
+                    &raw,
+                    &self.opts.write,
+                )
+                .await
+            }
+        };
+        rep.timings.action_ms = ms(t.elapsed());
+        rep.requested = Some(self.mask(&result.requested));
+        rep.before = result.before.as_ref().map(|s| self.mask(s));
+        rep.observed = result.observed.as_ref().map(|s| self.mask(s));
+        rep.method = result.method.clone();
+        rep.dispatched = result.dispatched;
+        rep.mismatch = result.mismatch;
+        rep.events = result
+            .events
+            .iter()
+            .take(20)
+            .map(|e| self.mask(e))
+            .collect();
+        rep.finish(StepOutcome::of(result.outcome), self.mask(&result.reason));
+        // Nothing was sent: safe to try again (e.g. the element becomes enabled).
+        !result.dispatched && result.outcome == Outcome::Refused
+    }
+
+    fn mask_info(&self, mut info: ResolutionInfo) -> ResolutionInfo {
+        for c in info
+            .candidates
+            .iter_mut()
+            .chain(info.near_misses.iter_mut())
+        {
+            c.name = self.mask(&c.name);
+            c.path = self.mask(&c.path);
+            c.why = self.mask(&c.why);
+        }
+        info
+    }
+
+    async fn wait_gone(
+        &mut self,
+        target: &Target,
+        timeout: Duration,
+        rep: &mut StepReport,
+    ) -> bool {
+        let t = Instant::now();
+        let until = t + timeout;
+        loop {
+            match self
+                .session
+                .snapshot(&self.place.root, &self.opts.limits)
+                .await
+            {
+                Ok(snap) => {
+                    if let Resolution::NotFound { .. } = resolve(&snap, target) {
+                        rep.timings.resolve_ms = ms(t.elapsed());
+                        rep.finish(StepOutcome::Verified, "the target is gone");
+                        return false;
+                    }
+                }
+                Err(BackendError::Vanished(_)) => {
+                    rep.timings.resolve_ms = ms(t.elapsed());
+                    rep.finish(StepOutcome::Verified, "the window is gone");
+                    return false;
+                }
+                Err(e) => {
+                    rep.finish(
+                        StepOutcome::Error,
+                        format!("could not read the window: {e}"),
+                    );
+                    return true;
+                }
+            }
+            if Instant::now() >= until {
+                rep.timings.resolve_ms = ms(t.elapsed());
+                rep.finish(
+                    StepOutcome::Timeout,
+                    format!("the target still resolves after {} ms", timeout.as_millis()),
+                );
+                return false;
+            }
+            tokio::time::sleep(self.opts.poll).await;
+        }
+    }
+
+    /// Runs the remaining steps, then evaluates the terminal condition and extracts outputs.
+    pub async fn run(mut self) -> RunReport {
+        self.check_preconditions().await;
+        while self.next_step().await.is_some() {}
+        self.finish().await
+    }
+
+    /// Ends the run: the terminal condition (only when every step passed) and the outputs.
+    pub async fn finish(mut self) -> RunReport {
+        let all_steps = self.stopped.is_none()
+            && self.next >= self.wf.steps.len()
+            && self.reports.iter().all(|r| r.passed);
+        let mut terminal = None;
+        if all_steps {
+            let within = self.opts.terminal_timeout;
+            terminal = Some(self.poll(&self.wf.terminal_condition.clone(), within).await);
+        }
+        let (outputs, extracted, output_problem) = self.outputs().await;
+        let terminal_ok = terminal.as_ref().is_some_and(|t| t.holds);
+        let mut stopped = self.stopped.clone();
+        if all_steps && !terminal_ok {
+            stopped = Some("the terminal condition does not hold".into());
+        }
+        if let (None, Some(p)) = (&stopped, &output_problem) {
+            stopped = Some(p.clone());
+        }
+        let elapsed = self.started().elapsed();
+        RunReport {
+            workflow: self.wf.name.clone(),
+            workflow_version: self.wf.workflow_version.clone(),
+            passed: all_steps && terminal_ok && output_problem.is_none(),
+            preconditions: self.preconditions.clone(),
+            steps: self.reports.clone(),
+            terminal,
+            outputs,
+            stopped,
+            budget: BudgetUse {
+                steps: self.steps_run,
+                max_steps: self.wf.budgets.max_steps,
+                retries: self.retries,
+                max_retries: self.wf.budgets.max_retries,
+                elapsed_ms: elapsed.as_millis() as u64,
+                max_duration_ms: self.wf.budgets.max_duration_ms,
+                extracted_bytes: extracted,
+                max_extracted_bytes: self.wf.budgets.max_extracted_bytes,
+            },
+        }
+    }
+
+    /// Extracts the outputs within `maxExtractedBytes`; sensitive ones are reported masked.
+    async fn outputs(&self) -> (BTreeMap<String, serde_json::Value>, u64, Option<String>) {
+        let mut out = BTreeMap::new();
+        let mut problem = None;
+        if self.wf.outputs.is_empty() {
+            return (out, 0, None);
+        }
+        let snap = self
+            .session
+            .snapshot(&self.place.root, &self.opts.limits)
+            .await
+            .ok();
+        let mut budget = self.wf.budgets.max_extracted_bytes;
+        let mut used = 0u64;
+        for (name, o) in &self.wf.outputs {
+            let text: Option<String> = match (o.source, &snap) {
+                (OutputSource::PageUrl, _) => None,
+                (_, None) => None,
+                (OutputSource::PageTitle, Some(s)) => Some(if s.window.is_empty() {
+                    s.nodes.first().map(|n| n.name.clone()).unwrap_or_default()
+                } else {
+                    s.window.clone()
+                }),
+                (OutputSource::VisibleText, Some(s)) => Some(
+                    s.nodes
+                        .iter()
+                        .flat_map(|n| {
+                            let value = if n.is_secret() {
+                                None
+                            } else {
+                                n.value.as_ref().and_then(|v| v.as_text())
+                            };
+                            [(!n.name.is_empty()).then(|| n.name.clone()), value]
+                        })
+                        .flatten()
+                        .filter(|t| !t.trim().is_empty())
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                ),
+            };
+            let Some(mut text) = text else {
+                if o.required.unwrap_or(false) {
+                    problem = Some(format!(
+                        "required output {name:?} could not be extracted{}",
+                        if o.source == OutputSource::PageUrl {
+                            " (page_url is unsupported on desktop)"
+                        } else {
+                            ""
+                        }
+                    ));
+                }
+                out.insert(name.clone(), serde_json::Value::Null);
+                continue;
+            };
+            if text.len() as u64 > budget {
+                let mut cut = budget as usize;
+                while cut > 0 && !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                text.truncate(cut);
+                if problem.is_none() && o.required.unwrap_or(false) {
+                    problem = Some(format!(
+                        "output {name:?} was cut to fit budgets.maxExtractedBytes"
+                    ));
+                }
+            }
+            budget -= text.len() as u64;
+            used += text.len() as u64;
+            let kind = o.type_.or(o.value_type).unwrap_or(ValueType::String);
+            let value = match kind {
+                ValueType::Integer => text
+                    .trim()
+                    .parse::<i64>()
+                    .map(serde_json::Value::from)
+                    .unwrap_or(serde_json::Value::String(text.clone())),
+                ValueType::Number => text
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .and_then(serde_json::Number::from_f64)
+                    .map(serde_json::Value::Number)
+                    .unwrap_or(serde_json::Value::String(text.clone())),
+                ValueType::Boolean => crate::write::rules::parse_bool(&text)
+                    .map(serde_json::Value::Bool)
+                    .unwrap_or(serde_json::Value::String(text.clone())),
+                _ => serde_json::Value::String(self.mask(&text)),
+            };
+            let value = if o.sensitive.unwrap_or(false) {
+                serde_json::Value::String(format!("(sensitive, {} bytes)", text.len()))
+            } else {
+                value
+            };
+            out.insert(name.clone(), value);
+        }
+        (out, used, problem)
+    }
+}
+
+fn resolution_failure(r: &Resolution) -> (StepOutcome, ResolutionInfo) {
+    match r {
+        Resolution::Ambiguous { count, candidates } => (
+            StepOutcome::Ambiguous,
+            ResolutionInfo {
+                outcome: "ambiguous",
+                count: *count,
+                candidates: candidates.clone(),
+                near_misses: Vec::new(),
+                reason: None,
+            },
+        ),
+        Resolution::NotFound { near_misses } => (
+            StepOutcome::NotFound,
+            ResolutionInfo {
+                outcome: "not_found",
+                count: 0,
+                candidates: Vec::new(),
+                near_misses: near_misses.clone(),
+                reason: None,
+            },
+        ),
+        Resolution::Incomplete {
+            count,
+            candidates,
+            near_misses,
+            reason,
+        } => (
+            StepOutcome::Incomplete,
+            ResolutionInfo {
+                outcome: "incomplete",
+                count: *count,
+                candidates: candidates.clone(),
+                near_misses: near_misses.clone(),
+                reason: Some(reason.clone()),
+            },
+        ),
+        Resolution::Unique { .. } => (
+            StepOutcome::Verified,
+            ResolutionInfo {
+                outcome: "unique",
+                count: 1,
+                candidates: Vec::new(),
+                near_misses: Vec::new(),
+                reason: None,
+            },
+        ),
+    }
+}
+
+impl RunReport {
+    /// The human-readable report.
+    pub fn text(&self) -> String {
+        let mut out = format!(
+            "workflow {:?} (version {})\n",
+            sanitize(&self.workflow, 80).as_ref(),
+            sanitize(&self.workflow_version, 40)
+        );
+        for p in &self.preconditions {
+            out.push_str(&format!(
+                "precondition {}: {} — {}\n",
+                p.predicate,
+                if p.holds { "holds" } else { "FAILS" },
+                p.detail
+            ));
+        }
+        for s in &self.steps {
+            let rep = s.repeat.map(|r| format!(" #{r}")).unwrap_or_default();
+            out.push_str(&format!(
+                "{:>3}. {}{}  {}{}  {}  ({} ms{})\n",
+                s.index + 1,
+                sanitize(&s.id, 60),
+                rep,
+                s.action.as_str(),
+                s.target
+                    .as_ref()
+                    .map(|t| format!(" {}", sanitize(t, 80)))
+                    .unwrap_or_default(),
+                match s.mismatch {
+                    Some(k) => format!("{} ({})", s.outcome.as_str(), k.as_str()),
+                    None => s.outcome.as_str().to_string(),
+                },
+                s.timings.total_ms.round(),
+                if s.attempts > 1 {
+                    format!(", {} attempts", s.attempts)
+                } else {
+                    String::new()
+                }
+            ));
+            if !s.reason.is_empty() {
+                out.push_str(&format!("       {}\n", sanitize(&s.reason, 300)));
+            }
+            match (&s.before, &s.observed) {
+                (Some(b), Some(o)) => out.push_str(&format!(
+                    "       requested {}  before {}  observed {}\n",
+                    s.requested
+                        .as_deref()
+                        .map(|r| sanitize(r, 80))
+                        .unwrap_or_default(),
+                    sanitize(b, 80),
+                    sanitize(o, 80)
+                )),
+                (None, Some(o)) => out.push_str(&format!("       observed {}\n", sanitize(o, 80))),
+                _ => {}
+            }
+            if let Some(r) = &s.resolution {
+                for c in r.candidates.iter().take(5) {
+                    out.push_str(&format!(
+                        "       candidate  {}  {}\n",
+                        sanitize(&c.path, 100),
+                        sanitize(&c.why, 60)
+                    ));
+                }
+                for c in r.near_misses.iter().take(5) {
+                    out.push_str(&format!(
+                        "       near miss  {}  ({})\n",
+                        sanitize(&c.path, 100),
+                        sanitize(&c.why, 80)
+                    ));
+                }
+            }
+            if let Some(e) = &s.expect {
+                out.push_str(&format!(
+                    "       expect {}: {} — {}\n",
+                    e.predicate,
+                    if e.holds { "holds" } else { "FAILS" },
+                    sanitize(&e.detail, 200)
+                ));
+            }
+        }
+        if let Some(t) = &self.terminal {
+            out.push_str(&format!(
+                "terminal {}: {} — {}\n",
+                t.predicate,
+                if t.holds { "holds" } else { "FAILS" },
+                sanitize(&t.detail, 200)
+            ));
+        }
+        for (k, v) in &self.outputs {
+            let shown = match v {
+                serde_json::Value::String(s) => format!("{:?}", sanitize(s, 120).as_ref()),
+                other => other.to_string(),
+            };
+            out.push_str(&format!("output {k} = {shown}\n"));
+        }
+        let passed_steps = self.steps.iter().filter(|s| s.passed).count();
+        out.push_str(&format!(
+            "{}: {passed_steps}/{} step executions passed, {} retries, {} ms{}\n",
+            if self.passed { "PASSED" } else { "FAILED" },
+            self.steps.len(),
+            self.budget.retries,
+            self.budget.elapsed_ms,
+            self.stopped
+                .as_ref()
+                .map(|s| format!(" — stopped: {s}"))
+                .unwrap_or_default()
+        ));
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_secrets_are_masked_as_words_only() {
+        assert_eq!(mask_words("text x, x", "x"), "text (secret), (secret)");
+        assert_eq!(mask_words("xx x", "x"), "xx (secret)");
+        assert_eq!(mask_words("pin 12 in 123", "12"), "pin (secret) in 123");
+    }
+}
