@@ -165,3 +165,72 @@ impl Session {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::fixture::FixtureBackend;
+
+    fn rt() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+    }
+
+    #[test]
+    fn tokens_resolve_only_against_the_newest_snapshot_of_their_window() {
+        rt().block_on(async {
+            let backend = Arc::new(FixtureBackend::demo());
+            let session = Session::new(backend.clone());
+            let window = backend.apps().await.unwrap()[0].windows[0].id.clone();
+            let first = session.snapshot(&window, &Limits::default()).await.unwrap();
+            let token = first.token(3);
+            let (snap, row) = session.token(token).unwrap();
+            assert_eq!((snap.id, row), (first.id, 3));
+            assert_eq!(
+                session.token(first.token(100_000)).unwrap_err(),
+                TokenRefusal::NoRow(first.token(100_000))
+            );
+            let second = session.snapshot(&window, &Limits::default()).await.unwrap();
+            let err = session.token(token).unwrap_err();
+            assert_eq!(err, TokenRefusal::Stale { token, current: second.id });
+            assert!(err.to_string().contains(&second.id.to_string()), "{err}");
+            // A token this session never issued is refused, never resolved elsewhere.
+            let foreign = Token { snapshot: SnapshotId(0xdead_beef), row: 1 };
+            assert_eq!(session.token(foreign).unwrap_err(), TokenRefusal::Unknown(foreign));
+        });
+    }
+
+    #[test]
+    fn fresh_resolution_waits_for_an_element_that_appears() {
+        rt().block_on(async {
+            let backend = Arc::new(FixtureBackend::demo());
+            let session = Session::new(backend.clone());
+            let window = backend.apps().await.unwrap()[0].windows[0].id.clone();
+            let target = Target::parse("button \"Item 1\"").unwrap();
+            let adder = {
+                let backend = backend.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    let add = backend.find_by_name("Add item").unwrap();
+                    backend.write(&add, &crate::backend::WriteOp::DoAction("click".into())).await.unwrap();
+                })
+            };
+            let fresh = session
+                .resolve_fresh(&window, &target, Duration::from_secs(5), &Limits::default())
+                .await
+                .unwrap();
+            adder.await.unwrap();
+            assert_eq!(fresh.resolution.outcome(), "unique");
+            assert!(fresh.reads >= 2);
+            assert!(fresh.waited >= Duration::from_millis(150));
+            // Woken by the event, not by the half-second fallback tick.
+            assert!(fresh.waited < Duration::from_millis(450), "{:?}", fresh.waited);
+
+            let missing = Target::parse("button =\"Item 9\"").unwrap();
+            let fresh = session
+                .resolve_fresh(&window, &missing, Duration::from_millis(300), &Limits::default())
+                .await
+                .unwrap();
+            assert_eq!(fresh.resolution.outcome(), "not_found");
+        });
+    }
+}

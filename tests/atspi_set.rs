@@ -296,3 +296,102 @@ fn unresolvable_targets_are_refused_with_their_exit_codes() {
     assert_eq!((code, outcome(&v)), (10, "refused"), "{v:#}");
     assert!(v["reason"].as_str().unwrap().contains("ambiguous"), "{v:#}");
 }
+
+/// Reads one element of gtk3-widget-factory with pyatspi, by its child-index path from the
+/// window: an independent reader to check what the app holds after a write.
+fn pyatspi_read(path: &[usize]) -> Value {
+    let script = r#"
+import json, sys, pyatspi
+path = json.loads(sys.argv[1])
+desk = pyatspi.Registry.getDesktop(0)
+app = next(a for a in desk if a is not None and a.name == "gtk3-widget-factory")
+node = app.getChildAtIndex(0)
+for i in path:
+    node = node.getChildAtIndex(i)
+out = {"role": node.getRoleName(), "name": node.name,
+       "checked": node.getState().contains(pyatspi.STATE_CHECKED)}
+try:
+    t = node.queryText(); out["text"] = t.getText(0, -1)
+except NotImplementedError:
+    pass
+try:
+    out["value"] = node.queryValue().currentValue
+except NotImplementedError:
+    pass
+print(json.dumps(out))
+"#;
+    let o = Command::new("/usr/bin/python3")
+        .args(["-c", script, &serde_json::to_string(path).unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "pyatspi read failed: {}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn widget_factory_entry_spin_slider_check_box_and_combo() {
+    use treeglass::backend::atspi::AtspiBackend;
+    use treeglass::backend::{Backend, Limits};
+    use treeglass::model::{Role, State, Value as V};
+    use treeglass::write::{Outcome, Placement, WriteOptions, set_value};
+
+    let mut wf = start_widget_factory();
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    rt.block_on(async {
+        let b = AtspiBackend::connect(Duration::from_secs(5)).await.unwrap();
+        let apps = b.apps().await.unwrap();
+        let app = apps.iter().find(|a| a.name == "gtk3-widget-factory").unwrap();
+        let snap = b.snapshot(&app.windows[0].id, &Limits::default()).await.unwrap();
+        let enabled = |r: usize| snap.nodes[r].is_enabled();
+        let pick = |what: &str, f: &dyn Fn(usize) -> bool| {
+            (0..snap.nodes.len()).find(|&r| f(r)).unwrap_or_else(|| panic!("no {what} in gtk3-widget-factory"))
+        };
+        let text = |r: usize| match &snap.nodes[r].value {
+            Some(V::Text { text }) => text.clone(),
+            _ => String::new(),
+        };
+        let entry = pick("enabled entry", &|r| {
+            snap.nodes[r].role == Role::Text && enabled(r) && text(r) == "entry"
+        });
+        let spin = pick("spin button", &|r| snap.nodes[r].role == Role::SpinButton && enabled(r));
+        let slider = pick("slider 0–100", &|r| {
+            snap.nodes[r].role == Role::Slider
+                && enabled(r)
+                && matches!(snap.nodes[r].value, Some(V::Number { min, max, .. }) if min == 0.0 && max == 100.0)
+        });
+        let check = pick("check box", &|r| {
+            let n = &snap.nodes[r];
+            n.role == Role::CheckBox && enabled(r) && !n.states.has(State::Indeterminate) && !n.states.has(State::Checked)
+        });
+        let combo = pick("combo box \"Left\"", &|r| snap.nodes[r].role == Role::ComboBox && snap.nodes[r].name == "Left");
+        // Child-index path from the window, for the independent pyatspi check.
+        let path = |row: usize| -> Vec<usize> {
+            let mut p = Vec::new();
+            let mut cur = row;
+            while let Some(parent) = snap.nodes[cur].parent {
+                p.push(snap.nodes[parent].children.iter().position(|&c| c == cur).unwrap());
+                cur = parent;
+            }
+            p.reverse();
+            p
+        };
+        let opts = WriteOptions::default();
+        for (row, value) in [(entry, "written by treeglass"), (spin, "7"), (slider, "33"), (check, "true"), (combo, "middle")] {
+            let node = &snap.nodes[row];
+            let place = Placement { parent: node.parent.map(|p| snap.nodes[p].id.clone()), secret: false };
+            let r = set_value(&b, &node.id, &place, value, &opts).await;
+            assert_eq!(r.outcome, Outcome::Verified, "{} {:?}: {} ({:?})", node.role, value, r.reason, r.samples);
+            let seen = pyatspi_read(&path(row));
+            match node.role {
+                Role::Text => assert_eq!(seen["text"], "written by treeglass", "{seen}"),
+                Role::SpinButton => assert_eq!(seen["value"], 7.0, "{seen}"),
+                Role::Slider => assert_eq!(seen["value"], 33.0, "{seen}"),
+                Role::CheckBox => assert_eq!(seen["checked"], true, "{seen}"),
+                Role::ComboBox => assert_eq!(seen["name"], "Middle", "{seen}"),
+                _ => unreachable!(),
+            }
+        }
+    });
+    let _ = wf.kill();
+    let _ = wf.wait();
+}

@@ -32,6 +32,9 @@ pub struct Behaviour {
     /// The field applies a write only after this many milliseconds.
     #[serde(default)]
     pub delay_ms: Option<u64>,
+    /// The field takes a write, then puts its old value back after this many milliseconds.
+    #[serde(default)]
+    pub revert_ms: Option<u64>,
     /// Pressing this button: `add-item:<container name>` / `remove-item:<container name>` /
     /// `count:<label name>` (the label's "Presses: N" counter goes up).
     #[serde(default)]
@@ -63,6 +66,10 @@ pub struct FixtureNode {
     pub read_only: bool,
     #[serde(default)]
     pub actions: Vec<String>,
+    /// Interfaces instead of the role's defaults (e.g. a text field without EditableText,
+    /// like a browser's input).
+    #[serde(default)]
+    pub interfaces: Option<Vec<String>>,
     #[serde(default)]
     pub behaviour: Behaviour,
     #[serde(default)]
@@ -133,6 +140,8 @@ pub enum FixtureError {
     Io { path: String, err: std::io::Error },
     #[error("unknown state `{0}` in fixture")]
     State(String),
+    #[error("unknown interface `{0}` in fixture")]
+    Interface(String),
 }
 
 fn lock(inner: &Inner) -> MutexGuard<'_, State_> {
@@ -502,7 +511,13 @@ fn insert_tree(
     node.name = f.name.clone();
     node.description = f.description.clone();
     node.actions = f.actions.clone();
-    node.interfaces = default_interfaces(f.role, !f.actions.is_empty());
+    node.interfaces = match &f.interfaces {
+        Some(names) => names
+            .iter()
+            .map(|n| Interface::from_name(n).ok_or_else(|| FixtureError::Interface(n.clone())))
+            .collect::<Result<_, _>>()?,
+        None => default_interfaces(f.role, !f.actions.is_empty()),
+    };
     let mut states = States::EMPTY.with(State::Showing).with(State::Visible);
     if !f.disabled {
         states = states.with(State::Enabled).with(State::Sensitive);
@@ -707,6 +722,9 @@ impl FixtureBackend {
                         return Ok(true);
                     }
                     let v = Value::Text { text: text.clone() };
+                    if let (Some(ms), Some(old)) = (e.behaviour.revert_ms, e.node.value.clone()) {
+                        transform = Some((ms, old));
+                    }
                     if let Some(ms) = e.behaviour.delay_ms {
                         later = Some((ms, v));
                     } else {
@@ -867,6 +885,7 @@ impl FixtureBackend {
                     disabled: false,
                     read_only: false,
                     actions: vec!["click".into()],
+                    interfaces: None,
                     behaviour: Behaviour::default(),
                     children: vec![],
                 };
