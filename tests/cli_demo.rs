@@ -118,3 +118,34 @@ fn find_on_the_demo_app() {
     let o = run_without_bus(&["--backend", "fixture", "find", "check-box \"Zqxwv\"", "--timeout-ms", "200", "--json"]);
     assert_eq!(o.status.code(), Some(11));
 }
+
+#[test]
+fn hostile_strings_from_apps_are_escaped() {
+    let dir = std::env::temp_dir().join(format!("tg-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("hostile.json");
+    let long = "x".repeat(5000);
+    let json = serde_json::json!({"apps": [{"name": "evil\u{1b}]0;pwned\u{7}", "windows": [{
+        "role": "frame", "name": "Clear\u{1b}[2J\u{1b}[31mscreen", "children": [
+            {"role": "button", "name": "abc\u{202e}cba"},
+            {"role": "text", "name": "multi\nline\r\u{0}", "value": {"kind": "text", "text": long}}
+        ]}]}]});
+    std::fs::write(&path, json.to_string()).unwrap();
+    let spec = format!("fixture:{}", path.display());
+    for args in [vec!["tree"], vec!["apps"], vec!["tree", "--targets"], vec!["find", "button", "--timeout-ms", "100"]] {
+        let mut all = vec!["--backend", spec.as_str()];
+        all.extend(args.iter());
+        let o = run_without_bus(&all);
+        let out = o.stdout.clone();
+        assert!(!out.contains(&0x1b), "raw ESC reached the terminal for {args:?}: {}", text(&out));
+        assert!(!out.contains(&0x07) && !out.contains(&0x00) && !out.contains(&b'\r'), "{args:?}");
+        assert!(!text(&out).contains('\u{202e}'), "bidi override reached the terminal for {args:?}");
+        if args[0] == "tree" {
+            assert!(text(&out).contains("\\x1b[2J"), "{}", text(&out));
+            assert!(text(&out).contains("abc\\u{202e}cba"), "{}", text(&out));
+            // Very long values are cut with an ellipsis.
+            assert!(text(&out).lines().all(|l| l.chars().count() < 400), "{}", text(&out));
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

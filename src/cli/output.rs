@@ -6,7 +6,7 @@ use serde_json::{Value as Json, json};
 use crate::backend::AppInfo;
 use crate::fold;
 pub use crate::model::display::{key_states, node_line, value_text};
-use crate::model::{Snapshot, Value, sanitize};
+use crate::model::{Snapshot, Value, quoted, sanitize};
 use crate::session::Fresh;
 use crate::target::{Candidate, Resolution, Target};
 use crate::write::WriteResult;
@@ -28,14 +28,14 @@ pub fn apps_text(apps: &[AppInfo]) -> String {
             _ => "unknown toolkit".into(),
         };
         out.push_str(&format!(
-            "{:?}  pid {}  {}  {}\n",
-            sanitize(&a.name, 80),
+            "{}  pid {}  {}  {}\n",
+            quoted(&a.name, 80),
             a.pid.map_or("?".into(), |p| p.to_string()),
             sanitize(&a.bus_name, 40),
             sanitize(&toolkit, 40)
         ));
         for w in &a.windows {
-            out.push_str(&format!("    {} {:?}\n", w.role, sanitize(&w.name, 80)));
+            out.push_str(&format!("    {} {}\n", w.role, quoted(&w.name, 80)));
         }
     }
     out
@@ -43,13 +43,13 @@ pub fn apps_text(apps: &[AppInfo]) -> String {
 
 pub fn tree_text(snap: &Snapshot, raw: bool, targets: Option<&[Option<String>]>) -> String {
     let mut out = format!(
-        "{} {:?}{} — {} nodes{}\n",
+        "{} {}{} — {} nodes{}\n",
         snap.id,
-        sanitize(&snap.app, 60).as_ref(),
+        quoted(&snap.app, 60),
         if snap.window.is_empty() {
             String::new()
         } else {
-            format!(" / {:?}", sanitize(&snap.window, 60).as_ref())
+            format!(" / {}", quoted(&snap.window, 60))
         },
         snap.nodes.len(),
         completeness(snap)

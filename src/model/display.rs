@@ -1,7 +1,7 @@
 //! One-line human forms of nodes, shared by the CLI, the TUI and write results. Secrets show
 //! only their length; app strings are sanitized.
 
-use super::{Node, State, Value, sanitize};
+use super::{Node, State, Value, quoted, sanitize};
 
 /// States worth showing on a tree line (all states are in JSON and the details pane).
 pub fn key_states(n: &Node) -> Vec<&'static str> {
@@ -42,7 +42,7 @@ pub fn value_text(n: &Node) -> Option<String> {
 pub fn node_line(n: &Node) -> String {
     let mut s = n.role.to_string();
     if !n.name.is_empty() {
-        s.push_str(&format!(" {:?}", sanitize(&n.name, 80).as_ref()));
+        s.push_str(&format!(" {}", quoted(&n.name, 80)));
     }
     if let Some(v) = value_text(n) {
         s.push_str(" = ");

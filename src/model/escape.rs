@@ -57,9 +57,27 @@ pub fn sanitize(s: &str, max_chars: usize) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A string from an application, quoted for a terminal: `\` and `"` are escaped, then the
+/// rest as [`sanitize`] does, within `max_chars` characters of content (`0` = no limit).
+pub fn quoted(s: &str, max_chars: usize) -> String {
+    let escaped = if s.contains(['\\', '"']) {
+        Cow::Owned(s.replace('\\', "\\\\").replace('"', "\\\""))
+    } else {
+        Cow::Borrowed(s)
+    };
+    format!("\"{}\"", sanitize(&escaped, max_chars))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quoting_is_unambiguous() {
+        assert_eq!(quoted("plain", 0), "\"plain\"");
+        assert_eq!(quoted("a\"b\\c", 0), "\"a\\\"b\\\\c\"");
+        assert_eq!(quoted("esc\x1b[2J", 0), "\"esc\\x1b[2J\"");
+    }
 
     #[test]
     fn escapes_controls_and_bidi() {

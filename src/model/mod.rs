@@ -8,7 +8,7 @@ mod snapshot;
 mod states;
 pub mod synthetic;
 
-pub use escape::sanitize;
+pub use escape::{quoted, sanitize};
 pub use node::{Bounds, Node, NodeId, Toggle, Value, format_number};
 pub use role::Role;
 pub use snapshot::{Snapshot, SnapshotId, Token, TokenError, Truncation, preorder};

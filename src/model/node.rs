@@ -50,7 +50,7 @@ impl Value {
     /// A short human form for tree rows and status lines.
     pub fn display(&self) -> String {
         match self {
-            Value::Text { text } => format!("{text:?}"),
+            Value::Text { text } => super::quoted(text, 0),
             Value::Number { current, .. } => format_number(*current),
             Value::Toggle { state } => match state {
                 Toggle::On => "on".into(),
@@ -58,7 +58,7 @@ impl Value {
                 Toggle::Mixed => "mixed".into(),
             },
             Value::Choice { selected } => match selected {
-                Some(s) => format!("{s:?}"),
+                Some(s) => super::quoted(s, 0),
                 None => "(none)".into(),
             },
         }

@@ -183,7 +183,7 @@ impl Snapshot {
                 if n.name.is_empty() {
                     n.role.as_str().to_string()
                 } else {
-                    format!("{} {:?}", n.role, super::sanitize(&n.name, 40))
+                    format!("{} {}", n.role, super::quoted(&n.name, 40))
                 }
             })
             .collect::<Vec<_>>()

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::model::{Node, Role, State, Toggle, Value, format_number};
+use crate::model::{Node, Role, State, Toggle, Value, format_number, quoted};
 
 /// A value as asked for, interpreted for the element's role.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,10 +24,10 @@ impl Requested {
     pub fn display(&self, secret: bool) -> String {
         match self {
             Requested::Text(t) if secret => format!("(secret, {} chars)", t.chars().count()),
-            Requested::Text(t) => format!("{t:?}"),
+            Requested::Text(t) => quoted(t, 0),
             Requested::Number(n) => format_number(*n),
             Requested::Toggle(b) | Requested::Select(b) | Requested::Expand(b) => b.to_string(),
-            Requested::Option(o) => format!("{o:?}"),
+            Requested::Option(o) => quoted(o, 0),
         }
     }
 }
@@ -138,7 +138,7 @@ pub enum Refusal {
 fn list(options: &[String]) -> String {
     options
         .iter()
-        .map(|o| format!("{:?}", crate::model::sanitize(o, 60)))
+        .map(|o| crate::model::quoted(o, 60))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -261,11 +261,11 @@ impl Observed {
     pub fn display(&self, secret: bool) -> String {
         match self {
             Observed::Text(t) if secret => format!("(secret, {} chars)", t.chars().count()),
-            Observed::Text(t) => format!("{t:?}"),
+            Observed::Text(t) => quoted(t, 0),
             Observed::Number(n) => format_number(*n),
             Observed::Bool(b) => b.to_string(),
             Observed::Mixed => "mixed".into(),
-            Observed::Option(Some(o)) => format!("{o:?}"),
+            Observed::Option(Some(o)) => quoted(o, 0),
             Observed::Option(None) => "(none)".into(),
             Observed::Missing => "(no value)".into(),
         }
