@@ -607,3 +607,31 @@ fn suggestions_ignore_completeness() {
         Resolution::Incomplete { count: 1, .. }
     ));
 }
+
+#[test]
+fn suggestions_never_use_a_name_that_is_the_current_value() {
+    use treeglass::model::{Node, NodeId, Role, Snapshot, SnapshotId, Value, preorder};
+    let mut frame = Node::new(NodeId("f".into()), Role::Frame, "frame");
+    frame.name = "W".into();
+    frame.children = vec![1, 2];
+    let mut combo = Node::new(NodeId("c".into()), Role::ComboBox, "combo box");
+    combo.name = "Red".into();
+    combo.description = "Colour".into();
+    combo.value = Some(Value::Choice { selected: Some("Red".into()) });
+    let mut other = Node::new(NodeId("o".into()), Role::ComboBox, "combo box");
+    other.name = "Size".into();
+    other.value = Some(Value::Choice { selected: Some("Large".into()) });
+    let snap = Snapshot {
+        id: SnapshotId::next(),
+        app: "a".into(),
+        window: "W".into(),
+        nodes: preorder(vec![frame, combo, other], 0),
+        truncated: None,
+        unreadable: 0,
+        read_ms: 0.0,
+    };
+    let t = treeglass::target::suggest(&snap, 1).unwrap().to_string();
+    assert_eq!(t, "combo-box \"Colour\"");
+    // A name that is not the value is still the first choice.
+    assert_eq!(treeglass::target::suggest(&snap, 2).unwrap().to_string(), "combo-box \"Size\"");
+}

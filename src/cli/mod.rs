@@ -189,7 +189,7 @@ pub fn clipboard(cmd: &ClipboardCommand) -> Result<String, Failure> {
             if contents.types.is_empty() { "(empty)".to_string() } else { contents.types.join(", ") }
         );
         if let Some(t) = &contents.text {
-            out.push_str(&format!("text: {:?}\n", sanitize(t, 2000)));
+            out.push_str(&format!("text: {}\n", crate::model::quoted(t, 2000)));
         }
         if let Some((w, h)) = contents.image {
             out.push_str(&format!("image: {w}×{h}\n"));
@@ -462,7 +462,7 @@ pub async fn pick(backend: &dyn Backend, scope: &Scope) -> Result<(AppInfo, Node
                             app.name,
                             app.windows
                                 .iter()
-                                .map(|w| format!("{:?}", crate::model::sanitize(&w.name, 60)))
+                                .map(|w| crate::model::quoted(&w.name, 60))
                                 .collect::<Vec<_>>()
                                 .join(", ")
                         ),

@@ -121,6 +121,10 @@ pub struct ExportArgs {
     /// budgets.maxRetries (0–8).
     #[arg(long = "max-retries", default_value_t = 2)]
     pub max_retries: u32,
+    /// The terminal condition as a JSON predicate (default: the window title and the last
+    /// step's expectation), e.g. '{"textContains": "Saved"}'.
+    #[arg(long, value_name = "JSON")]
+    pub terminal: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -366,7 +370,15 @@ fn export(args: &ExportArgs) -> Result<(String, i32), Failure> {
         workflow_version: args.workflow_version.clone(),
         skip_flagged: args.skip_flagged,
         max_retries: args.max_retries,
-        terminal: None,
+        terminal: match &args.terminal {
+            Some(t) => Some(serde_json::from_str(t).map_err(|e| {
+                Failure::new(
+                    exit::USAGE,
+                    format!("--terminal is not a predicate ({{\"visible\": TARGET}}, …): {e}"),
+                )
+            })?),
+            None => None,
+        },
     };
     let flagged: Vec<String> = rec
         .steps()

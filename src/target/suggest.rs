@@ -116,6 +116,16 @@ impl Groups {
     }
 }
 
+/// Whether the node's name is just its current value (GTK names a combo box after its selected
+/// option, some sliders after their number): such a name changes with the value, so a target
+/// built on it stops resolving after the next write.
+fn name_mirrors_value(node: &Node) -> bool {
+    node.value
+        .as_ref()
+        .and_then(|v| v.as_text())
+        .is_some_and(|v| !v.trim().is_empty() && v.trim() == node.name.trim())
+}
+
 /// How many of `rows` (ascending) lie in `lo..hi`.
 fn count_in(rows: &[usize], lo: usize, hi: usize) -> usize {
     rows.partition_point(|&r| r < hi) - rows.partition_point(|&r| r < lo)
@@ -161,7 +171,7 @@ impl<'g> Suggester<'g> {
         let g = self.groups;
         let mut bases = Vec::with_capacity(2);
         let name = node.name.trim();
-        if !name.is_empty() {
+        if !name.is_empty() && !name_mirrors_value(node) {
             bases.push(Base {
                 name: Some(name),
                 rows: Groups::named(&g.by_name, node.role, name),

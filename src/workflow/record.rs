@@ -1136,6 +1136,7 @@ impl Recorder {
 
     /// Saves the recording atomically (a temporary file beside it, then a rename).
     pub fn save(&self, path: &Path) -> Result<(), RecordError> {
+        // Plain data with string keys: serialising cannot fail.
         let text = serde_json::to_string_pretty(&self.to_recording()).unwrap_or_default() + "\n";
         write_atomic(path, text.as_bytes()).map_err(|source| RecordError::Io {
             path: path.display().to_string(),

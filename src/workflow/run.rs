@@ -16,8 +16,11 @@
 //!   the step's own `maxRetries`, and only while `beforeRetry` (if any) holds. Never after
 //!   `mismatch`, `unconfirmed` or any dispatched write.
 //! - `maxSteps` counts step executions (each repeat counts; retries do not).
-//! - `when` false skips the step (it passes). Sensitive input values are masked everywhere in
-//!   the report, including app text that happens to contain them.
+//! - `when` false skips the step (it passes); a `when` that uses a browser predicate fails the
+//!   step instead of skipping it.
+//! - Sensitive input values are masked everywhere in the report, including app text that
+//!   happens to contain them; values shorter than 4 characters only where they stand as whole
+//!   words (masking every `x` would garble the report without hiding anything).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -775,6 +778,20 @@ impl Runner {
         let mut out = Vec::new();
         if let Some(when) = &step.when {
             let r = self.evaluate(when).await;
+            if let Some(key) = r.unsupported {
+                let mut rep = StepReport::new(index, &step);
+                rep.finish(
+                    StepOutcome::Refused,
+                    format!("`when` uses `{key}`, which is unsupported on desktop"),
+                );
+                self.stopped = Some(format!(
+                    "step {} ({}) did not pass",
+                    index + 1,
+                    sanitize(&step.id, 60)
+                ));
+                self.reports.push(rep.clone());
+                return Some(vec![rep]);
+            }
             if !r.holds {
                 let mut rep = StepReport::new(index, &step);
                 rep.finish(
