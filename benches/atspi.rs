@@ -146,9 +146,14 @@ async fn main() {
         let ours = median(&mut times);
         let mut cold = Vec::new();
         for _ in 0..COLD {
-            let fresh = AtspiBackend::connect(Duration::from_secs(5)).await.expect("connect");
+            let fresh = AtspiBackend::connect(Duration::from_secs(5))
+                .await
+                .expect("connect");
             let t = Instant::now();
-            let s = fresh.snapshot(&root, &Limits::default()).await.expect("snapshot");
+            let s = fresh
+                .snapshot(&root, &Limits::default())
+                .await
+                .expect("snapshot");
             cold.push(t.elapsed().as_secs_f64() * 1000.0);
             assert!(s.complete());
         }

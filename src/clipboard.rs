@@ -109,7 +109,9 @@ pub fn write(item: &Item, keep: Duration) -> Result<Written, ClipboardError> {
     };
     if let Item::File(p) = item {
         if !Path::new(p).is_absolute() {
-            return Err(ClipboardError::Input(format!("{p}: a file must be given by its absolute path")));
+            return Err(ClipboardError::Input(format!(
+                "{p}: a file must be given by its absolute path"
+            )));
         }
         if !Path::new(p).exists() {
             return Err(ClipboardError::Input(format!("{p}: no such file")));

@@ -172,7 +172,10 @@ mod tests {
     use crate::backend::fixture::FixtureBackend;
 
     fn rt() -> tokio::runtime::Runtime {
-        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
     }
 
     #[test]
@@ -191,11 +194,23 @@ mod tests {
             );
             let second = session.snapshot(&window, &Limits::default()).await.unwrap();
             let err = session.token(token).unwrap_err();
-            assert_eq!(err, TokenRefusal::Stale { token, current: second.id });
+            assert_eq!(
+                err,
+                TokenRefusal::Stale {
+                    token,
+                    current: second.id
+                }
+            );
             assert!(err.to_string().contains(&second.id.to_string()), "{err}");
             // A token this session never issued is refused, never resolved elsewhere.
-            let foreign = Token { snapshot: SnapshotId(0xdead_beef), row: 1 };
-            assert_eq!(session.token(foreign).unwrap_err(), TokenRefusal::Unknown(foreign));
+            let foreign = Token {
+                snapshot: SnapshotId(0xdead_beef),
+                row: 1,
+            };
+            assert_eq!(
+                session.token(foreign).unwrap_err(),
+                TokenRefusal::Unknown(foreign)
+            );
         });
     }
 
@@ -211,7 +226,10 @@ mod tests {
                 tokio::spawn(async move {
                     tokio::time::sleep(Duration::from_millis(200)).await;
                     let add = backend.find_by_name("Add item").unwrap();
-                    backend.write(&add, &crate::backend::WriteOp::DoAction("click".into())).await.unwrap();
+                    backend
+                        .write(&add, &crate::backend::WriteOp::DoAction("click".into()))
+                        .await
+                        .unwrap();
                 })
             };
             let fresh = session
@@ -223,11 +241,20 @@ mod tests {
             assert!(fresh.reads >= 2);
             assert!(fresh.waited >= Duration::from_millis(150));
             // Woken by the event, not by the half-second fallback tick.
-            assert!(fresh.waited < Duration::from_millis(450), "{:?}", fresh.waited);
+            assert!(
+                fresh.waited < Duration::from_millis(450),
+                "{:?}",
+                fresh.waited
+            );
 
             let missing = Target::parse("button =\"Item 9\"").unwrap();
             let fresh = session
-                .resolve_fresh(&window, &missing, Duration::from_millis(300), &Limits::default())
+                .resolve_fresh(
+                    &window,
+                    &missing,
+                    Duration::from_millis(300),
+                    &Limits::default(),
+                )
                 .await
                 .unwrap();
             assert_eq!(fresh.resolution.outcome(), "not_found");

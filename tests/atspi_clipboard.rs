@@ -19,7 +19,15 @@ fn written_text_is_readable_by_another_process() {
     common::require_stack();
     let _turn = CLIPBOARD.lock().unwrap_or_else(|e| e.into_inner());
     let mut writer = tg()
-        .args(["clipboard", "write", "--text", "tree glass ✓", "--keep-ms", "4000", "--json"])
+        .args([
+            "clipboard",
+            "write",
+            "--text",
+            "tree glass ✓",
+            "--keep-ms",
+            "4000",
+            "--json",
+        ])
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -30,7 +38,10 @@ fn written_text_is_readable_by_another_process() {
         .take(6)
         .any(|l| l.contains("\"types\""));
     assert!(seen, "the writer did not report the clipboard's types");
-    let o = tg().args(["clipboard", "read", "--text", "--json"]).output().unwrap();
+    let o = tg()
+        .args(["clipboard", "read", "--text", "--json"])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["text"], "tree glass ✓");
@@ -46,18 +57,39 @@ fn image_and_file_writes_offer_their_types() {
     let dir = std::env::temp_dir().join(format!("tg-clip-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let png = dir.join("dot.png");
-    image::RgbaImage::from_pixel(3, 2, image::Rgba([255, 0, 0, 255])).save(&png).unwrap();
+    image::RgbaImage::from_pixel(3, 2, image::Rgba([255, 0, 0, 255]))
+        .save(&png)
+        .unwrap();
     let o = tg()
-        .args(["clipboard", "write", "--image", png.to_str().unwrap(), "--keep-ms", "300", "--json"])
+        .args([
+            "clipboard",
+            "write",
+            "--image",
+            png.to_str().unwrap(),
+            "--keep-ms",
+            "300",
+            "--json",
+        ])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert!(v["types"].as_array().unwrap().iter().any(|t| t == "image"), "{v}");
+    assert!(
+        v["types"].as_array().unwrap().iter().any(|t| t == "image"),
+        "{v}"
+    );
     assert_eq!(v["image"], serde_json::json!([3, 2]));
 
     let o = tg()
-        .args(["clipboard", "write", "--file", png.to_str().unwrap(), "--keep-ms", "300", "--json"])
+        .args([
+            "clipboard",
+            "write",
+            "--file",
+            png.to_str().unwrap(),
+            "--keep-ms",
+            "300",
+            "--json",
+        ])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -71,7 +103,14 @@ fn bad_input_is_refused_before_the_clipboard_changes() {
     common::require_stack();
     let _turn = CLIPBOARD.lock().unwrap_or_else(|e| e.into_inner());
     let mut writer = tg()
-        .args(["clipboard", "write", "--text", "keep me", "--keep-ms", "4000"])
+        .args([
+            "clipboard",
+            "write",
+            "--text",
+            "keep me",
+            "--keep-ms",
+            "4000",
+        ])
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
@@ -82,9 +121,17 @@ fn bad_input_is_refused_before_the_clipboard_changes() {
         vec!["clipboard", "write", "--image", "/no/such.png"],
     ] {
         let o = tg().args(&args).output().unwrap();
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
     }
-    let o = tg().args(["clipboard", "read", "--text", "--json"]).output().unwrap();
+    let o = tg()
+        .args(["clipboard", "read", "--text", "--json"])
+        .output()
+        .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["text"], "keep me");
     let _ = writer.kill();

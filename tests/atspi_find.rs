@@ -25,7 +25,10 @@ fn rt() -> tokio::runtime::Runtime {
 
 async fn window_of(b: &AtspiBackend, app: &str) -> NodeId {
     let apps = b.apps().await.unwrap();
-    let a = apps.iter().find(|a| a.name == app).unwrap_or_else(|| panic!("{app} not on the bus"));
+    let a = apps
+        .iter()
+        .find(|a| a.name == app)
+        .unwrap_or_else(|| panic!("{app} not on the bus"));
     a.windows[0].id.clone()
 }
 
@@ -58,9 +61,15 @@ async fn suggestions_resolve_back(app: &str) -> (usize, Vec<String>) {
             .unwrap();
         match fresh.resolution {
             Resolution::Unique { row: r, .. } => {
-                assert_eq!(fresh.snapshot.nodes[r].id, node.id, "{t} resolved to another node");
+                assert_eq!(
+                    fresh.snapshot.nodes[r].id, node.id,
+                    "{t} resolved to another node"
+                );
             }
-            other => panic!("{t} (row {row}) did not resolve uniquely: {}", other.outcome()),
+            other => panic!(
+                "{t} (row {row}) did not resolve uniquely: {}",
+                other.outcome()
+            ),
         }
     }
     (interactive, without)
@@ -88,7 +97,10 @@ fn widget_factory_suggested_targets_resolve_back() {
         without.join("\n  ")
     );
     assert!(interactive > 50);
-    assert!(without.len() < interactive, "most interactive nodes get a target");
+    assert!(
+        without.len() < interactive,
+        "most interactive nodes get a target"
+    );
 }
 
 #[test]
@@ -97,18 +109,37 @@ fn find_waits_for_an_element_that_appears_later() {
     let app_arg = app.app_arg();
     let finder = std::thread::spawn(move || {
         let t = Instant::now();
-        let o = treeglass(&["find", "button \"Item 1\"", "--app", &app_arg, "--timeout-ms", "8000", "--json"]);
+        let o = treeglass(&[
+            "find",
+            "button \"Item 1\"",
+            "--app",
+            &app_arg,
+            "--timeout-ms",
+            "8000",
+            "--json",
+        ]);
         (o, t.elapsed())
     });
     std::thread::sleep(Duration::from_millis(700));
     assert_eq!(app.cmd("add")["ok"], true);
     let (o, took) = finder.join().unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stdout));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
     let v = json_of(&o);
     assert_eq!(v["outcome"], "unique");
     assert!(v["reads"].as_u64().unwrap() >= 2, "{v:#}");
-    assert!(took >= Duration::from_millis(600), "resolved before the element existed: {took:?}");
-    assert!(took < Duration::from_secs(6), "waited much longer than needed: {took:?}");
+    assert!(
+        took >= Duration::from_millis(600),
+        "resolved before the element existed: {took:?}"
+    );
+    assert!(
+        took < Duration::from_secs(6),
+        "waited much longer than needed: {took:?}"
+    );
 }
 
 #[test]
@@ -117,8 +148,21 @@ fn find_reports_near_misses_after_the_timeout() {
     app.cmd("add");
     app.cmd("add");
     let t = Instant::now();
-    let o = treeglass(&["find", "button =\"Item 9\"", "--app", &app.app_arg(), "--timeout-ms", "800", "--json"]);
-    assert_eq!(o.status.code(), Some(11), "{}", String::from_utf8_lossy(&o.stdout));
+    let o = treeglass(&[
+        "find",
+        "button =\"Item 9\"",
+        "--app",
+        &app.app_arg(),
+        "--timeout-ms",
+        "800",
+        "--json",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(11),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
     assert!(t.elapsed() >= Duration::from_millis(800));
     let v = json_of(&o);
     assert_eq!(v["outcome"], "not_found");
@@ -135,8 +179,21 @@ fn find_reports_near_misses_after_the_timeout() {
 fn renamed_element_is_found_under_its_new_name_only() {
     let mut app = FixtureApp::start("rename");
     assert_eq!(app.cmd("rename subscribe Newsletter")["ok"], true);
-    let o = treeglass(&["find", "check-box =\"Subscribe\"", "--app", &app.app_arg(), "--timeout-ms", "300"]);
+    let o = treeglass(&[
+        "find",
+        "check-box =\"Subscribe\"",
+        "--app",
+        &app.app_arg(),
+        "--timeout-ms",
+        "300",
+    ]);
     assert_eq!(o.status.code(), Some(11));
-    let o = treeglass(&["find", "check-box \"Newsletter\"", "--app", &app.app_arg(), "--json"]);
+    let o = treeglass(&[
+        "find",
+        "check-box \"Newsletter\"",
+        "--app",
+        &app.app_arg(),
+        "--json",
+    ]);
     assert_eq!(o.status.code(), Some(0));
 }

@@ -324,7 +324,11 @@ print(json.dumps(out))
         .args(["-c", script, &serde_json::to_string(path).unwrap()])
         .output()
         .unwrap();
-    assert!(o.status.success(), "pyatspi read failed: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "pyatspi read failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
@@ -336,7 +340,11 @@ fn widget_factory_entry_spin_slider_check_box_and_combo() {
     use treeglass::write::{Outcome, Placement, WriteOptions, set_value};
 
     let mut wf = start_widget_factory();
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
     rt.block_on(async {
         let b = AtspiBackend::connect(Duration::from_secs(5)).await.unwrap();
         let apps = b.apps().await.unwrap();

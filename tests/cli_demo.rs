@@ -49,11 +49,31 @@ fn tree_json_has_the_documented_fields() {
     let o = run_without_bus(&["tree", "--json"]);
     assert!(o.status.success());
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    for k in ["snapshot", "app", "window", "complete", "node_count", "unreadable", "truncated", "root"] {
+    for k in [
+        "snapshot",
+        "app",
+        "window",
+        "complete",
+        "node_count",
+        "unreadable",
+        "truncated",
+        "root",
+    ] {
         assert!(v.get(k).is_some(), "missing {k}");
     }
     let root = &v["root"];
-    for k in ["row", "role", "raw_role", "name", "description", "value", "states", "actions", "interfaces", "children"] {
+    for k in [
+        "row",
+        "role",
+        "raw_role",
+        "name",
+        "description",
+        "value",
+        "states",
+        "actions",
+        "interfaces",
+        "children",
+    ] {
         assert!(root.get(k).is_some(), "node missing {k}");
     }
     assert!(v["snapshot"].as_str().unwrap().len() == 9);
@@ -113,9 +133,24 @@ fn find_on_the_demo_app() {
     assert_eq!(v["outcome"], "unique");
     assert!(v["row"].is_u64());
     assert!(v["token"].as_str().unwrap().starts_with('s'));
-    let o = run_without_bus(&["--backend", "fixture", "find", "button \"Op\"", "--timeout-ms", "200"]);
+    let o = run_without_bus(&[
+        "--backend",
+        "fixture",
+        "find",
+        "button \"Op\"",
+        "--timeout-ms",
+        "200",
+    ]);
     assert_eq!(o.status.code(), Some(10));
-    let o = run_without_bus(&["--backend", "fixture", "find", "check-box \"Zqxwv\"", "--timeout-ms", "200", "--json"]);
+    let o = run_without_bus(&[
+        "--backend",
+        "fixture",
+        "find",
+        "check-box \"Zqxwv\"",
+        "--timeout-ms",
+        "200",
+        "--json",
+    ]);
     assert_eq!(o.status.code(), Some(11));
 }
 
@@ -126,25 +161,44 @@ fn hostile_strings_from_apps_are_escaped() {
     let path = dir.join("hostile.json");
     let long = "x".repeat(5000);
     let json = serde_json::json!({"apps": [{"name": "evil\u{1b}]0;pwned\u{7}", "windows": [{
-        "role": "frame", "name": "Clear\u{1b}[2J\u{1b}[31mscreen", "children": [
-            {"role": "button", "name": "abc\u{202e}cba"},
-            {"role": "text", "name": "multi\nline\r\u{0}", "value": {"kind": "text", "text": long}}
-        ]}]}]});
+    "role": "frame", "name": "Clear\u{1b}[2J\u{1b}[31mscreen", "children": [
+        {"role": "button", "name": "abc\u{202e}cba"},
+        {"role": "text", "name": "multi\nline\r\u{0}", "value": {"kind": "text", "text": long}}
+    ]}]}]});
     std::fs::write(&path, json.to_string()).unwrap();
     let spec = format!("fixture:{}", path.display());
-    for args in [vec!["tree"], vec!["apps"], vec!["tree", "--targets"], vec!["find", "button", "--timeout-ms", "100"]] {
+    for args in [
+        vec!["tree"],
+        vec!["apps"],
+        vec!["tree", "--targets"],
+        vec!["find", "button", "--timeout-ms", "100"],
+    ] {
         let mut all = vec!["--backend", spec.as_str()];
         all.extend(args.iter());
         let o = run_without_bus(&all);
         let out = o.stdout.clone();
-        assert!(!out.contains(&0x1b), "raw ESC reached the terminal for {args:?}: {}", text(&out));
-        assert!(!out.contains(&0x07) && !out.contains(&0x00) && !out.contains(&b'\r'), "{args:?}");
-        assert!(!text(&out).contains('\u{202e}'), "bidi override reached the terminal for {args:?}");
+        assert!(
+            !out.contains(&0x1b),
+            "raw ESC reached the terminal for {args:?}: {}",
+            text(&out)
+        );
+        assert!(
+            !out.contains(&0x07) && !out.contains(&0x00) && !out.contains(&b'\r'),
+            "{args:?}"
+        );
+        assert!(
+            !text(&out).contains('\u{202e}'),
+            "bidi override reached the terminal for {args:?}"
+        );
         if args[0] == "tree" {
             assert!(text(&out).contains("\\x1b[2J"), "{}", text(&out));
             assert!(text(&out).contains("abc\\u{202e}cba"), "{}", text(&out));
             // Very long values are cut with an ellipsis.
-            assert!(text(&out).lines().all(|l| l.chars().count() < 400), "{}", text(&out));
+            assert!(
+                text(&out).lines().all(|l| l.chars().count() < 400),
+                "{}",
+                text(&out)
+            );
         }
     }
     std::fs::remove_dir_all(&dir).unwrap();

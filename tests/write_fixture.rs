@@ -24,7 +24,11 @@ const QUIRKS: &str = r#"{"apps": [{"name": "quirks", "windows": [{
   ]}]}]}"#;
 
 fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
 }
 
 #[test]
@@ -32,9 +36,20 @@ fn a_field_without_editable_text_is_typed_into_and_says_so() {
     rt().block_on(async {
         let b = FixtureBackend::from_json(QUIRKS).unwrap();
         let id = b.find_by_name("Web input").unwrap();
-        let r = set_value(&b, &id, &Placement::default(), "new text", &WriteOptions::default()).await;
+        let r = set_value(
+            &b,
+            &id,
+            &Placement::default(),
+            "new text",
+            &WriteOptions::default(),
+        )
+        .await;
         assert_eq!(r.outcome, Outcome::Verified, "{}", r.reason);
-        assert!(r.method.as_deref().unwrap().contains("keyboard"), "{:?}", r.method);
+        assert!(
+            r.method.as_deref().unwrap().contains("keyboard"),
+            "{:?}",
+            r.method
+        );
         assert_eq!(r.acks.len(), 3, "focus, select all, type: {:?}", r.acks);
     });
 }
@@ -44,7 +59,10 @@ fn a_field_that_puts_its_value_back_is_a_reverted_mismatch() {
     rt().block_on(async {
         let b = FixtureBackend::from_json(QUIRKS).unwrap();
         let id = b.find_by_name("Stubborn").unwrap();
-        let opts = WriteOptions { timeout: Duration::from_millis(400), ..WriteOptions::default() };
+        let opts = WriteOptions {
+            timeout: Duration::from_millis(400),
+            ..WriteOptions::default()
+        };
         let r = set_value(&b, &id, &Placement::default(), "changed", &opts).await;
         assert_eq!(r.outcome, Outcome::Mismatch, "{} {:?}", r.reason, r.samples);
         assert_eq!(r.mismatch, Some(MismatchKind::Reverted));
@@ -56,17 +74,28 @@ fn a_field_that_puts_its_value_back_is_a_reverted_mismatch() {
 fn invoke_reports_reactions_and_their_absence() {
     rt().block_on(async {
         let b = FixtureBackend::from_json(QUIRKS).unwrap();
-        let opts = WriteOptions { timeout: Duration::from_millis(300), ..WriteOptions::default() };
+        let opts = WriteOptions {
+            timeout: Duration::from_millis(300),
+            ..WriteOptions::default()
+        };
         let add = b.find_by_name("Add").unwrap();
         let r = invoke(&b, &add, None, &opts).await;
         assert_eq!(r.outcome, Outcome::Verified, "{}", r.reason);
-        assert!(r.events.iter().any(|e| e.contains("child-added")), "{:?}", r.events);
+        assert!(
+            r.events.iter().any(|e| e.contains("child-added")),
+            "{:?}",
+            r.events
+        );
         let inert = b.find_by_name("Inert").unwrap();
         let r = invoke(&b, &inert, None, &opts).await;
         assert_eq!(r.outcome, Outcome::Unconfirmed, "{}", r.reason);
         let r = invoke(&b, &inert, Some("explode"), &opts).await;
         assert_eq!(r.outcome, Outcome::Refused);
-        assert!(r.reason.contains("click"), "lists the actions: {}", r.reason);
+        assert!(
+            r.reason.contains("click"),
+            "lists the actions: {}",
+            r.reason
+        );
     });
 }
 
@@ -82,7 +111,13 @@ fn expander_true_expands_and_false_collapses() {
         assert_eq!(r.outcome, Outcome::Already);
         let r = set_value(&b, &id, &Placement::default(), "false", &opts).await;
         assert_eq!(r.outcome, Outcome::Verified, "{}", r.reason);
-        assert!(!b.read_node(&id).await.unwrap().states.has(treeglass::model::State::Expanded));
+        assert!(
+            !b.read_node(&id)
+                .await
+                .unwrap()
+                .states
+                .has(treeglass::model::State::Expanded)
+        );
     });
 }
 
@@ -92,7 +127,14 @@ fn a_vanished_element_is_refused_before_dispatch() {
         let b = FixtureBackend::from_json(QUIRKS).unwrap();
         let id = b.find_by_name("Limited").unwrap();
         b.remove(&id).unwrap();
-        let r = set_value(&b, &id, &Placement::default(), "x", &WriteOptions::default()).await;
+        let r = set_value(
+            &b,
+            &id,
+            &Placement::default(),
+            "x",
+            &WriteOptions::default(),
+        )
+        .await;
         assert_eq!(r.outcome, Outcome::Refused);
         assert!(!r.dispatched);
     });

@@ -281,10 +281,12 @@ impl FixtureBackend {
             let mut st = lock(&b.inner);
             let app_id = NodeId("f:app".into());
             let ids: Vec<NodeId> = nodes.iter().map(|n| n.id.clone()).collect();
+            // Sized once: growing a 100,000-entry map holds its old and new tables at once.
+            st.nodes.reserve(nodes.len() + 1);
             let window_id = ids.first().cloned();
             let mut window_info = Vec::new();
-            for n in &nodes {
-                let mut node = n.clone();
+            // Moved, not cloned: a 100,000-node tree would otherwise be held twice.
+            for mut node in nodes {
                 let kids = node.children.iter().map(|&c| ids[c].clone()).collect();
                 let parent = match node.parent {
                     Some(p) => Some(ids[p].clone()),

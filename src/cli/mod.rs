@@ -168,7 +168,13 @@ pub fn clipboard(cmd: &ClipboardCommand) -> Result<String, Failure> {
     let mut owner = None;
     let (contents, json) = match cmd {
         ClipboardCommand::Read { text, json } => (cb::read(*text).map_err(fail)?, *json),
-        ClipboardCommand::Write { text, image, file, keep_ms, json } => {
+        ClipboardCommand::Write {
+            text,
+            image,
+            file,
+            keep_ms,
+            json,
+        } => {
             let item = match (text, image, file) {
                 (Some(t), _, _) => Item::Text(t.clone()),
                 (_, Some(i), _) => Item::Image(i.clone()),
@@ -186,7 +192,11 @@ pub fn clipboard(cmd: &ClipboardCommand) -> Result<String, Failure> {
     } else {
         let mut out = format!(
             "types: {}\n",
-            if contents.types.is_empty() { "(empty)".to_string() } else { contents.types.join(", ") }
+            if contents.types.is_empty() {
+                "(empty)".to_string()
+            } else {
+                contents.types.join(", ")
+            }
         );
         if let Some(t) = &contents.text {
             out.push_str(&format!("text: {}\n", crate::model::quoted(t, 2000)));

@@ -241,7 +241,15 @@ impl Backend for AtspiBackend {
                 Ok(Vec::new())
             }
         };
-        let val = reader::get_value(&c, &obj, raw.role, raw.states, raw.interfaces, &raw.name, None);
+        let val = reader::get_value(
+            &c,
+            &obj,
+            raw.role,
+            raw.states,
+            raw.interfaces,
+            &raw.name,
+            None,
+        );
         let bounds = async {
             if raw.interfaces.has(Interface::Component) {
                 c.call::<_, (i32, i32, i32, i32)>(&obj, IFACE_COMPONENT, "GetExtents", &(0u32,))

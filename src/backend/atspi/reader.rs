@@ -550,7 +550,8 @@ pub async fn read_tree(
                             let r = read_raw(&c, &o).await;
                             let extras = match &r {
                                 Ok(raw) => {
-                                    let info = (raw.role, raw.states, raw.interfaces, raw.name.clone());
+                                    let info =
+                                        (raw.role, raw.states, raw.interfaces, raw.name.clone());
                                     Some(read_extras(&c, &o, info, &known, &actions).await)
                                 }
                                 Err(_) => None,
