@@ -19,9 +19,11 @@ async fn pick_backend(spec: Option<&str>) -> Result<Arc<dyn Backend>, Failure> {
                 .map_err(|e| Failure::new(exit::USAGE, e.to_string()))
         }
         Some("atspi") => connect_atspi().await,
+        Some("uia") => connect_uia().await,
+        Some("ax") => connect_ax().await,
         Some(other) => Err(Failure::new(
             exit::USAGE,
-            format!("unknown backend `{other}` (use atspi, fixture or fixture:PATH)"),
+            format!("unknown backend `{other}` (use atspi, uia, ax, fixture or fixture:PATH)"),
         )),
         None => match connect_atspi().await {
             Ok(b) => Ok(b),
@@ -49,6 +51,40 @@ async fn connect_atspi() -> Result<Arc<dyn Backend>, Failure> {
     Err(Failure::new(
         exit::BUS_UNAVAILABLE,
         "AT-SPI is only available on Linux",
+    ))
+}
+
+/// Windows UI Automation (implemented, not yet verified on Windows).
+#[cfg(windows)]
+async fn connect_uia() -> Result<Arc<dyn Backend>, Failure> {
+    treeglass::backend::uia::UiaBackend::connect(cli::CONNECT_TIMEOUT)
+        .await
+        .map(|b| Arc::new(b) as Arc<dyn Backend>)
+        .map_err(Failure::from)
+}
+
+#[cfg(not(windows))]
+async fn connect_uia() -> Result<Arc<dyn Backend>, Failure> {
+    Err(Failure::new(
+        exit::BUS_UNAVAILABLE,
+        "UI Automation is only available on Windows",
+    ))
+}
+
+/// macOS Accessibility (implemented, not yet verified on macOS).
+#[cfg(target_os = "macos")]
+async fn connect_ax() -> Result<Arc<dyn Backend>, Failure> {
+    treeglass::backend::ax::AxBackend::connect(cli::CONNECT_TIMEOUT)
+        .await
+        .map(|b| Arc::new(b) as Arc<dyn Backend>)
+        .map_err(Failure::from)
+}
+
+#[cfg(not(target_os = "macos"))]
+async fn connect_ax() -> Result<Arc<dyn Backend>, Failure> {
+    Err(Failure::new(
+        exit::BUS_UNAVAILABLE,
+        "the macOS Accessibility API is only available on macOS",
     ))
 }
 

@@ -11,7 +11,11 @@ use crate::model::{Node, NodeId, Role, Snapshot, States};
 
 #[cfg(target_os = "linux")]
 pub mod atspi;
+pub mod ax;
 pub mod fixture;
+pub mod record;
+pub mod strategy;
+pub mod uia;
 
 /// What went wrong talking to an accessibility backend.
 #[derive(Debug, Clone, thiserror::Error)]

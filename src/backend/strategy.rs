@@ -299,9 +299,7 @@ pub fn fill_choice_values(nodes: &mut [Node]) {
         }
         let selected = option_rows(nodes, row)
             .into_iter()
-            .find(|&r| {
-                nodes[r].states.has(State::Selected) || nodes[r].states.has(State::Checked)
-            })
+            .find(|&r| nodes[r].states.has(State::Selected) || nodes[r].states.has(State::Checked))
             .map(|r| nodes[r].name.clone());
         if selected.is_some() || nodes[row].value.is_none() {
             nodes[row].value = Some(crate::model::Value::Choice { selected });

@@ -56,8 +56,10 @@ Exit codes:
 #[derive(Debug, Parser)]
 #[command(name = "treeglass", version, after_help = EXIT_CODES)]
 pub struct Cli {
-    /// Backend: `atspi`, `fixture` (the built-in demo app) or `fixture:PATH` (a fixture JSON file).
-    /// Default: AT-SPI when an accessibility bus is reachable, else the demo app (with a notice).
+    /// Backend: `atspi` (Linux), `uia` (Windows), `ax` (macOS), `fixture` (the built-in demo
+    /// app) or `fixture:PATH` (a fixture JSON file). Default: AT-SPI when an accessibility bus is
+    /// reachable, else the demo app (with a notice). `uia` and `ax` are not yet verified on
+    /// their systems.
     #[arg(long, global = true, value_name = "BACKEND")]
     pub backend: Option<String>,
 

@@ -146,8 +146,8 @@ pub struct Placement {
     pub secret: bool,
 }
 
-const TOGGLE_ACTIONS: &[&str] = &["toggle", "click", "press", "activate"];
-const SELECT_ACTIONS: &[&str] = &["select", "click", "activate", "press"];
+const TOGGLE_ACTIONS: &[&str] = &["toggle", "click", "press", "activate", "invoke"];
+const SELECT_ACTIONS: &[&str] = &["select", "click", "activate", "press", "invoke"];
 
 fn pick_action<'a>(node: &'a Node, prefs: &[&str]) -> Option<&'a str> {
     prefs.iter().find_map(|p| {

@@ -215,12 +215,15 @@ impl Backend for AtspiBackend {
         let obj = ObjRef::from_id(root)?;
         let c = Caller::new(self.caller.conn.clone(), limits.call_timeout);
         let app_obj = ObjRef::new(obj.bus.clone(), ROOT_PATH);
-        let app_name = c
-            .with_deadline(Instant::now() + limits.call_timeout)
-            .prop::<String>(&app_obj, IFACE_ACCESSIBLE, "Name")
-            .await
-            .unwrap_or_default();
-        reader::read_tree(&c, &obj, limits, app_name, &self.actions).await
+        let name_caller = c.with_deadline(Instant::now() + limits.call_timeout);
+        // The app's name travels with the tree read instead of before it.
+        let (app_name, snap) = tokio::join!(
+            name_caller.prop::<String>(&app_obj, IFACE_ACCESSIBLE, "Name"),
+            reader::read_tree(&c, &obj, limits, String::new(), &self.actions)
+        );
+        let mut snap = snap?;
+        snap.app = app_name.unwrap_or_default();
+        Ok(snap)
     }
 
     async fn read_node(&self, id: &NodeId) -> Result<Node, BackendError> {

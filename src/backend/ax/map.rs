@@ -1,0 +1,1642 @@
+//! Pure macOS Accessibility mapping: AX role/subrole strings → roles, AX attributes → states,
+//! values and interfaces, AX action names ⇄ treeglass action names, and the choice of a write
+//! plan per role. Plain functions over strings and [`AxElement`] records (what the IO module
+//! reads, or what a JSON trace replays). Compiled and tested on every platform.
+//!
+//! Strings follow Apple's `AXRoleConstants.h` / `AXAttributeConstants.h` /
+//! `AXActionConstants.h` (as the `accessibility-sys` crate spells them).
+
+use serde::{Deserialize, Serialize};
+
+use crate::backend::EventKind;
+use crate::backend::strategy::{
+    Capabilities, Capability, NoWay, WritePlan, enabled, toggle_budget,
+};
+use crate::model::{
+    Bounds, Interface, Interfaces, Node, NodeId, Role, State, States, Toggle, Value,
+};
+
+/// AX roles and the role each maps to when no subrole refines it.
+pub const ROLES: &[(&str, Role)] = &[
+    ("AXApplication", Role::Application),
+    ("AXWindow", Role::Window),
+    ("AXSheet", Role::Dialog),
+    ("AXDialog", Role::Dialog),
+    ("AXDrawer", Role::Panel),
+    ("AXPopover", Role::Panel),
+    ("AXGroup", Role::Group),
+    ("AXRadioGroup", Role::Group),
+    ("AXSplitGroup", Role::SplitPane),
+    ("AXSplitter", Role::Separator),
+    ("AXScrollArea", Role::ScrollPane),
+    ("AXScrollBar", Role::ScrollBar),
+    ("AXLayoutArea", Role::Panel),
+    ("AXLayoutItem", Role::Panel),
+    ("AXMatte", Role::Panel),
+    ("AXTabGroup", Role::TabList),
+    ("AXToolbar", Role::ToolBar),
+    ("AXStaticText", Role::Label),
+    ("AXHeading", Role::Heading),
+    ("AXTextField", Role::Text),
+    ("AXSecureTextField", Role::PasswordText),
+    ("AXTextArea", Role::Text),
+    ("AXSearchField", Role::Text),
+    ("AXDateField", Role::Text),
+    ("AXTimeField", Role::Text),
+    ("AXComboBox", Role::ComboBox),
+    ("AXPopUpButton", Role::ComboBox),
+    ("AXMenuButton", Role::MenuButton),
+    ("AXButton", Role::Button),
+    ("AXColorWell", Role::Button),
+    ("AXDockItem", Role::Button),
+    ("AXCheckBox", Role::CheckBox),
+    ("AXSwitch", Role::Switch),
+    ("AXToggle", Role::ToggleButton),
+    ("AXRadioButton", Role::RadioButton),
+    ("AXDisclosureTriangle", Role::Expander),
+    ("AXSlider", Role::Slider),
+    ("AXLevelIndicator", Role::Slider),
+    ("AXIncrementor", Role::SpinButton),
+    ("AXStepper", Role::SpinButton),
+    ("AXProgressIndicator", Role::ProgressBar),
+    ("AXBusyIndicator", Role::ProgressBar),
+    ("AXRelevanceIndicator", Role::ProgressBar),
+    ("AXImage", Role::Image),
+    ("AXMenuBar", Role::MenuBar),
+    ("AXMenuBarItem", Role::MenuItem),
+    ("AXMenu", Role::Menu),
+    ("AXMenuItem", Role::MenuItem),
+    ("AXList", Role::List),
+    ("AXOutline", Role::Tree),
+    ("AXBrowser", Role::Tree),
+    ("AXTable", Role::Table),
+    ("AXGrid", Role::Table),
+    ("AXRow", Role::TableRow),
+    ("AXColumn", Role::Group),
+    ("AXCell", Role::TableCell),
+    ("AXLink", Role::Link),
+    ("AXWebArea", Role::Document),
+    ("AXHelpTag", Role::ToolTip),
+    ("AXValueIndicator", Role::Unknown),
+    ("AXUnknown", Role::Unknown),
+];
+
+/// Subroles that change the role: (role, subrole, role). `*` matches any role.
+pub const SUBROLES: &[(&str, &str, Role)] = &[
+    ("AXWindow", "AXDialog", Role::Dialog),
+    ("AXWindow", "AXSystemDialog", Role::Dialog),
+    // A secret field is a secret whatever its role says: never echo it.
+    ("*", "AXSecureTextField", Role::PasswordText),
+    ("AXCheckBox", "AXSwitch", Role::Switch),
+    ("AXCheckBox", "AXToggle", Role::ToggleButton),
+    ("AXButton", "AXToggle", Role::ToggleButton),
+    ("AXButton", "AXSwitch", Role::Switch),
+    ("AXRadioButton", "AXTabButton", Role::Tab),
+    ("AXRow", "AXOutlineRow", Role::TreeItem),
+    ("AXButton", "AXSortButton", Role::ColumnHeader),
+];
+
+/// The role for an AX role and subrole.
+pub fn role_of(role: &str, subrole: Option<&str>) -> Role {
+    if let Some(sub) = subrole {
+        if let Some((_, _, r)) = SUBROLES
+            .iter()
+            .find(|(ro, su, _)| *su == sub && (*ro == "*" || *ro == role))
+        {
+            return *r;
+        }
+    }
+    ROLES
+        .iter()
+        .find(|(ro, _)| *ro == role)
+        .map_or(Role::Unknown, |(_, r)| *r)
+}
+
+/// The raw role shown beside the normalised one: the AX role, with the subrole after a colon
+/// when there is one (`AXRadioButton:AXTabButton`).
+pub fn raw_role(role: &str, subrole: Option<&str>) -> String {
+    match subrole {
+        Some(s) if !s.is_empty() && s != "AXUnknown" => format!("{role}:{s}"),
+        _ => role.to_string(),
+    }
+}
+
+/// AX actions and the names treeglass uses for them.
+pub const ACTIONS: &[(&str, &str)] = &[
+    ("AXPress", "press"),
+    ("AXIncrement", "increment"),
+    ("AXDecrement", "decrement"),
+    ("AXConfirm", "confirm"),
+    ("AXCancel", "cancel"),
+    ("AXShowMenu", "show-menu"),
+    ("AXShowAlternateUI", "show-alternate-ui"),
+    ("AXShowDefaultUI", "show-default-ui"),
+    ("AXRaise", "raise"),
+    ("AXPick", "pick"),
+    ("AXScrollToVisible", "scroll-to-visible"),
+];
+
+/// Actions treeglass adds for settable attributes (AX has no action for them): `select` sets
+/// `AXSelected`, `expand`/`collapse` set `AXExpanded` (or `AXDisclosing` on outline rows).
+pub const SYNTHETIC_ACTIONS: &[&str] = &["select", "expand", "collapse"];
+
+/// Splits a CamelCase word into lower-case kebab (`ShowAlternateUI` → `show-alternate-ui`).
+fn kebab(camel: &str) -> String {
+    let chars: Vec<char> = camel.chars().collect();
+    let mut out = String::new();
+    for (i, c) in chars.iter().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            let prev_lower = chars[i - 1].is_lowercase() || chars[i - 1].is_ascii_digit();
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            if prev_lower || (chars[i - 1].is_uppercase() && next_lower) {
+                out.push('-');
+            }
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
+/// The treeglass name of an AX action: from [`ACTIONS`], else `AX…` in kebab case; an
+/// app-defined action that is not `AX…` (custom actions carry `Name:…` descriptions) keeps its
+/// raw name.
+pub fn action_name(raw: &str) -> String {
+    if let Some((_, n)) = ACTIONS.iter().find(|(r, _)| *r == raw) {
+        return n.to_string();
+    }
+    match raw.strip_prefix("AX") {
+        Some(rest) if !rest.is_empty() && rest.chars().all(|c| c.is_ascii_alphanumeric()) => {
+            kebab(rest)
+        }
+        _ => raw.to_string(),
+    }
+}
+
+/// The AX action for a treeglass action name (inverse of [`action_name`] for `AX…` actions);
+/// `None` for the synthetic ones, which set attributes instead.
+pub fn raw_action(name: &str) -> Option<String> {
+    if SYNTHETIC_ACTIONS.contains(&name) {
+        return None;
+    }
+    if let Some((r, _)) = ACTIONS.iter().find(|(_, n)| *n == name) {
+        return Some(r.to_string());
+    }
+    if name.starts_with("AX") || name.contains(':') {
+        return Some(name.to_string());
+    }
+    let camel: String = name
+        .split('-')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut cs = w.chars();
+            cs.next()
+                .map(|f| f.to_uppercase().chain(cs).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect();
+    (!camel.is_empty()).then(|| format!("AX{camel}"))
+}
+
+/// An `AXValue`: AX returns a CFBoolean, CFNumber or CFString for the elements treeglass
+/// writes (other value types are left out when read).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum AxValue {
+    Bool(bool),
+    Number(f64),
+    Text(String),
+}
+
+impl AxValue {
+    /// The value as a number (booleans as 0/1, numeric strings parsed).
+    pub fn as_number(&self) -> Option<f64> {
+        match self {
+            AxValue::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
+            AxValue::Number(n) => Some(*n),
+            AxValue::Text(t) => t.trim().parse().ok(),
+        }
+    }
+
+    /// The value as text (numbers without a trailing `.0`).
+    pub fn as_text(&self) -> String {
+        match self {
+            AxValue::Bool(b) => (if *b { "1" } else { "0" }).to_string(),
+            AxValue::Number(n) => crate::model::format_number(*n),
+            AxValue::Text(t) => t.clone(),
+        }
+    }
+}
+
+/// A toggle's `AXValue`: 0 off, 1 on, 2 mixed.
+pub fn toggle_of(v: &AxValue) -> Option<Toggle> {
+    let n = v.as_number()?;
+    if n == 0.0 {
+        Some(Toggle::Off)
+    } else if n == 1.0 {
+        Some(Toggle::On)
+    } else if n == 2.0 {
+        Some(Toggle::Mixed)
+    } else {
+        None
+    }
+}
+
+/// `AXOrientation` values.
+pub const ORIENTATION_HORIZONTAL: &str = "AXHorizontalOrientation";
+pub const ORIENTATION_VERTICAL: &str = "AXVerticalOrientation";
+
+/// One element as read from AX (or replayed from a trace). Attributes the element does not
+/// have are `None`/empty.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AxElement {
+    /// The node id the IO module gave it (see [`node_id`]); traces leave it out.
+    pub id: Option<String>,
+    pub role: String,
+    pub subrole: Option<String>,
+    pub role_description: String,
+    pub title: String,
+    pub description: String,
+    pub help: String,
+    pub identifier: String,
+    pub placeholder: String,
+    pub value: Option<AxValue>,
+    /// Whether `AXValue` is settable.
+    pub value_settable: bool,
+    pub min_value: Option<f64>,
+    pub max_value: Option<f64>,
+    pub value_increment: Option<f64>,
+    pub enabled: Option<bool>,
+    pub focused: Option<bool>,
+    pub focused_settable: bool,
+    pub selected: Option<bool>,
+    pub selected_settable: bool,
+    /// `AXExpanded` (or `AXDisclosing` for outline rows).
+    pub expanded: Option<bool>,
+    pub expanded_settable: bool,
+    pub required: Option<bool>,
+    pub modal: Option<bool>,
+    pub main: Option<bool>,
+    pub busy: Option<bool>,
+    pub orientation: Option<String>,
+    /// Raw action names (`AXPress`, …).
+    pub actions: Vec<String>,
+    pub bounds: Option<Bounds>,
+    pub children: Vec<AxElement>,
+}
+
+impl AxElement {
+    fn sub(&self) -> Option<&str> {
+        self.subrole.as_deref().filter(|s| !s.is_empty())
+    }
+
+    fn has_action(&self, raw: &str) -> bool {
+        self.actions.iter().any(|a| a == raw)
+    }
+}
+
+/// The node id of an element: `ax:<pid>` and its path from the application element (`/w<i>`
+/// for the i-th window, `/<i>` for the i-th child), plus `#<n>` when a different element took
+/// a path an earlier element had (so an id never names two elements).
+pub fn node_id(pid: i32, path: &str, generation: u32) -> NodeId {
+    if generation == 0 {
+        NodeId(format!("ax:{pid}{path}"))
+    } else {
+        NodeId(format!("ax:{pid}{path}#{generation}"))
+    }
+}
+
+/// The process id in a node id made by [`node_id`].
+pub fn pid_of(id: &NodeId) -> Option<i32> {
+    let rest = id.0.strip_prefix("ax:")?;
+    let end = rest.find(['/', '#']).unwrap_or(rest.len());
+    rest[..end].parse().ok()
+}
+
+/// The path of the `index`-th child under `parent`'s path.
+pub fn child_path(parent: &str, index: usize) -> String {
+    format!("{parent}/{index}")
+}
+
+/// The path of the `index`-th window of an application.
+pub fn window_path(index: usize) -> String {
+    format!("/w{index}")
+}
+
+/// The name: `AXTitle`, else `AXDescription`, else the text of a static text or heading.
+pub fn name_of(e: &AxElement, role: Role) -> String {
+    if !e.title.is_empty() {
+        e.title.clone()
+    } else if !e.description.is_empty() {
+        e.description.clone()
+    } else if matches!(role, Role::Label | Role::Heading) {
+        e.value.as_ref().map(AxValue::as_text).unwrap_or_default()
+    } else {
+        String::new()
+    }
+}
+
+/// The description: `AXHelp`, or `AXDescription` when the title is the name.
+pub fn description_of(e: &AxElement) -> String {
+    if !e.title.is_empty() && !e.description.is_empty() {
+        e.description.clone()
+    } else {
+        e.help.clone()
+    }
+}
+
+/// Whether the element can step its value with `AXIncrement`/`AXDecrement`.
+fn steps(e: &AxElement) -> bool {
+    e.has_action("AXIncrement") && e.has_action("AXDecrement")
+}
+
+/// The states of an element, from its AX attributes.
+pub fn states_of(e: &AxElement, role: Role) -> States {
+    let mut s = States::EMPTY;
+    // Most elements report AXEnabled; the ones that do not (static text, groups) are usable.
+    if e.enabled.unwrap_or(true) {
+        s = s.with(State::Enabled).with(State::Sensitive);
+    }
+    // What AX lists is on screen: hidden views drop out of the tree.
+    s = s.with(State::Showing).with(State::Visible);
+    if e.focused == Some(true) {
+        s = s.with(State::Focused);
+    }
+    if e.focused_settable {
+        s = s.with(State::Focusable);
+    }
+    if role.is_toggle() {
+        s = s.with(State::Checkable);
+        match e.value.as_ref().and_then(toggle_of) {
+            Some(Toggle::On) => s = s.with(State::Checked),
+            Some(Toggle::Mixed) => s = s.with(State::Indeterminate),
+            _ => {}
+        }
+    }
+    if role == Role::Tab {
+        s = s.with(State::Selectable);
+        if e.value.as_ref().and_then(toggle_of) == Some(Toggle::On) {
+            s = s.with(State::Selected);
+        }
+    }
+    if role.is_selectable_item() || e.selected_settable {
+        s = s.with(State::Selectable);
+    }
+    if e.selected == Some(true) {
+        s = s.with(State::Selected);
+    }
+    let expanded = if role == Role::Expander {
+        e.value
+            .as_ref()
+            .and_then(toggle_of)
+            .map(|t| t == Toggle::On)
+            .or(e.expanded)
+    } else {
+        e.expanded
+    };
+    match expanded {
+        Some(true) => s = s.with(State::Expandable).with(State::Expanded),
+        Some(false) => s = s.with(State::Expandable).with(State::Collapsed),
+        None => {}
+    }
+    if role.is_text() {
+        s = s.with(if e.value_settable {
+            State::Editable
+        } else {
+            State::ReadOnly
+        });
+        s = s.with(if e.role == "AXTextArea" {
+            State::MultiLine
+        } else {
+            State::SingleLine
+        });
+    }
+    if role.is_numeric() {
+        if e.value_settable {
+            s = s.with(State::Editable);
+        } else if !steps(e) {
+            s = s.with(State::ReadOnly);
+        }
+    }
+    if role == Role::ComboBox && e.value_settable {
+        s = s.with(State::Editable);
+    }
+    if role.is_choice() {
+        s = s.with(State::HasPopup);
+    }
+    if e.required == Some(true) {
+        s = s.with(State::Required);
+    }
+    if e.modal == Some(true) {
+        s = s.with(State::Modal);
+    }
+    if e.main == Some(true) {
+        s = s.with(State::Active);
+    }
+    if e.busy == Some(true) {
+        s = s.with(State::Busy);
+    }
+    match e.orientation.as_deref() {
+        Some(ORIENTATION_HORIZONTAL) => s = s.with(State::Horizontal),
+        Some(ORIENTATION_VERTICAL) => s = s.with(State::Vertical),
+        _ => {}
+    }
+    s
+}
+
+/// Action names for an element: its AX actions by treeglass name, then the synthetic ones its
+/// settable attributes allow.
+pub fn actions_of(e: &AxElement) -> Vec<String> {
+    let mut out: Vec<String> = e.actions.iter().map(|a| action_name(a)).collect();
+    if e.selected_settable {
+        out.push("select".into());
+    }
+    if e.expanded_settable {
+        out.push("expand".into());
+        out.push("collapse".into());
+    }
+    out
+}
+
+/// Interfaces (treeglass's capability vocabulary) an element's attributes stand for: settable
+/// text → `editable-text`; a number → `value`; a pop-up with a press/show-menu action →
+/// `selection` (treeglass opens the menu and presses the item); tables, cells, documents.
+pub fn interfaces_of(e: &AxElement, role: Role) -> Interfaces {
+    let mut i = Interfaces::EMPTY.with(Interface::Accessible);
+    if e.bounds.is_some() {
+        i = i.with(Interface::Component);
+    }
+    if !e.actions.is_empty() || e.selected_settable || e.expanded_settable {
+        i = i.with(Interface::Action);
+    }
+    if role.is_text() || role == Role::ComboBox && e.value_settable {
+        i = i.with(Interface::Text);
+        if e.value_settable {
+            i = i.with(Interface::EditableText);
+        }
+    }
+    if role.is_numeric() && (e.value_settable || steps(e)) {
+        i = i.with(Interface::Value);
+    }
+    if role.is_choice() && (e.has_action("AXPress") || e.has_action("AXShowMenu")) {
+        i = i.with(Interface::Selection);
+    }
+    match role {
+        Role::Table | Role::Tree => i = i.with(Interface::Table),
+        Role::TableCell => i = i.with(Interface::TableCell),
+        Role::Document => i = i.with(Interface::Document),
+        Role::Link => i = i.with(Interface::Hyperlink),
+        Role::Image => i = i.with(Interface::Image),
+        Role::Application => i = i.with(Interface::Application),
+        _ => {}
+    }
+    i
+}
+
+/// The value of an element, by role.
+pub fn value_of(e: &AxElement, role: Role) -> Option<Value> {
+    if role.is_toggle() {
+        return e
+            .value
+            .as_ref()
+            .and_then(toggle_of)
+            .map(|state| Value::Toggle { state });
+    }
+    if role.is_numeric() || role == Role::ProgressBar {
+        let current = e.value.as_ref()?.as_number()?;
+        return Some(Value::Number {
+            current,
+            min: e.min_value.unwrap_or(f64::MIN),
+            max: e.max_value.unwrap_or(f64::MAX),
+            step: e.value_increment.unwrap_or(0.0),
+        });
+    }
+    if role.is_choice() {
+        let selected = e
+            .value
+            .as_ref()
+            .map(AxValue::as_text)
+            .filter(|s| !s.is_empty())
+            .or_else(|| (role == Role::MenuButton && !e.title.is_empty()).then(|| e.title.clone()));
+        return Some(Value::Choice { selected });
+    }
+    if role.is_text() {
+        return Some(Value::Text {
+            text: e.value.as_ref().map(AxValue::as_text).unwrap_or_default(),
+        });
+    }
+    None
+}
+
+/// The model node of one element (children are laid out by the caller). The id is the one the
+/// IO module (or the trace loader) put on the record.
+pub fn node_from(e: &AxElement) -> Node {
+    let role = role_of(&e.role, e.sub());
+    let id = NodeId(e.id.clone().unwrap_or_else(|| "ax:?".into()));
+    let mut n = Node::new(id, role, raw_role(&e.role, e.sub()));
+    n.name = name_of(e, role);
+    n.description = description_of(e);
+    n.states = states_of(e, role);
+    n.interfaces = interfaces_of(e, role);
+    n.actions = actions_of(e);
+    n.value = value_of(e, role);
+    n.bounds = e.bounds;
+    n
+}
+
+impl crate::backend::record::Record for AxElement {
+    fn children(&self) -> &[AxElement] {
+        &self.children
+    }
+    fn to_node(&self) -> Node {
+        node_from(self)
+    }
+}
+
+/// The write plan for an element on macOS, from its role, capabilities and states:
+///
+/// | role | plan |
+/// |---|---|
+/// | text field, text area, secure field | set `AXValue` when settable, else refused (read-only) |
+/// | slider, incrementor | set `AXValue` when settable; else `AXIncrement`/`AXDecrement` steps; else refused |
+/// | check box, switch, toggle | `AXPress`, up to twice for a check box or a mixed toggle |
+/// | radio button, tab | `AXPress` (selects) |
+/// | pop-up button, menu button | `AXPress` to open the menu, `AXPress` the matching item |
+/// | combo box | open and pick when it has a press/show-menu action; else set `AXValue` |
+/// | row, cell, list item | `AXSelected = true` when settable, else `AXPress` |
+/// | disclosure triangle | `AXExpanded` when settable, else `AXPress` (flips) |
+/// | button, menu item, link | `AXPress` |
+pub fn write_plan(role: Role, caps: Capabilities, states: States) -> WritePlan {
+    use Capability as C;
+    let invocable = caps.has(C::Press) || caps.has(C::Expand) || caps.has(C::ShowMenu);
+    let takes_value = role.is_text()
+        || role.is_numeric()
+        || role.is_toggle()
+        || role.is_choice()
+        || role.is_selectable_item()
+        || role == Role::Expander;
+    if !takes_value && !invocable {
+        return WritePlan::Refuse(NoWay::NotEditable);
+    }
+    if !enabled(states) {
+        return WritePlan::Refuse(NoWay::Disabled);
+    }
+    let current = states.has(State::Indeterminate).then_some(Toggle::Mixed);
+    if role.is_text() {
+        return if caps.has(C::SetText) && !states.has(State::ReadOnly) {
+            WritePlan::SetValue
+        } else {
+            WritePlan::Refuse(NoWay::ReadOnly)
+        };
+    }
+    if role.is_numeric() {
+        return if states.has(State::Editable) && caps.has(C::SetNumber) {
+            WritePlan::SetRange
+        } else if caps.has(C::Increment) && caps.has(C::Decrement) {
+            WritePlan::Step
+        } else {
+            WritePlan::Refuse(NoWay::ReadOnly)
+        };
+    }
+    match role {
+        Role::RadioButton | Role::RadioMenuItem => {
+            if caps.has(C::Press) || caps.has(C::Select) {
+                WritePlan::SelectItem
+            } else {
+                WritePlan::Refuse(NoWay::NoMethod)
+            }
+        }
+        r if r.is_toggle() => {
+            if caps.has(C::Press) {
+                WritePlan::Toggle {
+                    max_presses: toggle_budget(r, current),
+                }
+            } else {
+                WritePlan::Refuse(NoWay::NoMethod)
+            }
+        }
+        r if r.is_choice() => {
+            if caps.has(C::SelectChild) && (caps.has(C::Press) || caps.has(C::ShowMenu)) {
+                WritePlan::OpenMenuAndPick
+            } else if caps.has(C::SetText) {
+                WritePlan::SetValue
+            } else {
+                WritePlan::Refuse(NoWay::NoMethod)
+            }
+        }
+        r if r.is_selectable_item() => {
+            if caps.has(C::Select) || caps.has(C::Press) {
+                WritePlan::SelectItem
+            } else {
+                WritePlan::Refuse(NoWay::NoMethod)
+            }
+        }
+        Role::Expander => {
+            if caps.has(C::Expand) {
+                WritePlan::Expand { toggles: false }
+            } else if caps.has(C::Press) {
+                WritePlan::Expand { toggles: true }
+            } else {
+                WritePlan::Refuse(NoWay::NoMethod)
+            }
+        }
+        _ => {
+            if caps.has(C::Press) {
+                WritePlan::Invoke
+            } else if caps.has(C::Expand) {
+                WritePlan::Expand { toggles: false }
+            } else {
+                WritePlan::Refuse(NoWay::NoMethod)
+            }
+        }
+    }
+}
+
+/// [`write_plan`] for a mapped node.
+pub fn plan_for(node: &Node) -> WritePlan {
+    write_plan(node.role, Capabilities::of(node), node.states)
+}
+
+/// An application's name from its executable path: the bundle name before `.app`
+/// (`/Applications/TextEdit.app/Contents/MacOS/TextEdit` → `TextEdit`), else the file name.
+pub fn app_name_from_path(path: &str) -> String {
+    if let Some(i) = path.find(".app/") {
+        let bundle = &path[..i];
+        return bundle.rsplit('/').next().unwrap_or(bundle).to_string();
+    }
+    path.rsplit('/').next().unwrap_or(path).to_string()
+}
+
+/// Parses `ps -axo pid=,comm=` output into (pid, executable path) pairs.
+pub fn parse_ps(listing: &str) -> Vec<(i32, String)> {
+    listing
+        .lines()
+        .filter_map(|line| {
+            let (pid, path) = line.trim_start().split_once(char::is_whitespace)?;
+            Some((pid.parse().ok()?, path.trim().to_string()))
+        })
+        .filter(|(_, path)| !path.is_empty())
+        .collect()
+}
+
+/// Whether a process's executable lives in an application bundle (only those have windows
+/// worth listing; asking every daemon would cost a messaging timeout each).
+pub fn is_app_bundle(path: &str) -> bool {
+    path.contains(".app/Contents/MacOS/")
+}
+
+/// Window events from two polls of an application's window titles: titles that appeared are
+/// opened windows, titles that went away closed ones (a title that repeats counts each time).
+pub fn window_changes(before: &[String], after: &[String]) -> Vec<(EventKind, String)> {
+    let mut out = Vec::new();
+    let mut left: Vec<&String> = before.iter().collect();
+    for t in after {
+        match left.iter().position(|b| *b == t) {
+            Some(i) => {
+                left.remove(i);
+            }
+            None => out.push((EventKind::WindowOpened, t.clone())),
+        }
+    }
+    out.extend(
+        left.into_iter()
+            .map(|t| (EventKind::WindowClosed, t.clone())),
+    );
+    out
+}
+
+/// AX error codes (`AXError.h`).
+pub const AX_ERROR_FAILURE: i32 = -25200;
+pub const AX_ERROR_ILLEGAL_ARGUMENT: i32 = -25201;
+pub const AX_ERROR_INVALID_UI_ELEMENT: i32 = -25202;
+pub const AX_ERROR_CANNOT_COMPLETE: i32 = -25204;
+pub const AX_ERROR_ATTRIBUTE_UNSUPPORTED: i32 = -25205;
+pub const AX_ERROR_ACTION_UNSUPPORTED: i32 = -25206;
+pub const AX_ERROR_NOT_IMPLEMENTED: i32 = -25208;
+pub const AX_ERROR_API_DISABLED: i32 = -25211;
+pub const AX_ERROR_NO_VALUE: i32 = -25212;
+
+/// What a failed AX call means for the caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The element is gone.
+    Vanished,
+    /// The app did not answer within the messaging timeout (busy or hung).
+    Timeout,
+    /// This process is not trusted for accessibility (System Settings › Privacy & Security ›
+    /// Accessibility).
+    NotTrusted,
+    /// The element has no such attribute or action, or no value.
+    Unsupported,
+    Failed,
+}
+
+/// Classifies an `AXError`.
+pub fn classify_error(code: i32) -> ErrorKind {
+    match code {
+        AX_ERROR_INVALID_UI_ELEMENT => ErrorKind::Vanished,
+        AX_ERROR_CANNOT_COMPLETE => ErrorKind::Timeout,
+        AX_ERROR_API_DISABLED => ErrorKind::NotTrusted,
+        AX_ERROR_ATTRIBUTE_UNSUPPORTED
+        | AX_ERROR_ACTION_UNSUPPORTED
+        | AX_ERROR_NOT_IMPLEMENTED
+        | AX_ERROR_NO_VALUE => ErrorKind::Unsupported,
+        _ => ErrorKind::Failed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn el(role: &str, subrole: Option<&str>) -> AxElement {
+        AxElement {
+            id: Some("ax:1/0".into()),
+            role: role.into(),
+            subrole: subrole.map(str::to_string),
+            enabled: Some(true),
+            ..AxElement::default()
+        }
+    }
+
+    /// Every AX role treeglass knows, written out (not read from the table).
+    #[test]
+    fn every_role() {
+        let expected: &[(&str, Role)] = &[
+            ("AXApplication", Role::Application),
+            ("AXWindow", Role::Window),
+            ("AXSheet", Role::Dialog),
+            ("AXDialog", Role::Dialog),
+            ("AXDrawer", Role::Panel),
+            ("AXPopover", Role::Panel),
+            ("AXGroup", Role::Group),
+            ("AXRadioGroup", Role::Group),
+            ("AXSplitGroup", Role::SplitPane),
+            ("AXSplitter", Role::Separator),
+            ("AXScrollArea", Role::ScrollPane),
+            ("AXScrollBar", Role::ScrollBar),
+            ("AXLayoutArea", Role::Panel),
+            ("AXLayoutItem", Role::Panel),
+            ("AXMatte", Role::Panel),
+            ("AXTabGroup", Role::TabList),
+            ("AXToolbar", Role::ToolBar),
+            ("AXStaticText", Role::Label),
+            ("AXHeading", Role::Heading),
+            ("AXTextField", Role::Text),
+            ("AXSecureTextField", Role::PasswordText),
+            ("AXTextArea", Role::Text),
+            ("AXSearchField", Role::Text),
+            ("AXDateField", Role::Text),
+            ("AXTimeField", Role::Text),
+            ("AXComboBox", Role::ComboBox),
+            ("AXPopUpButton", Role::ComboBox),
+            ("AXMenuButton", Role::MenuButton),
+            ("AXButton", Role::Button),
+            ("AXColorWell", Role::Button),
+            ("AXDockItem", Role::Button),
+            ("AXCheckBox", Role::CheckBox),
+            ("AXSwitch", Role::Switch),
+            ("AXToggle", Role::ToggleButton),
+            ("AXRadioButton", Role::RadioButton),
+            ("AXDisclosureTriangle", Role::Expander),
+            ("AXSlider", Role::Slider),
+            ("AXLevelIndicator", Role::Slider),
+            ("AXIncrementor", Role::SpinButton),
+            ("AXStepper", Role::SpinButton),
+            ("AXProgressIndicator", Role::ProgressBar),
+            ("AXBusyIndicator", Role::ProgressBar),
+            ("AXRelevanceIndicator", Role::ProgressBar),
+            ("AXImage", Role::Image),
+            ("AXMenuBar", Role::MenuBar),
+            ("AXMenuBarItem", Role::MenuItem),
+            ("AXMenu", Role::Menu),
+            ("AXMenuItem", Role::MenuItem),
+            ("AXList", Role::List),
+            ("AXOutline", Role::Tree),
+            ("AXBrowser", Role::Tree),
+            ("AXTable", Role::Table),
+            ("AXGrid", Role::Table),
+            ("AXRow", Role::TableRow),
+            ("AXColumn", Role::Group),
+            ("AXCell", Role::TableCell),
+            ("AXLink", Role::Link),
+            ("AXWebArea", Role::Document),
+            ("AXHelpTag", Role::ToolTip),
+            ("AXValueIndicator", Role::Unknown),
+            ("AXUnknown", Role::Unknown),
+        ];
+        assert_eq!(expected.len(), ROLES.len());
+        for &(raw, role) in expected {
+            assert_eq!(role_of(raw, None), role, "{raw}");
+            // An unrelated subrole changes nothing.
+            assert_eq!(role_of(raw, Some("AXStandardWindow")), role, "{raw}");
+            assert_eq!(node_from(&el(raw, None)).role, role, "{raw}");
+            assert_eq!(raw_role(raw, None), raw);
+        }
+        assert_eq!(role_of("AXNewFangled", None), Role::Unknown);
+        assert_eq!(role_of("", None), Role::Unknown);
+    }
+
+    #[test]
+    fn every_subrole() {
+        let expected: &[(&str, &str, Role)] = &[
+            ("AXWindow", "AXDialog", Role::Dialog),
+            ("AXWindow", "AXSystemDialog", Role::Dialog),
+            ("AXTextField", "AXSecureTextField", Role::PasswordText),
+            ("AXCheckBox", "AXSwitch", Role::Switch),
+            ("AXCheckBox", "AXToggle", Role::ToggleButton),
+            ("AXButton", "AXToggle", Role::ToggleButton),
+            ("AXButton", "AXSwitch", Role::Switch),
+            ("AXRadioButton", "AXTabButton", Role::Tab),
+            ("AXRow", "AXOutlineRow", Role::TreeItem),
+            ("AXButton", "AXSortButton", Role::ColumnHeader),
+        ];
+        assert_eq!(expected.len(), SUBROLES.len());
+        for &(raw, sub, role) in expected {
+            assert_eq!(role_of(raw, Some(sub)), role, "{raw}:{sub}");
+            assert_eq!(raw_role(raw, Some(sub)), format!("{raw}:{sub}"));
+        }
+        // The secure subrole wins on any role.
+        assert_eq!(
+            role_of("AXComboBox", Some("AXSecureTextField")),
+            Role::PasswordText
+        );
+        // Subroles that do not change the role.
+        for (raw, sub, role) in [
+            ("AXWindow", "AXStandardWindow", Role::Window),
+            ("AXWindow", "AXFloatingWindow", Role::Window),
+            ("AXRow", "AXTableRow", Role::TableRow),
+            ("AXTextField", "AXSearchField", Role::Text),
+            ("AXButton", "AXCloseButton", Role::Button),
+            ("AXList", "AXContentList", Role::List),
+            // A tab subrole only refines radio buttons.
+            ("AXButton", "AXTabButton", Role::Button),
+        ] {
+            assert_eq!(role_of(raw, Some(sub)), role, "{raw}:{sub}");
+        }
+        assert_eq!(raw_role("AXButton", Some("")), "AXButton");
+        assert_eq!(raw_role("AXButton", Some("AXUnknown")), "AXButton");
+    }
+
+    #[test]
+    fn every_action() {
+        let expected: &[(&str, &str)] = &[
+            ("AXPress", "press"),
+            ("AXIncrement", "increment"),
+            ("AXDecrement", "decrement"),
+            ("AXConfirm", "confirm"),
+            ("AXCancel", "cancel"),
+            ("AXShowMenu", "show-menu"),
+            ("AXShowAlternateUI", "show-alternate-ui"),
+            ("AXShowDefaultUI", "show-default-ui"),
+            ("AXRaise", "raise"),
+            ("AXPick", "pick"),
+            ("AXScrollToVisible", "scroll-to-visible"),
+        ];
+        assert_eq!(expected.len(), ACTIONS.len());
+        for &(raw, name) in expected {
+            assert_eq!(action_name(raw), name);
+            assert_eq!(raw_action(name).as_deref(), Some(raw));
+            // The generic conversion agrees with the table.
+            assert_eq!(kebab(&raw[2..]), name, "{raw}");
+        }
+        // Unlisted AX actions go through the generic conversion both ways.
+        assert_eq!(action_name("AXZoomWindow"), "zoom-window");
+        assert_eq!(raw_action("zoom-window").as_deref(), Some("AXZoomWindow"));
+        // App-defined actions keep their raw name.
+        let custom = "Name:Copy Link\nTarget:0x0\nSelector:(null)";
+        assert_eq!(action_name(custom), custom);
+        assert_eq!(raw_action(custom).as_deref(), Some(custom));
+        assert_eq!(action_name("AX"), "AX");
+        for s in SYNTHETIC_ACTIONS {
+            assert_eq!(raw_action(s), None, "{s}");
+        }
+        assert_eq!(raw_action(""), None);
+    }
+
+    #[test]
+    fn ids() {
+        assert_eq!(node_id(501, "", 0).0, "ax:501");
+        assert_eq!(node_id(501, "/w0/3", 0).0, "ax:501/w0/3");
+        assert_eq!(node_id(501, "/w0/3", 2).0, "ax:501/w0/3#2");
+        assert_eq!(pid_of(&node_id(501, "/w0/3", 2)), Some(501));
+        assert_eq!(pid_of(&node_id(77, "", 0)), Some(77));
+        assert_eq!(pid_of(&NodeId("uia:1.2".into())), None);
+        assert_eq!(child_path("/w0", 3), "/w0/3");
+        assert_eq!(window_path(1), "/w1");
+    }
+
+    #[test]
+    fn values_and_toggles() {
+        for (v, t) in [
+            (AxValue::Number(0.0), Some(Toggle::Off)),
+            (AxValue::Number(1.0), Some(Toggle::On)),
+            (AxValue::Number(2.0), Some(Toggle::Mixed)),
+            (AxValue::Bool(true), Some(Toggle::On)),
+            (AxValue::Bool(false), Some(Toggle::Off)),
+            (AxValue::Text("1".into()), Some(Toggle::On)),
+            (AxValue::Number(3.0), None),
+            (AxValue::Text("yes".into()), None),
+        ] {
+            assert_eq!(toggle_of(&v), t, "{v:?}");
+        }
+        assert_eq!(AxValue::Number(50.0).as_text(), "50");
+        assert_eq!(AxValue::Bool(true).as_text(), "1");
+        let parsed: Vec<AxValue> = serde_json::from_str(r#"[true, 2, 0.5, "x"]"#).unwrap();
+        assert_eq!(
+            parsed,
+            [
+                AxValue::Bool(true),
+                AxValue::Number(2.0),
+                AxValue::Number(0.5),
+                AxValue::Text("x".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn names_and_descriptions() {
+        let mut e = el("AXButton", None);
+        e.title = "OK".into();
+        e.description = "confirms".into();
+        e.help = "Press to confirm".into();
+        assert_eq!(name_of(&e, Role::Button), "OK");
+        assert_eq!(description_of(&e), "confirms");
+        e.title.clear();
+        assert_eq!(name_of(&e, Role::Button), "confirms");
+        assert_eq!(description_of(&e), "Press to confirm");
+        let mut t = el("AXStaticText", None);
+        t.value = Some(AxValue::Text("Hello".into()));
+        assert_eq!(name_of(&t, Role::Label), "Hello");
+        // A text field's value is its value, not its name.
+        let mut f = el("AXTextField", None);
+        f.value = Some(AxValue::Text("typed".into()));
+        assert_eq!(name_of(&f, Role::Text), "");
+    }
+
+    /// One attribute at a time: the states each AX attribute adds.
+    #[test]
+    fn every_state_attribute() {
+        let st = |e: &AxElement| states_of(e, role_of(&e.role, e.sub()));
+        assert_eq!(
+            st(&el("AXButton", None)).names(),
+            ["enabled", "sensitive", "showing", "visible"]
+        );
+        let with = |mut e: AxElement, f: &dyn Fn(&mut AxElement)| {
+            f(&mut e);
+            e
+        };
+        let cases: Vec<(AxElement, State, bool)> = vec![
+            (
+                with(el("AXButton", None), &|e| e.enabled = Some(false)),
+                State::Enabled,
+                false,
+            ),
+            (
+                with(el("AXButton", None), &|e| e.enabled = Some(false)),
+                State::Sensitive,
+                false,
+            ),
+            (
+                with(el("AXGroup", None), &|e| e.enabled = None),
+                State::Enabled,
+                true,
+            ),
+            (
+                with(el("AXButton", None), &|e| e.focused = Some(true)),
+                State::Focused,
+                true,
+            ),
+            (
+                with(el("AXButton", None), &|e| e.focused_settable = true),
+                State::Focusable,
+                true,
+            ),
+            (
+                with(el("AXCheckBox", None), &|e| {
+                    e.value = Some(AxValue::Number(1.0))
+                }),
+                State::Checked,
+                true,
+            ),
+            (
+                with(el("AXCheckBox", None), &|e| {
+                    e.value = Some(AxValue::Number(0.0))
+                }),
+                State::Checked,
+                false,
+            ),
+            (
+                with(el("AXCheckBox", None), &|e| {
+                    e.value = Some(AxValue::Number(2.0))
+                }),
+                State::Indeterminate,
+                true,
+            ),
+            (el("AXCheckBox", None), State::Checkable, true),
+            (
+                with(el("AXCheckBox", Some("AXSwitch")), &|e| {
+                    e.value = Some(AxValue::Bool(true))
+                }),
+                State::Checked,
+                true,
+            ),
+            (
+                with(el("AXRadioButton", None), &|e| {
+                    e.value = Some(AxValue::Number(1.0))
+                }),
+                State::Checked,
+                true,
+            ),
+            (
+                with(el("AXRadioButton", Some("AXTabButton")), &|e| {
+                    e.value = Some(AxValue::Number(1.0))
+                }),
+                State::Selected,
+                true,
+            ),
+            (
+                el("AXRadioButton", Some("AXTabButton")),
+                State::Checkable,
+                false,
+            ),
+            (el("AXRow", None), State::Selectable, true),
+            (
+                with(el("AXRow", None), &|e| e.selected = Some(true)),
+                State::Selected,
+                true,
+            ),
+            (
+                with(el("AXGroup", None), &|e| e.selected_settable = true),
+                State::Selectable,
+                true,
+            ),
+            (
+                with(el("AXRow", Some("AXOutlineRow")), &|e| {
+                    e.expanded = Some(true)
+                }),
+                State::Expanded,
+                true,
+            ),
+            (
+                with(el("AXRow", Some("AXOutlineRow")), &|e| {
+                    e.expanded = Some(false)
+                }),
+                State::Collapsed,
+                true,
+            ),
+            (
+                with(el("AXComboBox", None), &|e| e.expanded = Some(false)),
+                State::Expandable,
+                true,
+            ),
+            (
+                with(el("AXDisclosureTriangle", None), &|e| {
+                    e.value = Some(AxValue::Number(1.0))
+                }),
+                State::Expanded,
+                true,
+            ),
+            (
+                with(el("AXDisclosureTriangle", None), &|e| {
+                    e.value = Some(AxValue::Number(0.0))
+                }),
+                State::Collapsed,
+                true,
+            ),
+            (
+                with(el("AXTextField", None), &|e| e.value_settable = true),
+                State::Editable,
+                true,
+            ),
+            (el("AXTextField", None), State::ReadOnly, true),
+            (el("AXTextField", None), State::SingleLine, true),
+            (el("AXTextArea", None), State::MultiLine, true),
+            (
+                with(el("AXSlider", None), &|e| e.value_settable = true),
+                State::Editable,
+                true,
+            ),
+            (el("AXSlider", None), State::ReadOnly, true),
+            (
+                with(el("AXIncrementor", None), &|e| {
+                    e.actions = vec!["AXIncrement".into(), "AXDecrement".into()]
+                }),
+                State::ReadOnly,
+                false,
+            ),
+            (
+                with(el("AXComboBox", None), &|e| e.value_settable = true),
+                State::Editable,
+                true,
+            ),
+            (el("AXPopUpButton", None), State::HasPopup, true),
+            (
+                with(el("AXTextField", None), &|e| e.required = Some(true)),
+                State::Required,
+                true,
+            ),
+            (
+                with(el("AXWindow", None), &|e| e.modal = Some(true)),
+                State::Modal,
+                true,
+            ),
+            (
+                with(el("AXWindow", None), &|e| e.main = Some(true)),
+                State::Active,
+                true,
+            ),
+            (
+                with(el("AXGroup", None), &|e| e.busy = Some(true)),
+                State::Busy,
+                true,
+            ),
+            (
+                with(el("AXSlider", None), &|e| {
+                    e.orientation = Some(ORIENTATION_HORIZONTAL.into())
+                }),
+                State::Horizontal,
+                true,
+            ),
+            (
+                with(el("AXSplitGroup", None), &|e| {
+                    e.orientation = Some(ORIENTATION_VERTICAL.into())
+                }),
+                State::Vertical,
+                true,
+            ),
+        ];
+        for (e, state, want) in cases {
+            assert_eq!(st(&e).has(state), want, "{state:?} for {e:?}");
+        }
+    }
+
+    #[test]
+    fn interfaces_and_actions() {
+        let iface = |e: &AxElement| interfaces_of(e, role_of(&e.role, e.sub())).names();
+        assert_eq!(iface(&el("AXStaticText", None)), ["accessible"]);
+        let mut b = el("AXButton", None);
+        b.actions = vec!["AXPress".into(), "AXShowMenu".into()];
+        assert_eq!(iface(&b), ["accessible", "action"]);
+        assert_eq!(actions_of(&b), ["press", "show-menu"]);
+        let mut row = el("AXRow", None);
+        row.selected_settable = true;
+        row.expanded_settable = true;
+        assert_eq!(actions_of(&row), ["select", "expand", "collapse"]);
+        assert_eq!(iface(&row), ["accessible", "action"]);
+        let mut tf = el("AXTextField", None);
+        assert_eq!(iface(&tf), ["accessible", "text"]);
+        tf.value_settable = true;
+        assert_eq!(iface(&tf), ["accessible", "editable-text", "text"]);
+        let mut inc = el("AXIncrementor", None);
+        assert_eq!(iface(&inc), ["accessible"]);
+        inc.actions = vec!["AXIncrement".into(), "AXDecrement".into()];
+        assert_eq!(iface(&inc), ["accessible", "action", "value"]);
+        let mut slider = el("AXSlider", None);
+        slider.value_settable = true;
+        assert_eq!(iface(&slider), ["accessible", "value"]);
+        let mut popup = el("AXPopUpButton", None);
+        assert_eq!(iface(&popup), ["accessible"]);
+        popup.actions = vec!["AXPress".into()];
+        assert_eq!(iface(&popup), ["accessible", "action", "selection"]);
+        let mut combo = el("AXComboBox", None);
+        combo.value_settable = true;
+        assert_eq!(iface(&combo), ["accessible", "editable-text", "text"]);
+        assert_eq!(iface(&el("AXTable", None)), ["accessible", "table"]);
+        assert_eq!(iface(&el("AXOutline", None)), ["accessible", "table"]);
+        assert_eq!(iface(&el("AXCell", None)), ["accessible", "table-cell"]);
+        assert_eq!(iface(&el("AXWebArea", None)), ["accessible", "document"]);
+        assert_eq!(iface(&el("AXLink", None)), ["accessible", "hyperlink"]);
+        assert_eq!(iface(&el("AXImage", None)), ["accessible", "image"]);
+        assert_eq!(
+            iface(&el("AXApplication", None)),
+            ["accessible", "application"]
+        );
+        let mut framed = el("AXGroup", None);
+        framed.bounds = Some(Bounds {
+            x: 0,
+            y: 0,
+            width: 5,
+            height: 5,
+        });
+        assert_eq!(iface(&framed), ["accessible", "component"]);
+    }
+
+    #[test]
+    fn values_by_role() {
+        let val = |e: &AxElement| value_of(e, role_of(&e.role, e.sub()));
+        let mut cb = el("AXCheckBox", None);
+        cb.value = Some(AxValue::Number(2.0));
+        assert_eq!(
+            val(&cb),
+            Some(Value::Toggle {
+                state: Toggle::Mixed
+            })
+        );
+        cb.value = None;
+        assert_eq!(val(&cb), None);
+        let mut slider = el("AXSlider", None);
+        slider.value = Some(AxValue::Number(0.25));
+        slider.min_value = Some(0.0);
+        slider.max_value = Some(1.0);
+        slider.value_increment = Some(0.05);
+        assert_eq!(
+            val(&slider),
+            Some(Value::Number {
+                current: 0.25,
+                min: 0.0,
+                max: 1.0,
+                step: 0.05
+            })
+        );
+        let mut inc = el("AXIncrementor", None);
+        inc.value = Some(AxValue::Text("7".into()));
+        assert!(matches!(
+            val(&inc),
+            Some(Value::Number { current, min, max, step })
+                if current == 7.0 && min == f64::MIN && max == f64::MAX && step == 0.0
+        ));
+        let mut popup = el("AXPopUpButton", None);
+        popup.value = Some(AxValue::Text("Medium".into()));
+        assert_eq!(
+            val(&popup),
+            Some(Value::Choice {
+                selected: Some("Medium".into())
+            })
+        );
+        let mut mb = el("AXMenuButton", None);
+        mb.title = "Sort by Name".into();
+        assert_eq!(
+            val(&mb),
+            Some(Value::Choice {
+                selected: Some("Sort by Name".into())
+            })
+        );
+        let mut tf = el("AXTextField", None);
+        assert_eq!(
+            val(&tf),
+            Some(Value::Text {
+                text: String::new()
+            })
+        );
+        tf.value = Some(AxValue::Text("hi".into()));
+        assert_eq!(val(&tf), Some(Value::Text { text: "hi".into() }));
+        assert_eq!(val(&el("AXButton", None)), None);
+        assert_eq!(val(&el("AXDisclosureTriangle", None)), None);
+    }
+
+    fn caps(list: &[Capability]) -> Capabilities {
+        list.iter().copied().collect()
+    }
+
+    fn on() -> States {
+        States::EMPTY.with(State::Enabled).with(State::Sensitive)
+    }
+
+    /// Every write-strategy choice, one row each.
+    #[test]
+    fn every_write_plan() {
+        use Capability as C;
+        let ro = on().with(State::ReadOnly);
+        let editable = on().with(State::Editable);
+        let mixed = on().with(State::Indeterminate);
+        let cases: Vec<(Role, Capabilities, States, WritePlan)> = vec![
+            (
+                Role::Label,
+                caps(&[]),
+                on(),
+                WritePlan::Refuse(NoWay::NotEditable),
+            ),
+            (
+                Role::Group,
+                caps(&[C::Select]),
+                on(),
+                WritePlan::Refuse(NoWay::NotEditable),
+            ),
+            (
+                Role::Text,
+                caps(&[C::SetText]),
+                States::EMPTY,
+                WritePlan::Refuse(NoWay::Disabled),
+            ),
+            // Text.
+            (
+                Role::Text,
+                caps(&[C::SetText, C::ReadText]),
+                editable,
+                WritePlan::SetValue,
+            ),
+            (
+                Role::PasswordText,
+                caps(&[C::SetText]),
+                editable,
+                WritePlan::SetValue,
+            ),
+            (
+                Role::Text,
+                caps(&[C::ReadText]),
+                ro,
+                WritePlan::Refuse(NoWay::ReadOnly),
+            ),
+            (
+                Role::Text,
+                caps(&[C::SetText]),
+                ro,
+                WritePlan::Refuse(NoWay::ReadOnly),
+            ),
+            // Numbers: settable value, stepping, neither.
+            (
+                Role::Slider,
+                caps(&[C::SetNumber]),
+                editable,
+                WritePlan::SetRange,
+            ),
+            (
+                Role::SpinButton,
+                caps(&[C::SetNumber, C::Increment, C::Decrement]),
+                editable,
+                WritePlan::SetRange,
+            ),
+            (
+                Role::SpinButton,
+                caps(&[C::SetNumber, C::Increment, C::Decrement]),
+                on(),
+                WritePlan::Step,
+            ),
+            (
+                Role::Slider,
+                caps(&[C::Increment, C::Decrement]),
+                on(),
+                WritePlan::Step,
+            ),
+            (
+                Role::SpinButton,
+                caps(&[C::Increment]),
+                on(),
+                WritePlan::Refuse(NoWay::ReadOnly),
+            ),
+            (
+                Role::Slider,
+                caps(&[]),
+                ro,
+                WritePlan::Refuse(NoWay::ReadOnly),
+            ),
+            // Toggles, including the mixed check box.
+            (
+                Role::CheckBox,
+                caps(&[C::Press]),
+                on(),
+                WritePlan::Toggle { max_presses: 2 },
+            ),
+            (
+                Role::CheckBox,
+                caps(&[C::Press]),
+                mixed,
+                WritePlan::Toggle { max_presses: 2 },
+            ),
+            (
+                Role::Switch,
+                caps(&[C::Press]),
+                on(),
+                WritePlan::Toggle { max_presses: 1 },
+            ),
+            (
+                Role::Switch,
+                caps(&[C::Press]),
+                mixed,
+                WritePlan::Toggle { max_presses: 2 },
+            ),
+            (
+                Role::ToggleButton,
+                caps(&[C::Press]),
+                on(),
+                WritePlan::Toggle { max_presses: 1 },
+            ),
+            (
+                Role::CheckBox,
+                caps(&[]),
+                on(),
+                WritePlan::Refuse(NoWay::NoMethod),
+            ),
+            // Radio buttons and tabs select by pressing.
+            (
+                Role::RadioButton,
+                caps(&[C::Press]),
+                on(),
+                WritePlan::SelectItem,
+            ),
+            (
+                Role::RadioButton,
+                caps(&[]),
+                on(),
+                WritePlan::Refuse(NoWay::NoMethod),
+            ),
+            (Role::Tab, caps(&[C::Press]), on(), WritePlan::SelectItem),
+            // Pop-up buttons, menu buttons, combo boxes.
+            (
+                Role::ComboBox,
+                caps(&[C::Press, C::SelectChild]),
+                on(),
+                WritePlan::OpenMenuAndPick,
+            ),
+            (
+                Role::MenuButton,
+                caps(&[C::Press, C::SelectChild]),
+                on(),
+                WritePlan::OpenMenuAndPick,
+            ),
+            (
+                Role::ComboBox,
+                caps(&[C::ShowMenu, C::SelectChild, C::SetText]),
+                editable,
+                WritePlan::OpenMenuAndPick,
+            ),
+            (
+                Role::ComboBox,
+                caps(&[C::SetText]),
+                editable,
+                WritePlan::SetValue,
+            ),
+            (
+                Role::ComboBox,
+                caps(&[C::Press]),
+                on(),
+                WritePlan::Refuse(NoWay::NoMethod),
+            ),
+            // Rows, cells, list items.
+            (
+                Role::TableRow,
+                caps(&[C::Select]),
+                on(),
+                WritePlan::SelectItem,
+            ),
+            (
+                Role::TreeItem,
+                caps(&[C::Select, C::Expand]),
+                on(),
+                WritePlan::SelectItem,
+            ),
+            (
+                Role::ListItem,
+                caps(&[C::Press]),
+                on(),
+                WritePlan::SelectItem,
+            ),
+            (
+                Role::TableCell,
+                caps(&[]),
+                on(),
+                WritePlan::Refuse(NoWay::NoMethod),
+            ),
+            // Disclosure triangles.
+            (
+                Role::Expander,
+                caps(&[C::Expand]),
+                on(),
+                WritePlan::Expand { toggles: false },
+            ),
+            (
+                Role::Expander,
+                caps(&[C::Press]),
+                on(),
+                WritePlan::Expand { toggles: true },
+            ),
+            (
+                Role::Expander,
+                caps(&[]),
+                on(),
+                WritePlan::Refuse(NoWay::NoMethod),
+            ),
+            // Buttons, menu items, links.
+            (Role::Button, caps(&[C::Press]), on(), WritePlan::Invoke),
+            (Role::MenuItem, caps(&[C::Press]), on(), WritePlan::Invoke),
+            (Role::Link, caps(&[C::Press]), on(), WritePlan::Invoke),
+            (
+                Role::Group,
+                caps(&[C::Expand]),
+                on(),
+                WritePlan::Expand { toggles: false },
+            ),
+            (
+                Role::Button,
+                caps(&[C::ShowMenu]),
+                on(),
+                WritePlan::Refuse(NoWay::NoMethod),
+            ),
+            (
+                Role::Button,
+                caps(&[C::Press]),
+                States::EMPTY,
+                WritePlan::Refuse(NoWay::Disabled),
+            ),
+        ];
+        for (role, c, states, want) in cases {
+            assert_eq!(
+                write_plan(role, c, states),
+                want,
+                "{role:?} {c:?} {states:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn plans_from_mapped_nodes() {
+        let mut popup = el("AXPopUpButton", None);
+        popup.actions = vec!["AXPress".into()];
+        popup.value = Some(AxValue::Text("Medium".into()));
+        assert_eq!(plan_for(&node_from(&popup)), WritePlan::OpenMenuAndPick);
+        let mut inc = el("AXIncrementor", None);
+        inc.actions = vec!["AXIncrement".into(), "AXDecrement".into()];
+        assert_eq!(plan_for(&node_from(&inc)), WritePlan::Step);
+        inc.value_settable = true;
+        assert_eq!(plan_for(&node_from(&inc)), WritePlan::SetRange);
+        let mut mixed = el("AXCheckBox", None);
+        mixed.actions = vec!["AXPress".into()];
+        mixed.value = Some(AxValue::Number(2.0));
+        assert_eq!(
+            plan_for(&node_from(&mixed)),
+            WritePlan::Toggle { max_presses: 2 }
+        );
+        let secure = AxElement {
+            value_settable: true,
+            ..el("AXTextField", Some("AXSecureTextField"))
+        };
+        let n = node_from(&secure);
+        assert!(n.is_secret());
+        assert_eq!(plan_for(&n), WritePlan::SetValue);
+    }
+
+    #[test]
+    fn errors() {
+        for (code, kind) in [
+            (AX_ERROR_INVALID_UI_ELEMENT, ErrorKind::Vanished),
+            (AX_ERROR_CANNOT_COMPLETE, ErrorKind::Timeout),
+            (AX_ERROR_API_DISABLED, ErrorKind::NotTrusted),
+            (AX_ERROR_ATTRIBUTE_UNSUPPORTED, ErrorKind::Unsupported),
+            (AX_ERROR_ACTION_UNSUPPORTED, ErrorKind::Unsupported),
+            (AX_ERROR_NOT_IMPLEMENTED, ErrorKind::Unsupported),
+            (AX_ERROR_NO_VALUE, ErrorKind::Unsupported),
+            (AX_ERROR_FAILURE, ErrorKind::Failed),
+            (AX_ERROR_ILLEGAL_ARGUMENT, ErrorKind::Failed),
+        ] {
+            assert_eq!(classify_error(code), kind, "{code}");
+        }
+    }
+
+    #[test]
+    fn apps_and_windows() {
+        for (path, name, bundle) in [
+            (
+                "/System/Applications/TextEdit.app/Contents/MacOS/TextEdit",
+                "TextEdit",
+                true,
+            ),
+            (
+                "/Applications/Visual Studio Code.app/Contents/MacOS/Electron",
+                "Visual Studio Code",
+                true,
+            ),
+            (
+                "/Applications/Xcode.app/Contents/Developer/Applications/Simulator.app/Contents/MacOS/Simulator",
+                "Xcode",
+                true,
+            ),
+            ("/usr/sbin/cfprefsd", "cfprefsd", false),
+            ("launchd", "launchd", false),
+        ] {
+            assert_eq!(app_name_from_path(path), name, "{path}");
+            assert_eq!(is_app_bundle(path), bundle, "{path}");
+        }
+        let listing = "  1 /sbin/launchd\n 8123 /System/Applications/TextEdit.app/Contents/MacOS/TextEdit\n\
+                       9301 /System/Applications/System Settings.app/Contents/MacOS/System Settings\n\
+                       junk\n 77 \n";
+        assert_eq!(
+            parse_ps(listing),
+            vec![
+                (1, "/sbin/launchd".to_string()),
+                (
+                    8123,
+                    "/System/Applications/TextEdit.app/Contents/MacOS/TextEdit".to_string()
+                ),
+                (
+                    9301,
+                    "/System/Applications/System Settings.app/Contents/MacOS/System Settings"
+                        .to_string()
+                ),
+            ]
+        );
+        let t = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            window_changes(&t(&["A", "B"]), &t(&["B", "C"])),
+            vec![
+                (EventKind::WindowOpened, "C".to_string()),
+                (EventKind::WindowClosed, "A".to_string())
+            ]
+        );
+        assert!(window_changes(&t(&["A", "A"]), &t(&["A", "A"])).is_empty());
+        assert_eq!(
+            window_changes(&t(&["A", "A"]), &t(&["A"])),
+            vec![(EventKind::WindowClosed, "A".to_string())]
+        );
+    }
+}

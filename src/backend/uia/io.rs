@@ -1,0 +1,983 @@
+//! Windows UI Automation IO: the [`Backend`] over the `uiautomation` crate (0.25).
+//!
+//! **Unverified on real systems.** This module is written against the crate's sources
+//! (`uiautomation-0.25.1`: `core.rs`, `patterns.rs`, `events/`, `types.rs`, `variants.rs`) but
+//! has never been compiled or run on Windows; everything it decides is in the pure [`map`]
+//! module, which is tested on every platform.
+//!
+//! Threading: one dedicated thread initialises COM as MTA (`UIAutomation::new`) and owns every
+//! COM object (the automation object, cache requests, elements, handlers). Requests reach it
+//! over a channel and only model data (`Node`, `Snapshot`, `AppInfo`) comes back. Event
+//! handlers run on UIA's own threads and only send model events into the broadcast channel.
+//!
+//! Reads are bulk: one `BuildUpdatedCache` with a cache request for every property and
+//! pattern-availability flag the mapping needs, `TreeScope::Subtree`, then the cached tree is
+//! walked locally (`GetCachedChildren`). Writes re-read the element, choose the plan with
+//! [`map::plan_for`] and call the pattern it names; only the read-back (in `write::engine`)
+//! decides what happened.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use tokio::sync::{broadcast, oneshot};
+use uiautomation::core::{UIAutomation, UICacheRequest, UIElement};
+use uiautomation::events::{
+    CustomEventHandlerFn, CustomFocusChangedEventHandlerFn, CustomPropertyChangedEventHandlerFn,
+    CustomStructureChangedEventHandlerFn, UIEventHandler, UIEventType, UIFocusChangedEventHandler,
+    UIPropertyChangedEventHandler, UIStructureChangeEventHandler,
+};
+use uiautomation::patterns::{
+    UIExpandCollapsePattern, UIInvokePattern, UIRangeValuePattern, UISelectionItemPattern,
+    UITextPattern, UITogglePattern, UIValuePattern,
+};
+use uiautomation::types::{ExpandCollapseState, StructureChangeType, TreeScope, UIProperty};
+use uiautomation::variants::Variant;
+
+use super::map::{self, ErrorKind, Pattern, UiaElement, UiaRange};
+use crate::backend::record::layout;
+use crate::backend::strategy::{WritePlan, option_rows};
+use crate::backend::{
+    AppInfo, Backend, BackendError, Event, EventKind, Limits, WindowInfo, WriteAck, WriteOp,
+};
+use crate::model::{Bounds, Node, NodeId, Role, Snapshot, Truncation, format_number};
+
+/// Properties cached on every element (besides the `Is…PatternAvailable` flags).
+const PROPERTIES: &[UIProperty] = &[
+    UIProperty::RuntimeId,
+    UIProperty::ControlType,
+    UIProperty::Name,
+    UIProperty::AutomationId,
+    UIProperty::ClassName,
+    UIProperty::HelpText,
+    UIProperty::LocalizedControlType,
+    UIProperty::FrameworkId,
+    UIProperty::ProcessId,
+    UIProperty::IsEnabled,
+    UIProperty::HasKeyboardFocus,
+    UIProperty::IsKeyboardFocusable,
+    UIProperty::IsOffscreen,
+    UIProperty::IsPassword,
+    UIProperty::IsRequiredForForm,
+    UIProperty::IsDataValidForForm,
+    UIProperty::WindowIsModal,
+    UIProperty::Orientation,
+    UIProperty::BoundingRectangle,
+    UIProperty::ValueValue,
+    UIProperty::ValueIsReadOnly,
+    UIProperty::RangeValueValue,
+    UIProperty::RangeValueIsReadOnly,
+    UIProperty::RangeValueMinimum,
+    UIProperty::RangeValueMaximum,
+    UIProperty::RangeValueSmallChange,
+    UIProperty::ToggleToggleState,
+    UIProperty::ExpandCollapseExpandCollapseState,
+    UIProperty::SelectionItemIsSelected,
+];
+
+/// Properties only newer Windows versions know (1809+); a cache request without them still
+/// works, the mapping then sees no heading levels or dialog flags.
+const OPTIONAL_PROPERTIES: &[UIProperty] = &[UIProperty::HeadingLevel, UIProperty::IsDialog];
+
+/// Ids kept for later reads and writes; past this many, ids not seen in the last two reads go.
+const REGISTRY_CAP: usize = 200_000;
+
+/// Roots with event handlers; the oldest stops being watched past this many.
+const WATCHED_ROOTS: usize = 8;
+
+enum Request {
+    Apps,
+    Snapshot(NodeId, Limits),
+    ReadNode(NodeId),
+    Children(NodeId),
+    Write(NodeId, WriteOp),
+}
+
+enum Reply {
+    Apps(Result<Vec<AppInfo>, BackendError>),
+    Snapshot(Result<Snapshot, BackendError>),
+    Node(Result<Node, BackendError>),
+    Nodes(Result<Vec<Node>, BackendError>),
+    Ack(WriteAck),
+}
+
+struct Job {
+    request: Request,
+    reply: oneshot::Sender<Reply>,
+}
+
+/// The UI Automation backend: a handle to the thread that owns all COM objects.
+pub struct UiaBackend {
+    jobs: mpsc::Sender<Job>,
+    events: broadcast::Sender<Event>,
+    call_timeout: Duration,
+}
+
+impl UiaBackend {
+    /// Starts the UIA thread (COM MTA) and waits up to `timeout` for it to be ready.
+    pub async fn connect(timeout: Duration) -> Result<UiaBackend, BackendError> {
+        let (jobs, rx) = mpsc::channel::<Job>();
+        let (events, _) = broadcast::channel(4096);
+        let (ready_tx, ready_rx) = oneshot::channel::<Result<(), String>>();
+        let tx = events.clone();
+        std::thread::Builder::new()
+            .name("treeglass-uia".into())
+            .spawn(move || worker_main(rx, tx, ready_tx))
+            .map_err(|e| BackendError::Unavailable(format!("cannot start the UIA thread: {e}")))?;
+        match tokio::time::timeout(timeout, ready_rx).await {
+            Ok(Ok(Ok(()))) => Ok(UiaBackend {
+                jobs,
+                events,
+                call_timeout: Limits::default().call_timeout,
+            }),
+            Ok(Ok(Err(e))) => Err(BackendError::Unavailable(format!("UI Automation: {e}"))),
+            Ok(Err(_)) => Err(BackendError::Unavailable(
+                "the UIA thread stopped while starting".into(),
+            )),
+            Err(_) => Err(BackendError::Unavailable(format!(
+                "UI Automation did not start within {} ms",
+                timeout.as_millis()
+            ))),
+        }
+    }
+
+    /// Sends a request to the UIA thread and waits up to `deadline` for its answer. A request
+    /// that times out keeps running on the thread (a COM call cannot be cancelled); its answer
+    /// is dropped.
+    async fn call(
+        &self,
+        request: Request,
+        deadline: Duration,
+        what: &str,
+    ) -> Result<Reply, BackendError> {
+        let (reply, rx) = oneshot::channel();
+        self.jobs
+            .send(Job { request, reply })
+            .map_err(|_| BackendError::Unavailable("the UIA thread has stopped".into()))?;
+        match tokio::time::timeout(deadline, rx).await {
+            Ok(Ok(r)) => Ok(r),
+            Ok(Err(_)) => Err(BackendError::Unavailable(
+                "the UIA thread has stopped".into(),
+            )),
+            Err(_) => Err(BackendError::Timeout {
+                what: what.to_string(),
+                ms: deadline.as_millis() as u64,
+            }),
+        }
+    }
+}
+
+fn unexpected() -> BackendError {
+    BackendError::Failed("the UIA thread answered a different request".into())
+}
+
+#[async_trait]
+impl Backend for UiaBackend {
+    fn name(&self) -> &'static str {
+        "uia"
+    }
+
+    async fn apps(&self) -> Result<Vec<AppInfo>, BackendError> {
+        match self
+            .call(
+                Request::Apps,
+                Duration::from_secs(5),
+                "listing top-level windows",
+            )
+            .await?
+        {
+            Reply::Apps(r) => r,
+            _ => Err(unexpected()),
+        }
+    }
+
+    async fn snapshot(&self, root: &NodeId, limits: &Limits) -> Result<Snapshot, BackendError> {
+        let started = Instant::now();
+        match self
+            .call(
+                Request::Snapshot(root.clone(), *limits),
+                limits.timeout,
+                "reading the tree",
+            )
+            .await
+        {
+            Ok(Reply::Snapshot(r)) => r,
+            Ok(_) => Err(unexpected()),
+            // A hung app gives an incomplete snapshot, not an error.
+            Err(BackendError::Timeout { .. }) => Ok(Snapshot {
+                id: crate::model::SnapshotId::next(),
+                app: String::new(),
+                window: String::new(),
+                nodes: Vec::new(),
+                truncated: Some(Truncation::Timeout),
+                unreadable: 0,
+                read_ms: started.elapsed().as_secs_f64() * 1000.0,
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn read_node(&self, id: &NodeId) -> Result<Node, BackendError> {
+        match self
+            .call(
+                Request::ReadNode(id.clone()),
+                self.call_timeout * 2,
+                "reading an element",
+            )
+            .await?
+        {
+            Reply::Node(r) => r,
+            _ => Err(unexpected()),
+        }
+    }
+
+    async fn children(&self, id: &NodeId) -> Result<Vec<Node>, BackendError> {
+        match self
+            .call(
+                Request::Children(id.clone()),
+                Duration::from_secs(3),
+                "listing children",
+            )
+            .await?
+        {
+            Reply::Nodes(r) => r,
+            _ => Err(unexpected()),
+        }
+    }
+
+    async fn write(&self, id: &NodeId, op: &WriteOp) -> WriteAck {
+        match self
+            .call(
+                Request::Write(id.clone(), op.clone()),
+                self.call_timeout,
+                &op.method(),
+            )
+            .await?
+        {
+            Reply::Ack(r) => r,
+            _ => Err(unexpected()),
+        }
+    }
+
+    fn subscribe(&self) -> broadcast::Receiver<Event> {
+        self.events.subscribe()
+    }
+}
+
+/// Maps a crate error (an HRESULT in `code`) to a backend error.
+fn err(e: uiautomation::Error, what: &str) -> BackendError {
+    match map::classify_hresult(e.code()) {
+        ErrorKind::Vanished => BackendError::Vanished(format!("{what}: {e}")),
+        ErrorKind::Timeout => BackendError::Timeout {
+            what: what.to_string(),
+            ms: 0,
+        },
+        ErrorKind::Unsupported => BackendError::Unsupported(format!("{what}: {e}")),
+        ErrorKind::Failed => BackendError::Failed(format!("{what}: {e}")),
+    }
+}
+
+fn worker_main(
+    rx: mpsc::Receiver<Job>,
+    events: broadcast::Sender<Event>,
+    ready: oneshot::Sender<Result<(), String>>,
+) {
+    let mut worker = match Worker::new(events) {
+        Ok(w) => w,
+        Err(e) => {
+            let _ = ready.send(Err(e.to_string()));
+            return;
+        }
+    };
+    let _ = ready.send(Ok(()));
+    // Ends when the backend (the only sender) is dropped.
+    while let Ok(job) = rx.recv() {
+        let reply = match job.request {
+            Request::Apps => Reply::Apps(worker.apps()),
+            Request::Snapshot(root, limits) => Reply::Snapshot(worker.snapshot(&root, &limits)),
+            Request::ReadNode(id) => Reply::Node(worker.read_node(&id)),
+            Request::Children(id) => Reply::Nodes(worker.children(&id)),
+            Request::Write(id, op) => Reply::Ack(worker.write(&id, &op)),
+        };
+        let _ = job.reply.send(reply);
+    }
+    let _ = worker.automation.remove_all_event_handlers();
+}
+
+/// Everything that lives on the UIA thread.
+struct Worker {
+    automation: UIAutomation,
+    /// Whole subtree, every property the mapping needs.
+    subtree: UICacheRequest,
+    /// One element.
+    element: UICacheRequest,
+    /// Children of the desktop (top-level windows).
+    children: UICacheRequest,
+    /// Process id and runtime id for event senders.
+    event_cache: UICacheRequest,
+    registry: HashMap<String, (UIElement, u64)>,
+    generation: u64,
+    watched: VecDeque<(String, UIElement)>,
+    structure: UIStructureChangeEventHandler,
+    property: UIPropertyChangedEventHandler,
+    automation_events: UIEventHandler,
+    watched_properties: Vec<UIProperty>,
+}
+
+fn cache_request(
+    automation: &UIAutomation,
+    scope: TreeScope,
+) -> uiautomation::Result<UICacheRequest> {
+    let req = automation.create_cache_request()?;
+    for p in PROPERTIES {
+        req.add_property(*p)?;
+    }
+    for p in OPTIONAL_PROPERTIES {
+        let _ = req.add_property(*p);
+    }
+    for pattern in Pattern::ALL {
+        req.add_property(UIProperty::try_from(pattern.availability_property())?)?;
+    }
+    // The default tree filter is the control view, what Inspect and Narrator show.
+    req.set_tree_scope(scope)?;
+    Ok(req)
+}
+
+/// Sends one event from a handler thread (never blocks; lagging receivers lose the oldest).
+fn emit(tx: &broadcast::Sender<Event>, kind: EventKind, sender: &UIElement, detail: String) {
+    let source = sender
+        .get_runtime_id()
+        .map(|r| map::node_id(&r))
+        .unwrap_or_else(|_| NodeId("uia:?".into()));
+    let app = sender
+        .get_cached_process_id()
+        .map(|p| p.to_string())
+        .unwrap_or_default();
+    let _ = tx.send(Event {
+        kind,
+        source,
+        app,
+        detail,
+        at: Some(Instant::now()),
+    });
+}
+
+/// A variant as an integer (booleans come as 0 / -1), when it is one.
+fn variant_int(v: &Variant) -> Option<i64> {
+    TryInto::<i64>::try_into(v).ok()
+}
+
+impl Worker {
+    fn new(events: broadcast::Sender<Event>) -> uiautomation::Result<Worker> {
+        // Initialises COM on this thread as MTA and creates the CUIAutomation object.
+        let automation = UIAutomation::new()?;
+        let subtree = cache_request(&automation, TreeScope::Subtree)?;
+        let element = cache_request(&automation, TreeScope::Element)?;
+        let children = cache_request(&automation, TreeScope::Children)?;
+        let event_cache = automation.create_cache_request()?;
+        event_cache.add_property(UIProperty::ProcessId)?;
+        event_cache.add_property(UIProperty::RuntimeId)?;
+
+        let tx = events.clone();
+        let structure: Box<CustomStructureChangedEventHandlerFn> = Box::new(
+            move |sender: &UIElement, change: StructureChangeType, _: Option<&[i32]>| {
+                emit(
+                    &tx,
+                    map::structure_event(change as i32),
+                    sender,
+                    String::new(),
+                );
+                Ok(())
+            },
+        );
+        let tx = events.clone();
+        let property: Box<CustomPropertyChangedEventHandlerFn> = Box::new(
+            move |sender: &UIElement, property: UIProperty, value: Variant| {
+                let kind = map::property_event(property as i32, variant_int(&value));
+                // Names are shown; values are not (a password field's would be a secret).
+                let detail = if kind == EventKind::NameChanged {
+                    TryInto::<String>::try_into(&value).unwrap_or_default()
+                } else {
+                    String::new()
+                };
+                emit(&tx, kind, sender, detail);
+                Ok(())
+            },
+        );
+        let tx = events.clone();
+        let auto: Box<CustomEventHandlerFn> =
+            Box::new(move |sender: &UIElement, event: UIEventType| {
+                emit(
+                    &tx,
+                    map::automation_event(event as i32),
+                    sender,
+                    String::new(),
+                );
+                Ok(())
+            });
+        let tx = events.clone();
+        let focus: Box<CustomFocusChangedEventHandlerFn> = Box::new(move |sender: &UIElement| {
+            emit(&tx, EventKind::Focus, sender, String::new());
+            Ok(())
+        });
+        let automation_events = UIEventHandler::from(auto);
+        let focus = UIFocusChangedEventHandler::from(focus);
+        // Events are best effort: reads and writes work without them (the read-back polls).
+        let _ = automation.add_focus_changed_event_handler(Some(&event_cache), &focus);
+        let desktop = automation.get_root_element()?;
+        for event in [
+            UIEventType::Window_WindowOpened,
+            UIEventType::Window_WindowClosed,
+        ] {
+            let _ = automation.add_automation_event_handler(
+                event,
+                &desktop,
+                TreeScope::Subtree,
+                Some(&event_cache),
+                &automation_events,
+            );
+        }
+        let watched_properties = map::WATCHED_PROPERTIES
+            .iter()
+            .filter_map(|p| UIProperty::try_from(*p).ok())
+            .collect();
+        Ok(Worker {
+            automation,
+            subtree,
+            element,
+            children,
+            event_cache,
+            registry: HashMap::new(),
+            generation: 0,
+            watched: VecDeque::new(),
+            structure: UIStructureChangeEventHandler::from(structure),
+            property: UIPropertyChangedEventHandler::from(property),
+            automation_events,
+            watched_properties,
+        })
+    }
+
+    /// Remembers `el` under its id for later reads and writes.
+    fn register(&mut self, id: &NodeId, el: &UIElement) {
+        self.registry
+            .insert(id.0.clone(), (el.clone(), self.generation));
+    }
+
+    fn lookup(&self, id: &NodeId) -> Result<UIElement, BackendError> {
+        self.registry
+            .get(&id.0)
+            .map(|(el, _)| el.clone())
+            .ok_or_else(|| {
+                BackendError::Failed(format!(
+                    "`{id}` is not an element of this session's reads (take a new snapshot)"
+                ))
+            })
+    }
+
+    fn start_read(&mut self) {
+        self.generation += 1;
+        if self.registry.len() > REGISTRY_CAP {
+            let keep = self.generation.saturating_sub(2);
+            self.registry.retain(|_, (_, seen)| *seen >= keep);
+        }
+    }
+
+    /// The record of one cached element (its own properties only).
+    fn record(&self, el: &UIElement) -> UiaElement {
+        let prop = |p: UIProperty| el.get_cached_property_value(p).ok();
+        let boolean = |p: UIProperty| prop(p).and_then(|v| TryInto::<bool>::try_into(v).ok());
+        let int = |p: UIProperty| prop(p).and_then(|v| TryInto::<i32>::try_into(v).ok());
+        let float = |p: UIProperty| prop(p).and_then(|v| TryInto::<f64>::try_into(v).ok());
+        let string = |p: UIProperty| prop(p).and_then(|v| TryInto::<String>::try_into(v).ok());
+        let patterns = Pattern::ALL
+            .iter()
+            .copied()
+            .filter(|pat| {
+                UIProperty::try_from(pat.availability_property())
+                    .ok()
+                    .and_then(boolean)
+                    .unwrap_or(false)
+            })
+            .collect::<map::Patterns>();
+        let range = patterns.has(Pattern::RangeValue).then(|| UiaRange {
+            value: float(UIProperty::RangeValueValue).unwrap_or(0.0),
+            minimum: float(UIProperty::RangeValueMinimum).unwrap_or(0.0),
+            maximum: float(UIProperty::RangeValueMaximum).unwrap_or(0.0),
+            small_change: float(UIProperty::RangeValueSmallChange).unwrap_or(0.0),
+            is_read_only: boolean(UIProperty::RangeValueIsReadOnly).unwrap_or(false),
+        });
+        let mut value = patterns
+            .has(Pattern::Value)
+            .then(|| string(UIProperty::ValueValue))
+            .flatten();
+        let control_type = int(UIProperty::ControlType).unwrap_or(0);
+        if value.is_none() && patterns.has(Pattern::Text) && map::base_role(control_type).is_text()
+        {
+            // An edit without ValuePattern: its text from the TextPattern (one live call).
+            value = el
+                .get_pattern::<UITextPattern>()
+                .and_then(|t| t.get_document_range())
+                .and_then(|r| r.get_text(-1))
+                .ok();
+        }
+        UiaElement {
+            runtime_id: el.get_runtime_id().unwrap_or_default(),
+            control_type,
+            name: el.get_cached_name().unwrap_or_default(),
+            automation_id: el.get_cached_automation_id().unwrap_or_default(),
+            class_name: el.get_cached_classname().unwrap_or_default(),
+            help_text: el.get_cached_help_text().unwrap_or_default(),
+            localized_control_type: el.get_cached_localized_control_type().unwrap_or_default(),
+            framework_id: el.get_cached_framework_id().unwrap_or_default(),
+            process_id: el.get_cached_process_id().map_or(0, |p| p as u32),
+            is_enabled: el.is_cached_enabled().unwrap_or(true),
+            has_keyboard_focus: el.has_cached_keyboard_focus().unwrap_or(false),
+            is_keyboard_focusable: el.is_cached_keyboard_focusable().unwrap_or(false),
+            is_offscreen: el.is_cached_offscreen().unwrap_or(false),
+            is_password: el.is_cached_password().unwrap_or(false),
+            is_required_for_form: el.is_cached_required_for_form().unwrap_or(false),
+            is_data_valid_for_form: el.is_cached_data_valid_for_form().unwrap_or(true),
+            is_dialog: boolean(UIProperty::IsDialog).unwrap_or(false),
+            window_is_modal: boolean(UIProperty::WindowIsModal).unwrap_or(false),
+            orientation: int(UIProperty::Orientation).unwrap_or(0),
+            heading_level: int(UIProperty::HeadingLevel).map_or(0, map::heading_level),
+            patterns,
+            value,
+            value_is_read_only: patterns
+                .has(Pattern::Value)
+                .then(|| boolean(UIProperty::ValueIsReadOnly))
+                .flatten(),
+            range,
+            toggle_state: patterns
+                .has(Pattern::Toggle)
+                .then(|| int(UIProperty::ToggleToggleState))
+                .flatten(),
+            expand_collapse_state: patterns
+                .has(Pattern::ExpandCollapse)
+                .then(|| int(UIProperty::ExpandCollapseExpandCollapseState))
+                .flatten(),
+            is_selected: patterns
+                .has(Pattern::SelectionItem)
+                .then(|| boolean(UIProperty::SelectionItemIsSelected))
+                .flatten(),
+            bounds: el.get_cached_bounding_rectangle().ok().map(|r| Bounds {
+                x: r.get_left(),
+                y: r.get_top(),
+                width: r.get_width(),
+                height: r.get_height(),
+            }),
+            children: Vec::new(),
+        }
+    }
+
+    /// The record tree under a subtree-cached element, within the caps; registers every
+    /// element it includes.
+    fn build(
+        &mut self,
+        el: &UIElement,
+        depth: usize,
+        limits: &Limits,
+        budget: &mut usize,
+        truncated: &mut Option<Truncation>,
+    ) -> UiaElement {
+        let mut rec = self.record(el);
+        self.register(&map::node_id(&rec.runtime_id), el);
+        // No children answers an error (a null array) as often as an empty list.
+        let mut kids = el.get_cached_children().unwrap_or_default();
+        if kids.is_empty() {
+            return rec;
+        }
+        if depth >= limits.max_depth {
+            truncated.get_or_insert(Truncation::DepthCap);
+            return rec;
+        }
+        if kids.len() > limits.max_siblings {
+            kids.truncate(limits.max_siblings);
+            truncated.get_or_insert(Truncation::SiblingCap);
+        }
+        for kid in &kids {
+            if *budget == 0 {
+                truncated.get_or_insert(Truncation::NodeCap);
+                break;
+            }
+            *budget -= 1;
+            let child = self.build(kid, depth + 1, limits, budget, truncated);
+            rec.children.push(child);
+        }
+        rec
+    }
+
+    /// Reads `el`'s subtree in one cross-process call and lays it out.
+    fn read_subtree(
+        &mut self,
+        el: &UIElement,
+        app: &str,
+        limits: &Limits,
+    ) -> Result<Snapshot, BackendError> {
+        let started = Instant::now();
+        let cached = el
+            .build_updated_cache(&self.subtree)
+            .map_err(|e| err(e, "BuildUpdatedCache"))?;
+        let mut budget = limits.max_nodes.saturating_sub(1);
+        let mut truncated = None;
+        let root = self.build(&cached, 0, limits, &mut budget, &mut truncated);
+        let mut snap = layout(app, &root, limits, started);
+        snap.truncated = truncated.or(snap.truncated);
+        Ok(snap)
+    }
+
+    /// Top-level windows of the desktop, each as (element, record).
+    fn top_level(&mut self) -> Result<Vec<(UIElement, UiaElement)>, BackendError> {
+        let desktop = self
+            .automation
+            .get_root_element()
+            .map_err(|e| err(e, "desktop"))?;
+        let cached = desktop
+            .build_updated_cache(&self.children)
+            .map_err(|e| err(e, "top-level windows"))?;
+        let wins = cached.get_cached_children().unwrap_or_default();
+        let mut out = Vec::with_capacity(wins.len());
+        for w in wins {
+            let rec = self.record(&w);
+            if rec.name.is_empty() && rec.control_type != 50032 {
+                continue;
+            }
+            self.register(&map::node_id(&rec.runtime_id), &w);
+            out.push((w, rec));
+        }
+        Ok(out)
+    }
+
+    fn apps(&mut self) -> Result<Vec<AppInfo>, BackendError> {
+        self.start_read();
+        let mut apps: Vec<AppInfo> = Vec::new();
+        for (_, rec) in self.top_level()? {
+            let pid = rec.process_id;
+            let node = map::node_from(&rec);
+            let window = WindowInfo {
+                id: node.id.clone(),
+                name: node.name.clone(),
+                role: node.role,
+                states: node.states,
+            };
+            match apps.iter_mut().find(|a| a.pid == Some(pid)) {
+                Some(app) => app.windows.push(window),
+                None => apps.push(AppInfo {
+                    id: map::app_id(pid),
+                    name: String::new(),
+                    pid: Some(pid),
+                    bus_name: format!("pid:{pid}"),
+                    toolkit: (!rec.framework_id.is_empty()).then(|| rec.framework_id.clone()),
+                    toolkit_version: None,
+                    windows: vec![window],
+                }),
+            }
+        }
+        for app in &mut apps {
+            let titles: Vec<String> = app.windows.iter().map(|w| w.name.clone()).collect();
+            app.name = map::app_name(&titles);
+        }
+        Ok(apps)
+    }
+
+    /// Watches `el`'s subtree for structure, property and automation events.
+    fn watch(&mut self, id: &NodeId, el: &UIElement) {
+        if self.watched.iter().any(|(w, _)| *w == id.0) {
+            return;
+        }
+        if self.watched.len() >= WATCHED_ROOTS {
+            if let Some((_, old)) = self.watched.pop_front() {
+                let _ = self
+                    .automation
+                    .remove_structure_changed_event_handler(&old, &self.structure);
+                let _ = self
+                    .automation
+                    .remove_property_changed_event_handler(&old, &self.property);
+                for id in map::WATCHED_EVENTS {
+                    if let Ok(ev) = UIEventType::try_from(*id) {
+                        let _ = self.automation.remove_automation_event_handler(
+                            ev,
+                            &old,
+                            &self.automation_events,
+                        );
+                    }
+                }
+            }
+        }
+        let cache = Some(&self.event_cache);
+        let _ = self.automation.add_structure_changed_event_handler(
+            el,
+            TreeScope::Subtree,
+            cache,
+            &self.structure,
+        );
+        let _ = self.automation.add_property_changed_event_handler(
+            el,
+            TreeScope::Subtree,
+            cache,
+            &self.property,
+            &self.watched_properties,
+        );
+        for id in map::WATCHED_EVENTS {
+            if let Ok(ev) = UIEventType::try_from(*id) {
+                let _ = self.automation.add_automation_event_handler(
+                    ev,
+                    el,
+                    TreeScope::Subtree,
+                    cache,
+                    &self.automation_events,
+                );
+            }
+        }
+        self.watched.push_back((id.0.clone(), el.clone()));
+    }
+
+    fn snapshot(&mut self, root: &NodeId, limits: &Limits) -> Result<Snapshot, BackendError> {
+        self.start_read();
+        if let Some(pid) = map::app_pid(root) {
+            return self.app_snapshot(root, pid, limits);
+        }
+        let el = self.lookup(root)?;
+        let titles: Vec<String> = el.get_cached_name().into_iter().collect();
+        let snap = self.read_subtree(&el, &map::app_name(&titles), limits)?;
+        self.watch(root, &el);
+        Ok(snap)
+    }
+
+    /// A whole application: its top-level windows under one application node.
+    fn app_snapshot(
+        &mut self,
+        root: &NodeId,
+        pid: u32,
+        limits: &Limits,
+    ) -> Result<Snapshot, BackendError> {
+        let started = Instant::now();
+        let windows: Vec<(UIElement, UiaElement)> = self
+            .top_level()?
+            .into_iter()
+            .filter(|(_, r)| r.process_id == pid)
+            .collect();
+        if windows.is_empty() {
+            return Err(BackendError::Vanished(format!(
+                "no windows of process {pid}"
+            )));
+        }
+        let titles: Vec<String> = windows.iter().map(|(_, r)| r.name.clone()).collect();
+        let name = map::app_name(&titles);
+        let mut budget = limits.max_nodes.saturating_sub(1);
+        let mut truncated = None;
+        let mut app = UiaElement {
+            name: name.clone(),
+            process_id: pid,
+            ..UiaElement::default()
+        };
+        for (w, _) in &windows {
+            if budget == 0 {
+                truncated.get_or_insert(Truncation::NodeCap);
+                break;
+            }
+            budget -= 1;
+            let cached = w
+                .build_updated_cache(&self.subtree)
+                .map_err(|e| err(e, "BuildUpdatedCache"))?;
+            let rec = self.build(&cached, 1, limits, &mut budget, &mut truncated);
+            app.children.push(rec);
+        }
+        let mut snap = layout(&name, &app, limits, started);
+        if let Some(first) = snap.nodes.first_mut() {
+            first.id = root.clone();
+            first.role = Role::Application;
+            first.raw_role = "Application".into();
+        }
+        snap.window = String::new();
+        snap.truncated = truncated.or(snap.truncated);
+        Ok(snap)
+    }
+
+    /// A fresh record and node of one element (no children).
+    fn fresh(&mut self, id: &NodeId) -> Result<(UIElement, Node), BackendError> {
+        let el = self.lookup(id)?;
+        let cached = el
+            .build_updated_cache(&self.element)
+            .map_err(|e| err(e, "reading the element"))?;
+        let mut node = map::node_from(&self.record(&cached));
+        node.id = id.clone();
+        Ok((el, node))
+    }
+
+    fn read_node(&mut self, id: &NodeId) -> Result<Node, BackendError> {
+        self.fresh(id).map(|(_, n)| n)
+    }
+
+    /// The options of a choice element as (node, element), from its subtree. `expand`: open
+    /// the pop-up first (`OpenMenuAndPick`); otherwise it is opened only when no option is
+    /// realised yet. Returns whether this call expanded it, so the caller can collapse it.
+    fn options(
+        &mut self,
+        el: &UIElement,
+        expand: bool,
+    ) -> Result<(Vec<(Node, UIElement)>, bool), BackendError> {
+        let limits = Limits::default();
+        let ec = el.get_pattern::<UIExpandCollapsePattern>().ok();
+        let mut expanded = false;
+        if expand {
+            if let Some(ec) = &ec {
+                expanded = ec.expand().is_ok();
+            }
+        }
+        let mut snap = self.read_subtree(el, "", &limits)?;
+        let mut rows = option_rows(&snap.nodes, 0);
+        if rows.is_empty() && !expanded {
+            // Virtualised drop-downs realise their items only when open.
+            if let Some(ec) = &ec {
+                if ec.expand().is_ok() {
+                    expanded = true;
+                    snap = self.read_subtree(el, "", &limits)?;
+                    rows = option_rows(&snap.nodes, 0);
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(rows.len());
+        for r in rows {
+            let node = snap.nodes[r].clone();
+            let item = self.lookup(&node.id)?;
+            out.push((node, item));
+        }
+        Ok((out, expanded))
+    }
+
+    /// Collapses a pop-up that is still open (most close by themselves on selection).
+    fn collapse(el: &UIElement) {
+        if let Ok(ec) = el.get_pattern::<UIExpandCollapsePattern>() {
+            if matches!(
+                ec.get_state(),
+                Ok(ExpandCollapseState::Expanded | ExpandCollapseState::PartiallyExpanded)
+            ) {
+                let _ = ec.collapse();
+            }
+        }
+    }
+
+    /// The direct children of an element as (node, element).
+    fn child_elements(&mut self, el: &UIElement) -> Result<Vec<(Node, UIElement)>, BackendError> {
+        let cached = el
+            .build_updated_cache(&self.children)
+            .map_err(|e| err(e, "listing children"))?;
+        let kids = cached.get_cached_children().unwrap_or_default();
+        let mut out = Vec::with_capacity(kids.len());
+        for k in kids {
+            let n = map::node_from(&self.record(&k));
+            self.register(&n.id, &k);
+            out.push((n, k));
+        }
+        Ok(out)
+    }
+
+    /// Children as the engine lists them: a choice element's options (listing them may open
+    /// its pop-up for a moment), else the direct children.
+    fn children(&mut self, id: &NodeId) -> Result<Vec<Node>, BackendError> {
+        let (el, node) = self.fresh(id)?;
+        let listed = if node.role.is_choice() {
+            let (options, expanded) = self.options(&el, false)?;
+            if expanded {
+                Self::collapse(&el);
+            }
+            options
+        } else {
+            self.child_elements(&el)?
+        };
+        Ok(listed.into_iter().map(|(n, _)| n).collect())
+    }
+
+    fn write(&mut self, id: &NodeId, op: &WriteOp) -> WriteAck {
+        let (el, node) = self.fresh(id)?;
+        let plan = map::plan_for(&node);
+        let what = op.method();
+        let done = |r: uiautomation::Result<()>| r.map(|()| true).map_err(|e| err(e, &what));
+        match op {
+            WriteOp::SetText(text) => match plan {
+                WritePlan::SetValue => done(
+                    el.get_pattern::<UIValuePattern>()
+                        .and_then(|p| p.set_value(text)),
+                ),
+                other => Err(BackendError::Unsupported(format!(
+                    "no settable value (plan: {other:?})"
+                ))),
+            },
+            WriteOp::SetNumber(v) => match plan {
+                WritePlan::SetRange => done(
+                    el.get_pattern::<UIRangeValuePattern>()
+                        .and_then(|p| p.set_value(*v)),
+                ),
+                WritePlan::SetValue => done(
+                    el.get_pattern::<UIValuePattern>()
+                        .and_then(|p| p.set_value(&format_number(*v))),
+                ),
+                other => Err(BackendError::Unsupported(format!(
+                    "no settable number (plan: {other:?})"
+                ))),
+            },
+            WriteOp::DoAction(name) => match map::action_pattern(name) {
+                Some(Pattern::Invoke) => {
+                    done(el.get_pattern::<UIInvokePattern>().and_then(|p| p.invoke()))
+                }
+                Some(Pattern::Toggle) => {
+                    done(el.get_pattern::<UITogglePattern>().and_then(|p| p.toggle()))
+                }
+                Some(Pattern::SelectionItem) => done(
+                    el.get_pattern::<UISelectionItemPattern>()
+                        .and_then(|p| p.select()),
+                ),
+                Some(Pattern::ExpandCollapse) => {
+                    let p = el
+                        .get_pattern::<UIExpandCollapsePattern>()
+                        .map_err(|e| err(e, &what))?;
+                    done(if name.eq_ignore_ascii_case("collapse") {
+                        p.collapse()
+                    } else {
+                        p.expand()
+                    })
+                }
+                _ => Err(BackendError::Unsupported(format!(
+                    "no action `{name}` (has: {})",
+                    node.actions.join(", ")
+                ))),
+            },
+            WriteOp::SelectChild(index) => {
+                // The same listing `children` gave the engine, so the index names the same item.
+                let open = plan == WritePlan::OpenMenuAndPick;
+                let (items, expanded) = if node.role.is_choice() {
+                    self.options(&el, open)?
+                } else {
+                    (self.child_elements(&el)?, false)
+                };
+                let result = match items.get(*index) {
+                    Some((_, item)) => match item.get_pattern::<UISelectionItemPattern>() {
+                        Ok(sel) => done(sel.select()),
+                        Err(_) => done(
+                            item.get_pattern::<UIInvokePattern>()
+                                .and_then(|p| p.invoke()),
+                        ),
+                    },
+                    None => Err(BackendError::Unsupported(format!(
+                        "item {index} is gone ({} items now)",
+                        items.len()
+                    ))),
+                };
+                if open || expanded {
+                    Self::collapse(&el);
+                }
+                result
+            }
+            WriteOp::Focus => done(el.set_focus()),
+            WriteOp::SelectAllText => done(
+                el.get_pattern::<UITextPattern>()
+                    .and_then(|t| t.get_document_range())
+                    .and_then(|r| r.select()),
+            ),
+            // Focuses the element, then types through SendInput.
+            WriteOp::TypeText(text) => done(el.send_text(text, 10)),
+        }
+    }
+}
