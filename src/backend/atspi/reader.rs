@@ -428,7 +428,12 @@ fn layout(
 /// One concurrent round's answers.
 enum Answer {
     List(ObjRef, Result<Vec<ObjRef>, BackendError>),
-    Raw(ObjRef, Box<Result<RawNode, BackendError>>, Option<Extras>),
+    Raw(
+        ObjRef,
+        Box<Result<RawNode, BackendError>>,
+        Option<Extras>,
+        Option<Result<Vec<ObjRef>, BackendError>>,
+    ),
     Extras(ObjRef, Extras),
 }
 
@@ -548,15 +553,27 @@ pub async fn read_tree(
                             // An element the cache did not know: read it, then its actions and
                             // value in the same task, saving a round.
                             let r = read_raw(&c, &o).await;
-                            let extras = match &r {
+                            let (extras, list) = match &r {
                                 Ok(raw) => {
                                     let info =
                                         (raw.role, raw.states, raw.interfaces, raw.name.clone());
-                                    Some(read_extras(&c, &o, info, &known, &actions).await)
+                                    // Its children list too, so the level below costs no round.
+                                    let list = async {
+                                        if raw.child_count != 0 {
+                                            Some(get_children(&c, &o).await)
+                                        } else {
+                                            None
+                                        }
+                                    };
+                                    let (e, l) = tokio::join!(
+                                        read_extras(&c, &o, info, &known, &actions),
+                                        list
+                                    );
+                                    (Some(e), l)
                                 }
-                                Err(_) => None,
+                                Err(_) => (None, None),
                             };
-                            Answer::Raw(o, Box::new(r), extras)
+                            Answer::Raw(o, Box::new(r), extras, list)
                         }
                         _ => {
                             let info = info.unwrap_or((
@@ -579,9 +596,19 @@ pub async fn read_tree(
                 Answer::List(o, Ok(k)) => {
                     fetched.insert(o, k);
                 }
-                Answer::Raw(o, r, ex) => match *r {
+                Answer::Raw(o, r, ex, list) => match *r {
                     Ok(raw) => {
                         w.nodes.insert(o.clone(), raw);
+                        match list {
+                            Some(Ok(k)) => {
+                                fetched.insert(o.clone(), k);
+                            }
+                            Some(Err(e)) => {
+                                w.note_error(&e);
+                                failed.insert(o.clone());
+                            }
+                            None => {}
+                        }
                         match ex {
                             Some(Err(e)) => {
                                 w.note_error(&e);
