@@ -56,7 +56,7 @@ impl AtspiBackend {
                     timeout.as_millis()
                 ))
             })??;
-        let caller = Caller::new(conn.connection().clone(), Limits::default().call_timeout);
+        let caller = Caller::new(conn, Limits::default().call_timeout);
         let (tx, _) = broadcast::channel(4096);
         // The registry only forwards events that some listener registered for.
         let registry = ObjRef::new(REGISTRY, "/org/a11y/atspi/registry");
@@ -86,30 +86,50 @@ impl AtspiBackend {
     }
 }
 
-async fn open_connection() -> Result<atspi::AccessibilityConnection, BackendError> {
-    let unavailable = |e: atspi::AtspiError| BackendError::Unavailable(e.to_string());
-    for var in ["AT_SPI_BUS_ADDRESS", "A11Y_BUS_ADDRESS"] {
-        if let Ok(addr) = std::env::var(var) {
-            if !addr.is_empty() {
-                let addr: zbus::Address = addr
-                    .parse()
-                    .map_err(|e: zbus::Error| BackendError::Unavailable(format!("{var}: {e}")))?;
-                return atspi::AccessibilityConnection::from_address(addr)
-                    .await
-                    .map_err(unavailable);
-            }
-        }
-    }
-    if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none()
-        && std::env::var_os("XDG_RUNTIME_DIR").is_none()
+/// Opens a plain connection to the accessibility bus. Only raw calls with deadlines go over
+/// it (no proxies that make calls of their own on creation).
+async fn open_connection() -> Result<zbus::Connection, BackendError> {
+    let unavailable = |what: &str, e: zbus::Error| BackendError::Unavailable(format!("{what}: {e}"));
+    let address = match ["AT_SPI_BUS_ADDRESS", "A11Y_BUS_ADDRESS"]
+        .iter()
+        .find_map(|var| std::env::var(var).ok().filter(|a| !a.is_empty()).map(|a| (*var, a)))
     {
-        return Err(BackendError::Unavailable(
-            "no session bus (DBUS_SESSION_BUS_ADDRESS is not set)".into(),
-        ));
-    }
-    atspi::AccessibilityConnection::new()
+        Some((_, addr)) => addr,
+        None => {
+            if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none()
+                && std::env::var_os("XDG_RUNTIME_DIR").is_none()
+            {
+                return Err(BackendError::Unavailable(
+                    "no session bus (DBUS_SESSION_BUS_ADDRESS is not set)".into(),
+                ));
+            }
+            let session = zbus::Connection::session()
+                .await
+                .map_err(|e| unavailable("session bus", e))?;
+            let reply = session
+                .call_method(
+                    Some("org.a11y.Bus"),
+                    "/org/a11y/bus",
+                    Some("org.a11y.Bus"),
+                    "GetAddress",
+                    &(),
+                )
+                .await
+                .map_err(|e| unavailable("org.a11y.Bus.GetAddress", e))?;
+            reply
+                .body()
+                .deserialize::<String>()
+                .map_err(|e| BackendError::Unavailable(format!("org.a11y.Bus.GetAddress: {e}")))?
+        }
+    };
+    let addr: zbus::Address = address
+        .parse()
+        .map_err(|e| unavailable("accessibility bus address", e))?;
+    zbus::connection::Builder::address(addr)
+        .map_err(|e| unavailable("accessibility bus address", e))?
+        .build()
         .await
-        .map_err(unavailable)
+        .map_err(|e| unavailable("accessibility bus", e))
 }
 
 /// Drains every AT-SPI signal into the broadcast channel. An undrained stream would block
