@@ -135,8 +135,8 @@ async fn run_tui(spec: Option<&str>) -> Result<(String, i32), Failure> {
             Err(f) => (
                 Arc::new(FixtureBackend::demo()) as Arc<dyn Backend>,
                 Some(format!(
-                    "No accessibility bus ({}): showing the built-in demo app. Run inside a \
-                     desktop session or pass --backend atspi.",
+                    "DEMO APP — no accessibility bus, so this is treeglass's built-in demo, not \
+                     a real application ({})",
                     f.message
                 )),
             ),

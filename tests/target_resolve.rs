@@ -617,10 +617,14 @@ fn suggestions_never_use_a_name_that_is_the_current_value() {
     let mut combo = Node::new(NodeId("c".into()), Role::ComboBox, "combo box");
     combo.name = "Red".into();
     combo.description = "Colour".into();
-    combo.value = Some(Value::Choice { selected: Some("Red".into()) });
+    combo.value = Some(Value::Choice {
+        selected: Some("Red".into()),
+    });
     let mut other = Node::new(NodeId("o".into()), Role::ComboBox, "combo box");
     other.name = "Size".into();
-    other.value = Some(Value::Choice { selected: Some("Large".into()) });
+    other.value = Some(Value::Choice {
+        selected: Some("Large".into()),
+    });
     let snap = Snapshot {
         id: SnapshotId::next(),
         app: "a".into(),
@@ -633,5 +637,8 @@ fn suggestions_never_use_a_name_that_is_the_current_value() {
     let t = treeglass::target::suggest(&snap, 1).unwrap().to_string();
     assert_eq!(t, "combo-box \"Colour\"");
     // A name that is not the value is still the first choice.
-    assert_eq!(treeglass::target::suggest(&snap, 2).unwrap().to_string(), "combo-box \"Size\"");
+    assert_eq!(
+        treeglass::target::suggest(&snap, 2).unwrap().to_string(),
+        "combo-box \"Size\""
+    );
 }

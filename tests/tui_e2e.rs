@@ -17,7 +17,9 @@ struct Tmux {
 
 impl Tmux {
     fn new() -> Tmux {
-        Tmux { socket: format!("tg-e2e-{}", std::process::id()) }
+        Tmux {
+            socket: format!("tg-e2e-{}", std::process::id()),
+        }
     }
 
     fn run(&self, args: &[&str]) -> String {
@@ -27,7 +29,11 @@ impl Tmux {
             .args(args)
             .output()
             .expect("run tmux (Debian package tmux)");
-        assert!(o.status.success(), "tmux {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         String::from_utf8_lossy(&o.stdout).into_owned()
     }
 
@@ -43,7 +49,10 @@ impl Tmux {
             if s.contains(what) {
                 return s;
             }
-            assert!(Instant::now() < deadline, "the screen never showed {what:?}:\n{s}");
+            assert!(
+                Instant::now() < deadline,
+                "the screen never showed {what:?}:\n{s}"
+            );
             std::thread::sleep(Duration::from_millis(100));
         }
     }
@@ -61,7 +70,9 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        let _ = Command::new("tmux").args(["-L", &self.socket, "kill-server"]).output();
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .output();
     }
 }
 
@@ -70,7 +81,17 @@ fn filter_set_and_see_verified_on_screen() {
     let mut app = FixtureApp::start("tui");
     let tmux = Tmux::new();
     let cmd = format!("{} --backend atspi", env!("CARGO_BIN_EXE_treeglass"));
-    tmux.run(&["new-session", "-d", "-s", "tg", "-x", "160", "-y", "48", &cmd]);
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "tg",
+        "-x",
+        "160",
+        "-y",
+        "48",
+        &cmd,
+    ]);
     tmux.wait_for("\"Full name\"", Duration::from_secs(20));
 
     tmux.keys(&["/"]);

@@ -74,7 +74,10 @@ async fn parse_error_points_at_the_column() {
         .unwrap()
         .to_string();
     // The caret sits under the column the error names ("/ " + column - 1 + the border).
-    let input_line = screen.lines().find(|l| l.contains("/ text [editable")).unwrap();
+    let input_line = screen
+        .lines()
+        .find(|l| l.contains("/ text [editable"))
+        .unwrap();
     let start = input_line.find("/ ").unwrap() + 2;
     assert_eq!(caret.find('^').unwrap(), start + e.column - 1, "{caret}");
     assert_snapshot!("filter_parse_error", screen);

@@ -77,7 +77,10 @@ async fn details_pane_shows_everything_about_a_node() {
     h.settle().await.unwrap();
     let screen = h.render();
     assert!(screen.contains("(min 0, max 100, step 1)"), "{screen}");
-    assert!(screen.contains("target      spin-button \"Quantity\""), "{screen}");
+    assert!(
+        screen.contains("target      spin-button \"Quantity\""),
+        "{screen}"
+    );
     assert_snapshot!("details_spin_button", screen);
 }
 
@@ -115,10 +118,7 @@ async fn demo_banner_is_visible() {
     .unwrap();
     let screen = h.render();
     let first = screen.lines().next().unwrap();
-    assert!(
-        first.contains("showing the built-in demo app"),
-        "{first}"
-    );
+    assert!(first.contains("showing the built-in demo app"), "{first}");
 }
 
 #[tokio::test]
@@ -163,4 +163,23 @@ async fn resize_and_mouse() {
     h.terminal.backend_mut().resize(60, 16);
     let screen = h.render();
     assert!(screen.lines().count() == 16);
+}
+
+#[tokio::test]
+async fn apps_pane_opens_a_window() {
+    use treeglass::tui::app::Pane;
+    let mut h = demo().await;
+    h.key(KeyCode::BackTab);
+    assert_eq!(h.app.focus, Pane::Apps);
+    h.key(KeyCode::Up);
+    h.key(KeyCode::Enter);
+    assert!(h.app.prompt.is_none());
+    assert_eq!(h.app.focus, Pane::Tree);
+    h.settle().await.unwrap();
+    assert!(h.app.tree.is_some());
+    // Tab cycles apps → tree → writes → apps.
+    h.key(KeyCode::Tab);
+    assert_eq!(h.app.focus, Pane::Writes);
+    h.key(KeyCode::Tab);
+    assert_eq!(h.app.focus, Pane::Apps);
 }

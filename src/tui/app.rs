@@ -63,7 +63,10 @@ pub enum Msg {
         details: bool,
     },
     /// A write or invoke finished.
-    WriteDone { write: u64, result: Box<WriteResult> },
+    WriteDone {
+        write: u64,
+        result: Box<WriteResult>,
+    },
     /// An accessibility event from the backend.
     Backend(Box<Event>),
     /// The event stream lost this many events: the tree must be re-read.
@@ -72,7 +75,10 @@ pub enum Msg {
     /// The clipboard effect finished (`Ok` says how it was copied).
     Copied(Result<String, String>),
     /// The recorder started or stopped (or could not).
-    Recording { on: bool, message: String },
+    Recording {
+        on: bool,
+        message: String,
+    },
     /// A one-line message for the status line.
     Notice(String),
 }
@@ -161,7 +167,9 @@ pub enum Badge {
     Many(usize),
     NoMatch,
     /// The tree was cut short: `found` nodes match what was read.
-    Incomplete { found: usize },
+    Incomplete {
+        found: usize,
+    },
     /// The filter does not parse.
     Error,
 }
@@ -239,15 +247,23 @@ pub struct Prompt {
 
 #[derive(Debug, Clone)]
 pub enum PromptKind {
-    Text { input: LineInput, secret: bool },
+    Text {
+        input: LineInput,
+        secret: bool,
+    },
     Number {
         input: LineInput,
         min: f64,
         max: f64,
         step: f64,
     },
-    Toggle { on: bool },
-    Options { options: Vec<String>, selected: usize },
+    Toggle {
+        on: bool,
+    },
+    Options {
+        options: Vec<String>,
+        selected: usize,
+    },
     /// Select a tab, list row or tree row.
     Select,
 }
@@ -274,6 +290,8 @@ struct Pending {
     reads_inflight: bool,
     /// Follow-focus: the element focus moved to.
     focus: Option<NodeId>,
+    /// When the app list was last re-read because of an unknown app's event.
+    strangers_ms: u64,
 }
 
 /// The window whose tree is shown.
@@ -659,9 +677,7 @@ impl App {
                 KeyCode::PageUp => self.help_scroll = self.help_scroll.saturating_sub(10),
                 KeyCode::PageDown => self.help_scroll = self.help_scroll.saturating_add(10),
                 _ => {
-                    if keys::action_for(&k) == Some(Action::Quit)
-                        && k.code != KeyCode::Char('q')
-                    {
+                    if keys::action_for(&k) == Some(Action::Quit) && k.code != KeyCode::Char('q') {
                         self.quit = true;
                     }
                     self.help = false;
@@ -755,6 +771,7 @@ impl App {
                     });
                 }
             }
+            Action::SetValue if self.focus == Pane::Apps => self.open_entry(fx),
             Action::SetValue => self.open_prompt(),
             Action::Invoke => {
                 if let Some((_, n)) = self.selected_node() {
@@ -884,10 +901,7 @@ impl App {
         };
         let w = e.window.unwrap_or(0);
         let Some(win) = app.windows.get(w) else {
-            self.notice = Some(format!(
-                "{} has no windows",
-                sanitize(&app.name, 40)
-            ));
+            self.notice = Some(format!("{} has no windows", sanitize(&app.name, 40)));
             return;
         };
         let shown = Shown {
@@ -1233,7 +1247,10 @@ impl App {
             return;
         };
         let from = self.filter.origin.unwrap_or(0);
-        let next = m.get(m.partition_point(|&x| x < from)).copied().unwrap_or(first);
+        let next = m
+            .get(m.partition_point(|&x| x < from))
+            .copied()
+            .unwrap_or(first);
         if self.selected_node().map(|(r, _)| r) != Some(next) {
             self.select_row(next);
         }
@@ -1290,8 +1307,7 @@ impl App {
         }
         if self.unconfirmed.contains(&node.id) {
             warning = Some(
-                "the last write here was UNCONFIRMED: observe the tree before writing again"
-                    .into(),
+                "the last write here was UNCONFIRMED: observe the tree before writing again".into(),
             );
         }
         let role = node.role;
@@ -1380,7 +1396,10 @@ impl App {
                 .node(*only)
                 .is_some_and(|m| matches!(m.role, Role::Menu | Role::List))
             {
-                kids = tree.node(*only).map(|m| m.children.clone()).unwrap_or_default();
+                kids = tree
+                    .node(*only)
+                    .map(|m| m.children.clone())
+                    .unwrap_or_default();
             }
         }
         kids.iter()
@@ -1656,9 +1675,7 @@ impl App {
                     }
                     Pane::Events => self.events_nav(if down { Action::Down } else { Action::Up }),
                     Pane::Writes => self.writes_nav(if down { Action::Down } else { Action::Up }),
-                    Pane::Apps => {
-                        self.apps_nav(if down { Action::Down } else { Action::Up }, fx)
-                    }
+                    Pane::Apps => self.apps_nav(if down { Action::Down } else { Action::Up }, fx),
                 }
             }
             MouseEventKind::Down(MouseButton::Left) => {
@@ -1712,8 +1729,7 @@ impl App {
 
     fn on_paste(&mut self, s: &str, _fx: &mut Vec<Effect>) {
         if let Some(p) = &mut self.prompt {
-            if let PromptKind::Text { input, .. } | PromptKind::Number { input, .. } = &mut p.kind
-            {
+            if let PromptKind::Text { input, .. } | PromptKind::Number { input, .. } = &mut p.kind {
                 input.insert_str(s);
             }
             return;
@@ -1758,6 +1774,17 @@ impl App {
                 {
                     s.title = w.name.clone();
                     s.gone = false;
+                }
+                // The list may have shifted under the cursor: keep it on the shown window.
+                if self.focus != Pane::Apps {
+                    let window = s.window.clone();
+                    if let Some(i) = entries.iter().position(|e| {
+                        e.window
+                            .and_then(|w| self.apps.get(e.app)?.windows.get(w))
+                            .is_some_and(|w| w.id == window)
+                    }) {
+                        self.apps_sel = i;
+                    }
                 }
             }
             None => {
@@ -1968,14 +1995,21 @@ impl App {
             .apps
             .iter()
             .any(|a| ev.app == a.bus_name || ev.app == a.name);
-        if matches!(
+        let lifecycle = matches!(
             ev.kind,
             EventKind::AppAdded
                 | EventKind::AppRemoved
                 | EventKind::WindowOpened
                 | EventKind::WindowClosed
-        ) || (!known_app && self.apps_loaded)
-        {
+        );
+        // An event from an app the list does not have: it may have just started. Re-list at
+        // most once a second for those (some bus clients never show up in the list).
+        let stranger =
+            !known_app && self.apps_loaded && self.clock_ms >= self.pending.strangers_ms + 1000;
+        if lifecycle || stranger {
+            if stranger {
+                self.pending.strangers_ms = self.clock_ms;
+            }
             self.pending.apps = true;
         }
         if !self.app_matches(ev) {
@@ -1998,7 +2032,7 @@ impl App {
                         }
                     })
                     .unwrap_or_default(),
-                _ => ev.source.to_string(),
+                _ => sanitize(&ev.source.0, 60).into_owned(),
             };
             let at = self.clock_ms;
             self.log_event(format!(
@@ -2145,7 +2179,9 @@ mod tests {
         let p = node(
             Role::PasswordText,
             "Password",
-            Some(Value::Text { text: "●●".into() }),
+            Some(Value::Text {
+                text: "●●".into()
+            }),
         );
         let s = workflow_step(&p, "password-text");
         assert_eq!(s["text"], "${inputs.password}");
@@ -2163,6 +2199,9 @@ mod tests {
     #[test]
     fn badges_read_well() {
         assert_eq!(Badge::Many(3).text(), "3 matches");
-        assert_eq!(Badge::Incomplete { found: 1 }.text(), "incomplete tree (1 found)");
+        assert_eq!(
+            Badge::Incomplete { found: 1 }.text(),
+            "incomplete tree (1 found)"
+        );
     }
 }

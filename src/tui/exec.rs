@@ -46,15 +46,9 @@ pub enum Work {
 pub fn plan(ctx: &Arc<Ctx>, effect: Effect) -> Work {
     let ctx = ctx.clone();
     match effect {
-        Effect::LoadApps => Work::Job(Box::pin(async move {
-            Msg::Apps(ctx.backend.apps().await)
-        })),
+        Effect::LoadApps => Work::Job(Box::pin(async move { Msg::Apps(ctx.backend.apps().await) })),
         Effect::Snapshot { root } => Work::Job(Box::pin(async move {
-            let result = ctx
-                .backend
-                .snapshot(&root, &ctx.limits)
-                .await
-                .map(Box::new);
+            let result = ctx.backend.snapshot(&root, &ctx.limits).await.map(Box::new);
             Msg::Snapshot { root, result }
         })),
         Effect::ReadNodes { ids, details } => Work::Job(Box::pin(async move {

@@ -41,13 +41,22 @@ pub struct Timeout {
 
 impl std::fmt::Display for Timeout {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "timed out waiting for {}\n{}", self.waited_for, self.screen)
+        write!(
+            f,
+            "timed out waiting for {}\n{}",
+            self.waited_for, self.screen
+        )
     }
 }
 
 impl Harness {
     /// A harness over `backend` with a `width` × `height` screen; nothing is read yet.
-    pub fn new(backend: Arc<dyn Backend>, width: u16, height: u16, banner: Option<String>) -> Harness {
+    pub fn new(
+        backend: Arc<dyn Backend>,
+        width: u16,
+        height: u16,
+        banner: Option<String>,
+    ) -> Harness {
         let events = backend.subscribe();
         let config = Config {
             backend: backend.name().to_string(),
@@ -137,7 +146,10 @@ impl Harness {
 
     /// Presses Ctrl + `c`.
     pub fn ctrl(&mut self, c: char) {
-        self.send(Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)));
+        self.send(Msg::Key(KeyEvent::new(
+            KeyCode::Char(c),
+            KeyModifiers::CONTROL,
+        )));
     }
 
     /// Types each character of `s` as a key press.
@@ -249,6 +261,22 @@ impl Harness {
                         screen: self.render(),
                     });
                 }
+            }
+        }
+    }
+
+    /// Applies the pending burst now instead of after the debounce, awaiting the single-node
+    /// reads it asks for (benchmarks measure an event's cost without the deliberate wait).
+    pub async fn flush_now(&mut self) {
+        let mut fx = Vec::new();
+        self.app.flush(&mut fx);
+        for e in fx {
+            match exec::plan(&self.ctx, e) {
+                Work::Job(j) => {
+                    let msg = j.await;
+                    self.send(msg);
+                }
+                Work::Local(l) => self.local(l),
             }
         }
     }

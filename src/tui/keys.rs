@@ -279,6 +279,10 @@ pub const MODE_HELP: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "Apps pane (Tab to it)",
+        &[("↑ ↓  Enter →", "choose an app window and show its tree")],
+    ),
+    (
         "Writes pane (Tab to it)",
         &[("↑ ↓", "browse the history of writes and timelines")],
     ),

@@ -116,7 +116,10 @@ mod tests {
     fn areas_tile_the_screen() {
         for (w, h) in [(160, 48), (120, 40), (80, 24), (40, 10), (0, 0)] {
             let a = compute(w, h, true, true);
-            let used = a.banner.height + a.tree.height + a.filter.height + a.writes.height
+            let used = a.banner.height
+                + a.tree.height
+                + a.filter.height
+                + a.writes.height
                 + a.status.height;
             assert_eq!(used, h, "{w}x{h}");
             assert_eq!(a.apps.width + a.tree.width + a.details.width, w);

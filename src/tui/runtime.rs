@@ -190,7 +190,15 @@ impl Loop {
                 Work::Job(job) => {
                     let tx = self.tx.clone();
                     tokio::spawn(async move {
-                        let _ = tx.send(job.await);
+                        match tokio::spawn(job).await {
+                            Ok(msg) => {
+                                let _ = tx.send(msg);
+                            }
+                            // The panic hook restored the terminal; wake the loop so it ends.
+                            Err(_) => {
+                                let _ = tx.send(Msg::Notice("a background task failed".into()));
+                            }
+                        }
                     });
                 }
                 Work::Local(e) => {
@@ -230,7 +238,10 @@ impl Loop {
                     .unwrap_or_default();
                 Some(if start {
                     match r.start(&app, &window) {
-                        Ok(m) => Msg::Recording { on: true, message: m },
+                        Ok(m) => Msg::Recording {
+                            on: true,
+                            message: m,
+                        },
                         Err(e) => Msg::Recording {
                             on: false,
                             message: format!("cannot record: {e}"),
@@ -238,7 +249,10 @@ impl Loop {
                     }
                 } else {
                     match r.stop() {
-                        Ok(m) => Msg::Recording { on: false, message: m },
+                        Ok(m) => Msg::Recording {
+                            on: false,
+                            message: m,
+                        },
                         Err(e) => Msg::Recording {
                             on: false,
                             message: format!("recording stopped with an error: {e}"),

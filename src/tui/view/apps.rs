@@ -34,7 +34,10 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         };
         let line = match e.window {
             None => {
-                let mut s = vec![Span::styled(sanitize(&a.name, 40).into_owned(), theme::NAME)];
+                let mut s = vec![Span::styled(
+                    sanitize(&a.name, 40).into_owned(),
+                    theme::NAME,
+                )];
                 if let Some(pid) = a.pid {
                     s.push(Span::styled(format!(" {pid}"), theme::DIM));
                 }

@@ -30,7 +30,10 @@ fn node_lines(n: &Node, out: &mut Vec<Line<'static>>) {
     out.push(Line::from(vec![
         Span::styled(format!("{:<12}", "role"), theme::LABEL),
         Span::styled(n.role.as_str(), theme::ROLE),
-        Span::styled(format!("  (raw: {})", sanitize(&n.raw_role, 40)), theme::DIM),
+        Span::styled(
+            format!("  (raw: {})", sanitize(&n.raw_role, 40)),
+            theme::DIM,
+        ),
     ]));
     out.push(field("name", or_none(&n.name), theme::NAME));
     out.push(field("description", or_none(&n.description), theme::VALUE));
@@ -73,7 +76,11 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     if area.width < 3 || area.height < 3 {
         return;
     }
-    let b = block(app, None, Line::from(Span::styled(" Details ", theme::LABEL)));
+    let b = block(
+        app,
+        None,
+        Line::from(Span::styled(" Details ", theme::LABEL)),
+    );
     let inner = b.inner(area);
     frame.render_widget(b, area);
     let mut out: Vec<Line<'static>> = Vec::new();
@@ -122,7 +129,11 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         Span::styled(fresh, theme::DIM),
     ]));
     out.push(field("path", crate::tui::path(&tree.snap, row), theme::DIM));
-    out.push(field("token", tree.snap.token(row).to_string(), theme::LABEL));
+    out.push(field(
+        "token",
+        tree.snap.token(row).to_string(),
+        theme::LABEL,
+    ));
     out.push(match app.suggestion() {
         Some(t) => field("target", t.to_string(), theme::OK),
         None => field(

@@ -34,7 +34,9 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
             Badge::NoMatch | Badge::Error => theme::BAD,
             Badge::None => theme::DIM,
         };
-        b = b.title_top(Line::from(Span::styled(format!(" {} ", badge.text()), style)).right_aligned());
+        b = b.title_top(
+            Line::from(Span::styled(format!(" {} ", badge.text()), style)).right_aligned(),
+        );
     }
     let inner = b.inner(area);
     frame.render_widget(b, area);
@@ -50,11 +52,16 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
             Span::styled(format!("^ column {}: {}", e.column, e.message), theme::BAD),
         ]));
     } else if f.active() {
-        let hint = if f.target.as_ref().is_some_and(|t| {
-            t.query().is_some() && t.role().is_none() && t.states().is_empty()
-        }) && !f.input.text.contains('"')
+        let hint = if f
+            .target
+            .as_ref()
+            .is_some_and(|t| t.query().is_some() && t.role().is_none() && t.states().is_empty())
+            && !f.input.text.contains('"')
         {
-            format!("text search for {} · ", crate::tui::quoted(f.input.text.trim(), 60))
+            format!(
+                "text search for {} · ",
+                crate::tui::quoted(f.input.text.trim(), 60)
+            )
         } else {
             String::new()
         };
@@ -76,6 +83,9 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     frame.render_widget(Paragraph::new(lines), inner);
     if f.editing && app.prompt.is_none() && !app.help {
         let x = inner.x + 2 + f.input.cursor_chars() as u16;
-        frame.set_cursor_position(Position::new(x.min(inner.x + inner.width.saturating_sub(1)), inner.y));
+        frame.set_cursor_position(Position::new(
+            x.min(inner.x + inner.width.saturating_sub(1)),
+            inner.y,
+        ));
     }
 }

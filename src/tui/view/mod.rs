@@ -30,7 +30,13 @@ pub fn render(app: &App, frame: &mut Frame<'_>) {
     writes::render(app, frame, a.writes);
     events::render(app, frame, a.events);
     status::render(app, frame, a.status);
-    overlay::render(app, frame, frame.area());
+    // Overlays sit over the tree pane (when it is wide enough) so the details stay readable.
+    let over = if a.tree.width >= 50 {
+        a.tree
+    } else {
+        frame.area()
+    };
+    overlay::render(app, frame, over);
     if app.help {
         help::render(app, frame, frame.area());
     }
@@ -103,10 +109,7 @@ pub(crate) fn node_spans(n: &crate::model::Node) -> Vec<ratatui::text::Span<'sta
     let mut spans = vec![Span::styled(n.role.as_str(), theme::ROLE)];
     if !n.name.is_empty() {
         spans.push(Span::raw(" "));
-        spans.push(Span::styled(
-            quoted(&n.name, 80),
-            theme::NAME,
-        ));
+        spans.push(Span::styled(quoted(&n.name, 80), theme::NAME));
     }
     if let Some(v) = display::value_text(n) {
         spans.push(Span::styled(" = ", theme::DIM));
@@ -114,7 +117,10 @@ pub(crate) fn node_spans(n: &crate::model::Node) -> Vec<ratatui::text::Span<'sta
     }
     let states = display::key_states(n);
     if !states.is_empty() {
-        spans.push(Span::styled(format!(" [{}]", states.join(" ")), theme::STATES));
+        spans.push(Span::styled(
+            format!(" [{}]", states.join(" ")),
+            theme::STATES,
+        ));
     }
     spans
 }

@@ -49,7 +49,10 @@ fn prompt(app: &App, frame: &mut Frame<'_>, area: Rect) {
             } else {
                 sanitize(&input.text, 0).into_owned()
             };
-            cursor = Some((lines.len() as u16, label.chars().count() + input.cursor_chars()));
+            cursor = Some((
+                lines.len() as u16,
+                label.chars().count() + input.cursor_chars(),
+            ));
             lines.push(Line::from(vec![
                 Span::styled(label, theme::LABEL),
                 Span::styled(shown, theme::VALUE),
@@ -74,7 +77,10 @@ fn prompt(app: &App, frame: &mut Frame<'_>, area: Rect) {
                 format_number(*max),
                 format_number(*step)
             );
-            cursor = Some((lines.len() as u16, label.chars().count() + input.cursor_chars()));
+            cursor = Some((
+                lines.len() as u16,
+                label.chars().count() + input.cursor_chars(),
+            ));
             lines.push(Line::from(vec![
                 Span::styled(label, theme::LABEL),
                 Span::styled(sanitize(&input.text, 0).into_owned(), theme::VALUE),
@@ -116,7 +122,7 @@ fn prompt(app: &App, frame: &mut Frame<'_>, area: Rect) {
         Span::styled(" Set value ", theme::NAME),
         Span::styled(format!("{} ", sanitize(&p.title, 60)), theme::LABEL),
     ]);
-    let w = 76.min(area.width);
+    let w = 76.min(area.width.saturating_sub(2));
     let inner = boxed(frame, area, w, lines.len() as u16 + 2, title);
     frame.render_widget(Paragraph::new(lines), inner);
     if let Some((dy, dx)) = cursor {
@@ -155,7 +161,7 @@ fn copy_menu(app: &App, frame: &mut Frame<'_>, area: Rect) {
     let inner = boxed(
         frame,
         area,
-        76,
+        76.min(area.width.saturating_sub(2)),
         lines.len() as u16 + 2,
         Line::from(Span::styled(" Copy ", theme::NAME)),
     );

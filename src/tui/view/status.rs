@@ -37,17 +37,11 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     if app.follow_focus {
         right.push(Span::styled("follow-focus ", theme::OK));
     }
-    right.push(Span::styled(
-        format!("{} ", app.config.backend),
-        theme::DIM,
-    ));
+    right.push(Span::styled(format!("{} ", app.config.backend), theme::DIM));
     let right = Line::from(right);
     let rw = right.width() as u16;
     let left = match &app.notice {
-        Some(n) => Line::from(Span::styled(
-            format!(" {}", sanitize(n, 200)),
-            theme::WARN,
-        )),
+        Some(n) => Line::from(Span::styled(format!(" {}", sanitize(n, 200)), theme::WARN)),
         None => {
             let hint = if app.prompt.is_some() {
                 "Enter write and read back · Esc cancel"
@@ -60,13 +54,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         }
     };
     let lw = area.width.saturating_sub(rw);
-    frame.render_widget(
-        Paragraph::new(left),
-        Rect {
-            width: lw,
-            ..area
-        },
-    );
+    frame.render_widget(Paragraph::new(left), Rect { width: lw, ..area });
     frame.render_widget(
         Paragraph::new(right),
         Rect {

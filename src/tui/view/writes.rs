@@ -56,13 +56,14 @@ fn timeline(w: &WriteEntry, out: &mut Vec<Line<'static>>) {
     out.push(Line::from(vec![
         Span::styled(format!("#{} {verb} ", w.id), theme::NAME),
         Span::raw(what(w)),
-        Span::styled(
-            format!("   target {}", sanitize(&w.target, 80)),
-            theme::DIM,
-        ),
+        Span::styled(format!("   target {}", sanitize(&w.target, 80)), theme::DIM),
     ]));
     let Some(r) = &w.result else {
-        out.push(field("verdict", "… writing and reading back".into(), theme::DIM));
+        out.push(field(
+            "verdict",
+            "… writing and reading back".into(),
+            theme::DIM,
+        ));
         return;
     };
     let style = outcome_style(r.outcome);
@@ -104,7 +105,10 @@ fn timeline(w: &WriteEntry, out: &mut Vec<Line<'static>>) {
     for s in &r.samples {
         out.push(Line::from(vec![
             Span::styled(format!("{:<11}", "sample"), theme::LABEL),
-            Span::styled(format!("{:>9}  ", format!("+{:.1} ms", s.at_ms)), theme::DIM),
+            Span::styled(
+                format!("{:>9}  ", format!("+{:.1} ms", s.at_ms)),
+                theme::DIM,
+            ),
             Span::styled(sanitize(&s.value, 100).into_owned(), theme::VALUE),
         ]));
     }
@@ -119,7 +123,11 @@ fn timeline(w: &WriteEntry, out: &mut Vec<Line<'static>>) {
     };
     out.push(field("events", events, theme::DIM));
     if let Some(obs) = &r.observed {
-        out.push(field("observed", sanitize(obs, 100).into_owned(), theme::VALUE));
+        out.push(field(
+            "observed",
+            sanitize(obs, 100).into_owned(),
+            theme::VALUE,
+        ));
     }
 }
 
@@ -180,6 +188,17 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         });
     }
     frame.render_widget(Paragraph::new(lines), list);
+    let sep: Vec<Line<'static>> = (0..h)
+        .map(|_| Line::from(Span::styled("│", theme::BORDER)))
+        .collect();
+    frame.render_widget(
+        Paragraph::new(sep),
+        Rect {
+            x: inner.x + list_w,
+            width: 1,
+            ..inner
+        },
+    );
     let mut out = Vec::new();
     if let Some(w) = app.writes.get(app.writes_sel) {
         timeline(w, &mut out);

@@ -1,0 +1,175 @@
+//! TUI: live updates — children added (by the app's "Add item" button and by the fixture),
+//! a selected element that vanishes is shown as gone, single-node changes applied without a
+//! full re-read (and the filter badge recomputed), lost events, follow-focus, the events pane.
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossterm::event::KeyCode;
+use insta::assert_snapshot;
+use treeglass::backend::fixture::{FixtureBackend, FixtureNode};
+use treeglass::backend::{Backend, WriteOp};
+use treeglass::model::Value;
+use treeglass::tui::Msg;
+use treeglass::tui::app::Badge;
+use treeglass::tui::harness::Harness;
+
+const WAIT: Duration = Duration::from_secs(5);
+
+async fn start() -> (FixtureBackend, Harness) {
+    let b = FixtureBackend::demo();
+    let h = Harness::start(Arc::new(b.clone()), 140, 40, None)
+        .await
+        .unwrap();
+    (b, h)
+}
+
+#[tokio::test]
+async fn pressing_add_item_shows_the_new_child() {
+    let (_b, mut h) = start().await;
+    assert!(!h.has_node("Item 1"));
+    h.select("button \"Add item\"");
+    h.key(KeyCode::Char('i'));
+    h.until("Item 1 in the tree", WAIT, |a| {
+        a.tree
+            .as_ref()
+            .is_some_and(|t| t.snap.nodes.iter().any(|n| n.name == "Item 1"))
+    })
+    .await
+    .unwrap();
+    h.settle().await.unwrap();
+    // The selection stayed on the button (followed by identity, not row).
+    assert_eq!(h.app.selected_node().unwrap().1.name, "Add item");
+    let screen = h.render();
+    assert!(screen.contains("button \"Item 1\""), "{screen}");
+    assert_snapshot!("live_child_added", screen);
+}
+
+#[tokio::test]
+async fn a_child_added_by_the_app_appears() {
+    let (b, mut h) = start().await;
+    let panel = b.find_by_name("Dynamic items").unwrap();
+    let child: FixtureNode =
+        serde_json::from_value(serde_json::json!({"role": "check-box", "name": "Injected",
+            "actions": ["click"], "value": {"kind": "toggle", "state": "on"}}))
+        .unwrap();
+    let before = h.app.tree.as_ref().unwrap().snap.id;
+    b.add_child(&panel, &child).unwrap();
+    h.until("the injected child", WAIT, |a| {
+        a.tree
+            .as_ref()
+            .is_some_and(|t| t.snap.nodes.iter().any(|n| n.name == "Injected"))
+    })
+    .await
+    .unwrap();
+    assert_ne!(
+        h.app.tree.as_ref().unwrap().snap.id,
+        before,
+        "a structural change re-reads"
+    );
+}
+
+#[tokio::test]
+async fn a_vanished_selection_is_shown_as_gone() {
+    let (b, mut h) = start().await;
+    let panel = b.find_by_name("Dynamic items").unwrap();
+    let child: FixtureNode =
+        serde_json::from_value(serde_json::json!({"role": "button", "name": "Ephemeral"})).unwrap();
+    let id = b.add_child(&panel, &child).unwrap();
+    h.until("Ephemeral", WAIT, |a| {
+        a.tree
+            .as_ref()
+            .is_some_and(|t| t.snap.nodes.iter().any(|n| n.name == "Ephemeral"))
+    })
+    .await
+    .unwrap();
+    h.select("button \"Ephemeral\"");
+    let line = h.app.selection.as_ref().unwrap().line;
+    b.remove(&id).unwrap();
+    h.until("the selection to be gone", WAIT, |a| {
+        a.selection.as_ref().is_some_and(|s| s.gone.is_some())
+    })
+    .await
+    .unwrap();
+    h.settle().await.unwrap();
+    let sel = h.app.selection.as_ref().unwrap();
+    assert_eq!(sel.line, line, "kept on its old position");
+    assert!(h.app.selected_node().is_none(), "not silently replaced");
+    let screen = h.render();
+    assert!(screen.contains("✗ GONE  button \"Ephemeral\""), "{screen}");
+    assert!(screen.contains("selected element is gone"), "{screen}");
+    assert_snapshot!("live_selection_gone", screen);
+    // The filter was recomputed against the new tree.
+    assert_eq!(h.app.filter.badge, Some(Badge::NoMatch));
+    // Moving on selects what is there now.
+    h.key(KeyCode::Down);
+    assert!(h.app.selected_node().is_some());
+    assert!(h.app.selection.as_ref().unwrap().gone.is_none());
+}
+
+#[tokio::test]
+async fn single_node_changes_apply_without_a_full_read() {
+    let (b, mut h) = start().await;
+    h.filter("\"typed by the user\"");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.filter.badge, Some(Badge::NoMatch));
+    let snap = h.app.tree.as_ref().unwrap().snap.id;
+    let id = b.find_by_name("Full name").unwrap();
+    b.user_set(
+        &id,
+        Value::Text {
+            text: "typed by the user".into(),
+        },
+    )
+    .unwrap();
+    h.until("the badge to say unique", WAIT, |a| {
+        a.filter.badge == Some(Badge::Unique)
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        h.app.tree.as_ref().unwrap().snap.id,
+        snap,
+        "patched in place"
+    );
+    h.settle().await.unwrap();
+    let screen = h.render();
+    assert!(
+        screen.contains("text \"Full name\" = \"typed by the user\""),
+        "{screen}"
+    );
+}
+
+#[tokio::test]
+async fn lost_events_mean_one_full_read() {
+    let (_b, mut h) = start().await;
+    let snap = h.app.tree.as_ref().unwrap().snap.id;
+    h.send(Msg::Lagged(500));
+    h.until("a new snapshot", WAIT, |a| {
+        a.tree.as_ref().is_some_and(|t| t.snap.id != snap)
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn follow_focus_and_the_events_pane() {
+    let (b, mut h) = start().await;
+    h.key(KeyCode::Char('f'));
+    assert!(h.app.follow_focus);
+    h.key(KeyCode::Char('v'));
+    assert!(h.app.show_events);
+    let slider = b.find_by_name("Volume").unwrap();
+    b.write(&slider, &WriteOp::Focus).await.unwrap();
+    h.until("the focused slider selected", WAIT, |a| {
+        a.selected_node().is_some_and(|(_, n)| n.name == "Volume")
+    })
+    .await
+    .unwrap();
+    h.settle().await.unwrap();
+    let screen = h.render();
+    assert!(screen.contains("focus · slider \"Volume\""), "{screen}");
+    assert!(screen.contains("follow-focus"), "{screen}");
+    assert_snapshot!("live_follow_focus_events", screen);
+}
