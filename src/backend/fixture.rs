@@ -95,13 +95,32 @@ struct FixtureFile {
     apps: Vec<FixtureApp>,
 }
 
+/// Shared by every node without a behaviour of its own (most of them), so a 100,000-node
+/// fixture does not carry 100,000 empty behaviours.
+fn no_behaviour() -> Arc<Behaviour> {
+    static NONE: std::sync::OnceLock<Arc<Behaviour>> = std::sync::OnceLock::new();
+    NONE.get_or_init(|| Arc::new(Behaviour::default())).clone()
+}
+
+fn behaviour_of(b: &Behaviour) -> Arc<Behaviour> {
+    if b.transform.is_none()
+        && b.delay_ms.is_none()
+        && b.revert_ms.is_none()
+        && b.on_press.is_none()
+    {
+        no_behaviour()
+    } else {
+        Arc::new(b.clone())
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Entry {
     node: Node,
     kids: Vec<NodeId>,
     parent: Option<NodeId>,
-    app: String,
-    behaviour: Behaviour,
+    app: Arc<str>,
+    behaviour: Arc<Behaviour>,
     /// What was really written into a password field; only its length is ever exposed.
     secret: Option<String>,
 }
@@ -251,8 +270,8 @@ impl FixtureBackend {
                         node: root,
                         kids: windows.clone(),
                         parent: None,
-                        app: app.name.clone(),
-                        behaviour: Behaviour::default(),
+                        app: app.name.as_str().into(),
+                        behaviour: no_behaviour(),
                         secret: None,
                     },
                 );
@@ -280,6 +299,7 @@ impl FixtureBackend {
         {
             let mut st = lock(&b.inner);
             let app_id = NodeId("f:app".into());
+            let app_name: Arc<str> = app.into();
             let ids: Vec<NodeId> = nodes.iter().map(|n| n.id.clone()).collect();
             // Sized once: growing a 100,000-entry map holds its old and new tables at once.
             st.nodes.reserve(nodes.len() + 1);
@@ -308,8 +328,8 @@ impl FixtureBackend {
                         node,
                         kids,
                         parent,
-                        app: app.into(),
-                        behaviour: Behaviour::default(),
+                        app: app_name.clone(),
+                        behaviour: no_behaviour(),
                         secret: None,
                     },
                 );
@@ -322,8 +342,8 @@ impl FixtureBackend {
                     node: root,
                     kids: window_id.iter().cloned().collect(),
                     parent: None,
-                    app: app.into(),
-                    behaviour: Behaviour::default(),
+                    app: app_name.clone(),
+                    behaviour: no_behaviour(),
                     secret: None,
                 },
             );
@@ -407,7 +427,7 @@ impl FixtureBackend {
             let app = st
                 .nodes
                 .get(parent)
-                .map(|e| e.app.clone())
+                .map(|e| e.app.to_string())
                 .ok_or_else(|| BackendError::Vanished(parent.to_string()))?;
             let id = insert_tree(&mut st, child, Some(parent.clone()), &app)
                 .map_err(|e| BackendError::Failed(e.to_string()))?;
@@ -491,7 +511,7 @@ fn event(e: &Entry, kind: EventKind, detail: &str) -> Event {
     Event {
         kind,
         source: e.node.id.clone(),
-        app: e.app.clone(),
+        app: e.app.to_string(),
         detail: detail.to_string(),
         at: Some(Instant::now()),
     }
@@ -569,8 +589,8 @@ fn insert_tree(
             node,
             kids,
             parent,
-            app: app.to_string(),
-            behaviour: f.behaviour.clone(),
+            app: app.into(),
+            behaviour: behaviour_of(&f.behaviour),
             secret,
         },
     );
@@ -685,7 +705,7 @@ impl FixtureBackend {
                 stack.push((k.clone(), Some(row), depth + 1));
             }
         }
-        let app = root_entry.app.clone();
+        let app = root_entry.app.to_string();
         let window = if root_entry.node.role == Role::Application {
             String::new()
         } else {
@@ -891,7 +911,7 @@ impl FixtureBackend {
                     behaviour: Behaviour::default(),
                     children: vec![],
                 };
-                let app = e.app.clone();
+                let app = e.app.to_string();
                 if let Ok(nid) = insert_tree(st, &child, Some(cid.clone()), &app) {
                     if let Some(c) = st.nodes.get_mut(&cid) {
                         c.kids.push(nid.clone());

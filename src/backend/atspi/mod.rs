@@ -89,11 +89,16 @@ impl AtspiBackend {
 /// Opens a plain connection to the accessibility bus. Only raw calls with deadlines go over
 /// it (no proxies that make calls of their own on creation).
 async fn open_connection() -> Result<zbus::Connection, BackendError> {
-    let unavailable = |what: &str, e: zbus::Error| BackendError::Unavailable(format!("{what}: {e}"));
+    let unavailable =
+        |what: &str, e: zbus::Error| BackendError::Unavailable(format!("{what}: {e}"));
     let address = match ["AT_SPI_BUS_ADDRESS", "A11Y_BUS_ADDRESS"]
         .iter()
-        .find_map(|var| std::env::var(var).ok().filter(|a| !a.is_empty()).map(|a| (*var, a)))
-    {
+        .find_map(|var| {
+            std::env::var(var)
+                .ok()
+                .filter(|a| !a.is_empty())
+                .map(|a| (*var, a))
+        }) {
         Some((_, addr)) => addr,
         None => {
             if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none()
