@@ -63,6 +63,27 @@ fn fixture_tree_has_every_widget_with_roles_and_values() {
     );
 }
 
+/// (raw role, name) in pre-order from treeglass's JSON tree and from the pyatspi walk (without
+/// the walk's application node, since treeglass read the app's window).
+type Pairs = Vec<(String, String)>;
+fn roles_and_names(ours: &serde_json::Value, reference: &serde_json::Value) -> (Pairs, Pairs) {
+    let mut flat = Vec::new();
+    flatten(&ours["root"], &mut flat);
+    let theirs = reference["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .skip(1)
+        .map(|n| {
+            (
+                n["role"].as_str().unwrap().to_string(),
+                n["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    (flat.into_iter().map(|(r, n, _)| (r, n)).collect(), theirs)
+}
+
 #[test]
 fn fixture_count_matches_pyatspi_walk() {
     let app = FixtureApp::start("count");
@@ -76,21 +97,7 @@ fn fixture_count_matches_pyatspi_walk() {
         v["node_count"],
         reference["node_count"]
     );
-    let mut ours = Vec::new();
-    flatten(&v["root"], &mut ours);
-    let theirs: Vec<(String, String)> = reference["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .skip(1)
-        .map(|n| {
-            (
-                n["role"].as_str().unwrap().to_string(),
-                n["name"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    let ours: Vec<(String, String)> = ours.into_iter().map(|(r, n, _)| (r, n)).collect();
+    let (ours, theirs) = roles_and_names(&v, &reference);
     assert_eq!(ours, theirs, "same roles and names in the same pre-order");
 }
 
@@ -107,21 +114,7 @@ fn widget_factory_matches_pyatspi_walk() {
     let _ = wf.kill();
     let _ = wf.wait();
     assert_eq!(v["complete"], true, "{}", v["truncated"]);
-    let mut ours = Vec::new();
-    flatten(&v["root"], &mut ours);
-    let theirs: Vec<(String, String)> = reference["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .skip(1)
-        .map(|n| {
-            (
-                n["role"].as_str().unwrap().to_string(),
-                n["name"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    let ours: Vec<(String, String)> = ours.into_iter().map(|(r, n, _)| (r, n)).collect();
+    let (ours, theirs) = roles_and_names(&v, &reference);
     assert_eq!(
         ours.len(),
         theirs.len(),

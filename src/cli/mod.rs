@@ -12,7 +12,7 @@ use regex::Regex;
 
 use crate::backend::{AppInfo, Backend, BackendError, Limits, WindowInfo};
 use crate::model::{NodeId, Snapshot, Token, sanitize};
-use crate::session::{MAX_RESOLVE_TIMEOUT, Session, TokenRefusal};
+use crate::session::{Fresh, MAX_RESOLVE_TIMEOUT, Session, TokenRefusal};
 use crate::target::{Resolution, Target};
 use crate::write::{Outcome, Placement, WriteOptions, WriteResult};
 
@@ -573,16 +573,7 @@ pub fn resolution_code(r: &Resolution) -> i32 {
 
 /// `treeglass find`.
 pub async fn find(session: &Session, args: &FindArgs) -> Result<(String, i32), Failure> {
-    let target = parse_target(&args.target)?;
-    let (_, root) = pick(session.backend.as_ref(), &args.scope).await?;
-    let fresh = session
-        .resolve_fresh(
-            &root,
-            &target,
-            resolve_timeout(args.timeout_ms),
-            &Limits::default(),
-        )
-        .await?;
+    let (target, fresh) = resolve_arg(session, &args.target, &args.scope, args.timeout_ms).await?;
     let code = resolution_code(&fresh.resolution);
     let out = if args.json {
         let mut v = serde_json::to_value(&fresh.resolution).unwrap_or_default();
@@ -597,22 +588,34 @@ pub async fn find(session: &Session, args: &FindArgs) -> Result<(String, i32), F
     Ok((out, code))
 }
 
+/// Parses a target argument and resolves it against fresh reads of the scope's window.
+async fn resolve_arg(
+    session: &Session,
+    raw: &str,
+    scope: &Scope,
+    timeout_ms: u64,
+) -> Result<(Target, Fresh), Failure> {
+    let target = parse_target(raw)?;
+    let (_, root) = pick(session.backend.as_ref(), scope).await?;
+    let fresh = session
+        .resolve_fresh(
+            &root,
+            &target,
+            resolve_timeout(timeout_ms),
+            &Limits::default(),
+        )
+        .await?;
+    Ok((target, fresh))
+}
+
 /// Resolves an element argument to one node of a fresh snapshot, or fails with the
 /// resolution's exit code.
 async fn element(
     session: &Session,
     args: &ElementArgs,
 ) -> Result<(Target, Arc<Snapshot>, usize), Failure> {
-    let target = parse_target(&args.target)?;
-    let (_, root) = pick(session.backend.as_ref(), &args.scope).await?;
-    let fresh = session
-        .resolve_fresh(
-            &root,
-            &target,
-            resolve_timeout(args.resolve_timeout_ms),
-            &Limits::default(),
-        )
-        .await?;
+    let (target, fresh) =
+        resolve_arg(session, &args.target, &args.scope, args.resolve_timeout_ms).await?;
     match fresh.resolution.unique_row() {
         Some(row) => Ok((target, fresh.snapshot, row)),
         None => Err(Failure::new(
