@@ -374,43 +374,19 @@ pub async fn set_value(
     let dispatch_at = Instant::now();
     let mut ack_failed = false;
     for (target, op) in &ops {
-        match backend.write(target, op).await {
-            Ok(ok) => {
-                res.acks.push(format!(
-                    "{} → {}",
-                    op.method(),
-                    if ok { "true" } else { "false" }
-                ));
-                ack_failed |= !ok;
-            }
-            Err(BackendError::Timeout { what, ms }) => {
-                res.dispatched = true;
-                res.acks
-                    .push(format!("{} → no answer in {ms} ms", op.method()));
-                res.timings.dispatch_ms = self::ms(dispatch_at.elapsed());
-                return res.finish(
-                    Outcome::Unconfirmed,
-                    format!("{what} did not answer; the write may still land"),
-                    started,
-                );
-            }
-            Err(e) => {
-                if res.dispatched {
-                    res.acks.push(format!("{} → error: {e}", op.method()));
-                    return res.finish(
-                        Outcome::Unconfirmed,
-                        format!("a later call failed: {e}"),
-                        started,
-                    );
-                }
-                return res.finish(
-                    Outcome::Refused,
-                    format!("the toolkit refused the call: {e}"),
-                    started,
-                );
-            }
+        match dispatch(
+            backend,
+            target,
+            op,
+            &mut res,
+            dispatch_at,
+            "the write may still land",
+        )
+        .await
+        {
+            Ok(ok) => ack_failed |= !ok,
+            Err((outcome, reason)) => return res.finish(outcome, reason, started),
         }
-        res.dispatched = true;
     }
     res.timings.dispatch_ms = ms(dispatch_at.elapsed());
 
@@ -530,6 +506,45 @@ pub async fn set_value(
                 )
             }
         }
+    }
+}
+
+/// Sends one primitive write and records the toolkit's answer in `res` (an answer, never
+/// evidence). A failed call decides the verdict: no answer means it may still take effect
+/// (`unconfirmed`, saying `may_still`); an error after an earlier call went out is
+/// `unconfirmed`; an error on the first call means nothing was sent (`refused`).
+async fn dispatch(
+    backend: &dyn Backend,
+    target: &NodeId,
+    op: &WriteOp,
+    res: &mut WriteResult,
+    dispatch_at: Instant,
+    may_still: &str,
+) -> Result<bool, (Outcome, String)> {
+    match backend.write(target, op).await {
+        Ok(ok) => {
+            res.acks.push(format!("{} → {ok}", op.method()));
+            res.dispatched = true;
+            Ok(ok)
+        }
+        Err(BackendError::Timeout { what, ms: waited }) => {
+            res.dispatched = true;
+            res.acks
+                .push(format!("{} → no answer in {waited} ms", op.method()));
+            res.timings.dispatch_ms = ms(dispatch_at.elapsed());
+            Err((
+                Outcome::Unconfirmed,
+                format!("{what} did not answer; {may_still}"),
+            ))
+        }
+        Err(e) if res.dispatched => {
+            res.acks.push(format!("{} → error: {e}", op.method()));
+            Err((Outcome::Unconfirmed, format!("a later call failed: {e}")))
+        }
+        Err(e) => Err((
+            Outcome::Refused,
+            format!("the toolkit refused the call: {e}"),
+        )),
     }
 }
 
@@ -692,27 +707,18 @@ pub async fn invoke(
     res.method = Some(op.method());
     let mut events = backend.subscribe();
     let dispatch_at = Instant::now();
-    match backend.write(id, &op).await {
-        Ok(ok) => res.acks.push(format!("{} → {ok}", op.method())),
-        Err(BackendError::Timeout { what, ms }) => {
-            res.dispatched = true;
-            res.acks
-                .push(format!("{} → no answer in {ms} ms", op.method()));
-            return res.finish(
-                Outcome::Unconfirmed,
-                format!("{what} did not answer; the action may still run"),
-                started,
-            );
-        }
-        Err(e) => {
-            return res.finish(
-                Outcome::Refused,
-                format!("the toolkit refused the call: {e}"),
-                started,
-            );
-        }
+    if let Err((outcome, reason)) = dispatch(
+        backend,
+        id,
+        &op,
+        &mut res,
+        dispatch_at,
+        "the action may still run",
+    )
+    .await
+    {
+        return res.finish(outcome, reason, started);
     }
-    res.dispatched = true;
     res.timings.dispatch_ms = ms(dispatch_at.elapsed());
     // Watch for the app's reaction until it has been quiet for the settle window.
     let deadline = dispatch_at + opts.timeout;
