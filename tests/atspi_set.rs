@@ -365,7 +365,7 @@ fn widget_factory_entry_spin_slider_check_box_and_combo() {
         let slider = pick("slider 0–100", &|r| {
             snap.nodes[r].role == Role::Slider
                 && enabled(r)
-                && matches!(snap.nodes[r].value, Some(V::Number { min, max, .. }) if min == 0.0 && max == 100.0)
+                && matches!(snap.nodes[r].value, Some(V::Number { min, max, .. }) if min == Some(0.0) && max == Some(100.0))
         });
         let check = pick("check box", &|r| {
             let n = &snap.nodes[r];

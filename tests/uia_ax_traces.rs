@@ -474,8 +474,11 @@ fn ax_textedit() {
     else {
         panic!("{:?}", spacing.value)
     };
-    assert_eq!((current, min, max, step), (1.0, 0.5, 3.0, 0.1));
-    let s = steps_to(current, 1.5, step);
+    assert_eq!(
+        (current, min, max, step),
+        (1.0, Some(0.5), Some(3.0), Some(0.1))
+    );
+    let s = steps_to(current, 1.5, step.unwrap_or(0.0));
     assert!(s.up);
     assert_eq!(s.presses, 5);
     assert!(matches!(

@@ -388,9 +388,9 @@ async fn observed_changes_become_steps_and_bursts_coalesce() {
             &id("Quantity"),
             NodeValue::Number {
                 current: 17.0,
-                min: 0.0,
-                max: 100.0,
-                step: 1.0,
+                min: Some(0.0),
+                max: Some(100.0),
+                step: Some(1.0),
             },
         )
         .unwrap();

@@ -624,7 +624,7 @@ fn store_value(e: &mut Entry, value: Value) -> Vec<Event> {
                 ..
             }) = &mut e.node.value
             {
-                *cur = current.clamp(*min, *max);
+                *cur = current.clamp(min.unwrap_or(f64::MIN), max.unwrap_or(f64::MAX));
             }
             evs.push(event(e, EventKind::ValueChanged, ""));
         }
@@ -771,9 +771,9 @@ impl FixtureBackend {
                     }
                     let v = Value::Number {
                         current: *x,
-                        min: 0.0,
-                        max: 0.0,
-                        step: 0.0,
+                        min: None,
+                        max: None,
+                        step: None,
                     };
                     if let Some(ms) = e.behaviour.delay_ms {
                         later = Some((ms, v));

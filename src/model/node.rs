@@ -32,13 +32,16 @@ pub enum Value {
     /// Text of an entry or text area. For password fields it is whatever the toolkit exposes
     /// (usually a mask), never what was written.
     Text { text: String },
-    /// A number within `min..=max`.
+    /// A number within `min..=max`. A bound or step the toolkit could not report is `None`
+    /// (Chromium cannot read the minimum of some sliders): unknown, not zero.
     Number {
         current: f64,
-        min: f64,
-        max: f64,
         #[serde(default)]
-        step: f64,
+        min: Option<f64>,
+        #[serde(default)]
+        max: Option<f64>,
+        #[serde(default)]
+        step: Option<f64>,
     },
     /// A toggle's state.
     Toggle { state: Toggle },
@@ -104,7 +107,19 @@ pub struct Node {
     pub value: Option<Value>,
     pub states: States,
     pub interfaces: Interfaces,
+    /// Action names as the toolkit names them for programs (`click`, `press`, `check`): what
+    /// writes match on and workflow files store. Empty when not read (AT-SPI snapshots read
+    /// them only when asked; `Backend::read_node` always does).
     pub actions: Vec<String>,
+    /// The toolkit's localized action names, for display only (same order as `actions`; empty
+    /// when not read). Some bridges fill them with `;;` or nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub action_labels: Vec<String>,
+    /// The accessible name(s) of the element(s) that label this one (AT-SPI `labelled-by`
+    /// relation, UIA `LabeledBy`, AX `AXTitleUIElement`), joined with a space; `None` when there
+    /// is no relation.
+    #[serde(default)]
+    pub label: Option<String>,
     pub bounds: Option<Bounds>,
     pub parent: Option<usize>,
     pub children: Vec<usize>,
@@ -124,6 +139,8 @@ impl Node {
             states: States::EMPTY,
             interfaces: Interfaces::EMPTY,
             actions: Vec::new(),
+            action_labels: Vec::new(),
+            label: None,
             bounds: None,
             parent: None,
             children: Vec::new(),

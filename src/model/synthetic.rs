@@ -95,9 +95,9 @@ pub fn generate(n: usize, seed: u64) -> Vec<Node> {
         );
         nodes[spin].value = Some(Value::Number {
             current: (next() % 100) as f64,
-            min: 0.0,
-            max: 100.0,
-            step: 1.0,
+            min: Some(0.0),
+            max: Some(100.0),
+            step: Some(1.0),
         });
         let button = mk(
             &mut nodes,

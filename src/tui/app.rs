@@ -253,9 +253,9 @@ pub enum PromptKind {
     },
     Number {
         input: LineInput,
-        min: f64,
-        max: f64,
-        step: f64,
+        min: Option<f64>,
+        max: Option<f64>,
+        step: Option<f64>,
     },
     Toggle {
         on: bool,
@@ -1341,7 +1341,7 @@ impl App {
                     max,
                     step,
                 }) => (current, min, max, step),
-                _ => (0.0, 0.0, 0.0, 0.0),
+                _ => (0.0, None, None, None),
             };
             PromptKind::Number {
                 input: LineInput::with(crate::model::format_number(cur)),

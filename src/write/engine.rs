@@ -212,11 +212,13 @@ pub async fn set_value(
     let before = observe(&node, &req);
     res.before = Some(before.display(secret));
     let step = match node.value {
-        Some(Value::Number { step, .. }) => step,
+        Some(Value::Number { step, .. }) => step.unwrap_or(0.0),
         _ => 0.0,
     };
     let min_max = match node.value {
-        Some(Value::Number { min, max, .. }) => Some((min, max)),
+        Some(Value::Number { min, max, .. }) => {
+            Some((min.unwrap_or(f64::MIN), max.unwrap_or(f64::MAX)))
+        }
         _ => None,
     };
     // A secret's text cannot be read back, so "already" cannot be known: always send.

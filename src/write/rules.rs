@@ -182,11 +182,18 @@ pub fn plan_request(node: &Node, raw: &str, force: bool) -> Result<Requested, Re
             return Err(Refusal::BadValue(format!("{raw:?} is not a finite number")));
         }
         if let Some(Value::Number { min, max, .. }) = node.value {
-            if (v < min || v > max) && min <= max && !force {
+            // A bound the toolkit could not report does not limit anything.
+            let sane = match (min, max) {
+                (Some(lo), Some(hi)) => lo <= hi,
+                _ => true,
+            };
+            let outside = min.is_some_and(|lo| v < lo) || max.is_some_and(|hi| v > hi);
+            if outside && sane && !force {
+                let bound = |b: Option<f64>| b.map_or("?".to_string(), format_number);
                 return Err(Refusal::OutOfRange {
                     value: format_number(v),
-                    min: format_number(min),
-                    max: format_number(max),
+                    min: bound(min),
+                    max: bound(max),
                 });
             }
         }
@@ -432,9 +439,9 @@ mod tests {
             Role::Slider,
             Some(Value::Number {
                 current: 1.0,
-                min: 0.0,
-                max: 100.0,
-                step: 1.0,
+                min: Some(0.0),
+                max: Some(100.0),
+                step: Some(1.0),
             }),
             &[State::Enabled],
         );

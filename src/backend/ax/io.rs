@@ -820,7 +820,7 @@ impl Worker {
         let Some(Value::Number { current, step, .. }) = node.value else {
             return Err(BackendError::Unsupported("no numeric value to step".into()));
         };
-        let plan = steps_to(current, target, step);
+        let plan = steps_to(current, target, step.unwrap_or(0.0));
         let action = CFString::new(if plan.up {
             "AXIncrement"
         } else {

@@ -506,9 +506,9 @@ pub fn value_of(e: &AxElement, role: Role) -> Option<Value> {
         let current = e.value.as_ref()?.as_number()?;
         return Some(Value::Number {
             current,
-            min: e.min_value.unwrap_or(f64::MIN),
-            max: e.max_value.unwrap_or(f64::MAX),
-            step: e.value_increment.unwrap_or(0.0),
+            min: e.min_value,
+            max: e.max_value,
+            step: e.value_increment,
         });
     }
     if role.is_choice() {
@@ -1244,9 +1244,9 @@ mod tests {
             val(&slider),
             Some(Value::Number {
                 current: 0.25,
-                min: 0.0,
-                max: 1.0,
-                step: 0.05
+                min: Some(0.0),
+                max: Some(1.0),
+                step: Some(0.05)
             })
         );
         let mut inc = el("AXIncrementor", None);
@@ -1254,7 +1254,7 @@ mod tests {
         assert!(matches!(
             val(&inc),
             Some(Value::Number { current, min, max, step })
-                if current == 7.0 && min == f64::MIN && max == f64::MAX && step == 0.0
+                if current == 7.0 && min.is_none() && max.is_none() && step.is_none()
         ));
         let mut popup = el("AXPopUpButton", None);
         popup.value = Some(AxValue::Text("Medium".into()));

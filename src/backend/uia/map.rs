@@ -566,18 +566,18 @@ pub fn value_of(e: &UiaElement, role: Role) -> Option<Value> {
         if let Some(r) = e.range {
             return Some(Value::Number {
                 current: r.value,
-                min: r.minimum,
-                max: r.maximum,
-                step: r.small_change,
+                min: Some(r.minimum),
+                max: Some(r.maximum),
+                step: Some(r.small_change),
             });
         }
         // A spinner with only a string value: a number without known bounds.
         let n = e.value.as_deref()?.trim().parse::<f64>().ok()?;
         return Some(Value::Number {
             current: n,
-            min: f64::MIN,
-            max: f64::MAX,
-            step: 0.0,
+            min: None,
+            max: None,
+            step: None,
         });
     }
     if role.is_choice() {
@@ -1440,9 +1440,9 @@ mod tests {
             value_of(&slider, Role::Slider),
             Some(Value::Number {
                 current: 30.0,
-                min: 0.0,
-                max: 100.0,
-                step: 1.0
+                min: Some(0.0),
+                max: Some(100.0),
+                step: Some(1.0)
             })
         );
         let spinner = UiaElement {

@@ -47,9 +47,9 @@ fn node_lines(n: &Node, out: &mut Vec<Line<'static>>) {
         }) => format!(
             "{}  (min {}, max {}, step {})",
             format_number(*current),
-            format_number(*min),
-            format_number(*max),
-            format_number(*step)
+            min.map_or("unreadable".into(), format_number),
+            max.map_or("unreadable".into(), format_number),
+            step.map_or("unreadable".into(), format_number)
         ),
         Some(_) => display::value_text(n).unwrap_or_default(),
     };

@@ -73,9 +73,9 @@ fn prompt(app: &App, frame: &mut Frame<'_>, area: Rect) {
         } => {
             let label = format!(
                 "number {}–{} (step {}): ",
-                format_number(*min),
-                format_number(*max),
-                format_number(*step)
+                min.map_or("?".into(), format_number),
+                max.map_or("?".into(), format_number),
+                step.map_or("?".into(), format_number)
             );
             cursor = Some((
                 lines.len() as u16,
