@@ -15,6 +15,7 @@ pub mod ax;
 pub mod fixture;
 pub mod record;
 pub mod strategy;
+pub mod toolkit;
 pub mod uia;
 
 /// What went wrong talking to an accessibility backend.
@@ -23,9 +24,13 @@ pub enum BackendError {
     /// No accessibility bus (or API) could be reached.
     #[error("accessibility bus unavailable: {0}")]
     Unavailable(String),
-    /// The element is gone (the app removed it or quit).
+    /// The element is gone (the app removed it); the app itself is still there.
     #[error("element vanished: {0}")]
     Vanished(String),
+    /// The application exited or dropped its accessibility connection (its bus name has no
+    /// owner any more). Holds the app's bus name.
+    #[error("the application ({0}) exited or dropped its accessibility connection")]
+    AppGone(String),
     /// A call did not answer before its deadline; a write may still land.
     #[error("timed out after {ms} ms: {what}")]
     Timeout { what: String, ms: u64 },
@@ -47,6 +52,13 @@ pub struct Limits {
     pub timeout: Duration,
     /// Deadline for one bus call.
     pub call_timeout: Duration,
+    /// Also read every node's action names (one call per action on AT-SPI: slow on big apps).
+    /// Off by default: writes, `invoke` and the details pane read one element's actions fresh.
+    pub actions: bool,
+    /// Also read the label relation (`labelled-by`) of every interactive node (`Node::label`):
+    /// one call per node, slow on GTK 4. Targets that match on labels and suggestions that may
+    /// use them ask for it; `read_node` always reads it.
+    pub labels: bool,
 }
 
 impl Default for Limits {
@@ -58,6 +70,8 @@ impl Default for Limits {
             max_siblings: 5_000,
             timeout: Duration::from_secs(5),
             call_timeout: Duration::from_millis(1500),
+            actions: false,
+            labels: false,
         }
     }
 }

@@ -106,6 +106,8 @@ mod tests {
             max_siblings: siblings,
             timeout: Duration::from_secs(1),
             call_timeout: Duration::from_secs(1),
+            actions: true,
+            labels: true,
         }
     }
 

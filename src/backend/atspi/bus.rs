@@ -1,27 +1,11 @@
-//! Raw AT-SPI calls with deadlines, and conversions from wire types to the model.
-
-use std::time::{Duration, Instant};
+//! Element references on the bus and conversions from AT-SPI wire values to the model.
 
 use atspi::zbus;
-use serde::de::DeserializeOwned;
-use zbus::zvariant::{OwnedObjectPath, OwnedValue};
+use zbus::zvariant::OwnedObjectPath;
 
 use crate::backend::BackendError;
 use crate::model::{Interface, Interfaces, NodeId, Role, State, States};
 
-pub const IFACE_ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
-pub const IFACE_ACTION: &str = "org.a11y.atspi.Action";
-pub const IFACE_TEXT: &str = "org.a11y.atspi.Text";
-pub const IFACE_EDITABLE_TEXT: &str = "org.a11y.atspi.EditableText";
-pub const IFACE_VALUE: &str = "org.a11y.atspi.Value";
-pub const IFACE_SELECTION: &str = "org.a11y.atspi.Selection";
-pub const IFACE_COMPONENT: &str = "org.a11y.atspi.Component";
-pub const IFACE_APPLICATION: &str = "org.a11y.atspi.Application";
-pub const IFACE_CACHE: &str = "org.a11y.atspi.Cache";
-pub const IFACE_PROPS: &str = "org.freedesktop.DBus.Properties";
-pub const REGISTRY: &str = "org.a11y.atspi.Registry";
-pub const ROOT_PATH: &str = "/org/a11y/atspi/accessible/root";
-pub const CACHE_PATH: &str = "/org/a11y/atspi/cache";
 pub const NULL_PATH: &str = "/org/a11y/atspi/null";
 
 /// `(bus name, object path)` as AT-SPI sends object references.
@@ -66,108 +50,6 @@ impl ObjRef {
     }
 }
 
-/// A connection plus a shared deadline for one operation.
-#[derive(Clone)]
-pub struct Caller {
-    pub conn: zbus::Connection,
-    pub call_timeout: Duration,
-    pub deadline: Option<Instant>,
-}
-
-impl Caller {
-    pub fn new(conn: zbus::Connection, call_timeout: Duration) -> Caller {
-        Caller {
-            conn,
-            call_timeout,
-            deadline: None,
-        }
-    }
-
-    pub fn with_deadline(&self, deadline: Instant) -> Caller {
-        Caller {
-            deadline: Some(deadline),
-            ..self.clone()
-        }
-    }
-
-    fn budget(&self) -> Duration {
-        match self.deadline {
-            Some(d) => self
-                .call_timeout
-                .min(d.saturating_duration_since(Instant::now())),
-            None => self.call_timeout,
-        }
-    }
-
-    /// Calls a method and deserializes its reply, within the call deadline.
-    pub async fn call<B, R>(
-        &self,
-        obj: &ObjRef,
-        iface: &str,
-        method: &str,
-        body: &B,
-    ) -> Result<R, BackendError>
-    where
-        B: serde::Serialize + zbus::zvariant::DynamicType + Sync,
-        R: DeserializeOwned + zbus::zvariant::Type,
-    {
-        let budget = self.budget();
-        if budget.is_zero() {
-            return Err(BackendError::Timeout {
-                what: format!("{iface}.{method}"),
-                ms: 0,
-            });
-        }
-        let fut = self.conn.call_method(
-            Some(obj.bus.as_str()),
-            obj.path.as_str(),
-            Some(iface),
-            method,
-            body,
-        );
-        let msg = match tokio::time::timeout(budget, fut).await {
-            Err(_) => {
-                return Err(BackendError::Timeout {
-                    what: format!("{iface}.{method} on {}", obj.bus),
-                    ms: budget.as_millis() as u64,
-                });
-            }
-            Ok(Err(e)) => return Err(map_err(e)),
-            Ok(Ok(m)) => m,
-        };
-        msg.body()
-            .deserialize::<R>()
-            .map_err(|e| BackendError::Failed(format!("{iface}.{method}: bad reply: {e}")))
-    }
-
-    /// Reads one property.
-    pub async fn prop<R>(&self, obj: &ObjRef, iface: &str, name: &str) -> Result<R, BackendError>
-    where
-        R: TryFrom<OwnedValue>,
-    {
-        let v: OwnedValue = self.call(obj, IFACE_PROPS, "Get", &(iface, name)).await?;
-        R::try_from(v).map_err(|_| BackendError::Failed(format!("{iface}.{name}: unexpected type")))
-    }
-}
-
-/// Maps zbus errors: an object or app that is gone is `Vanished`, not a generic failure.
-pub fn map_err(e: zbus::Error) -> BackendError {
-    let text = e.to_string();
-    if let zbus::Error::MethodError(name, _, _) = &e {
-        let n = name.as_str();
-        if n.ends_with("UnknownObject")
-            || n.ends_with("ServiceUnknown")
-            || n.ends_with("NoReply")
-            || n.ends_with("UnknownMethod") && text.contains("doesn't exist")
-            || n.ends_with("Disconnected")
-            || n.ends_with("NameHasNoOwner")
-        {
-            return BackendError::Vanished(text);
-        }
-    }
-    BackendError::Failed(text)
-}
-
 /// AT-SPI role number to (normalised, raw name).
 pub fn role_of(raw: u32) -> (Role, String) {
     match atspi::Role::try_from(raw) {
@@ -209,17 +91,4 @@ pub fn interfaces_of(names: &[String]) -> Interfaces {
         .iter()
         .filter_map(|n| Interface::from_dbus_name(n))
         .collect()
-}
-
-/// Tidies states the way people read them: a text field that is not editable is read-only.
-pub fn normalise_states(role: Role, states: &mut States, interfaces: Interfaces) {
-    if (role.is_text() || role == Role::SpinButton)
-        && interfaces.has(Interface::EditableText)
-        && !states.has(State::Editable)
-    {
-        states.set(State::ReadOnly, true);
-    }
-    if role.is_text() && !interfaces.has(Interface::EditableText) && !states.has(State::Editable) {
-        states.set(State::ReadOnly, true);
-    }
 }

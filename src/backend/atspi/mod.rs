@@ -1,9 +1,14 @@
 //! Linux AT-SPI2 backend: bulk tree reads, events drained continuously, writes through the
-//! semantic interfaces. Platform handles stay here; only model data leaves.
+//! semantic interfaces. Platform handles stay here; only model data leaves. Everything sent to
+//! an application goes through `calls.rs`, the one list of calls the toolkits survive.
 
 mod bus;
+mod calls;
+pub mod doctor;
 mod reader;
 
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
@@ -12,6 +17,8 @@ use futures::StreamExt;
 use tokio::sync::broadcast;
 
 use self::bus::*;
+use self::calls::{Caller, GoneApps, KeySynth, ROOT_PATH};
+use super::toolkit::Toolkit;
 use super::{
     AppInfo, Backend, BackendError, Event, EventKind, Limits, WindowInfo, WriteAck, WriteOp,
 };
@@ -21,6 +28,8 @@ use crate::model::{Bounds, Interface, Node, NodeId, Role, Snapshot};
 pub struct AtspiBackend {
     caller: Caller,
     actions: reader::ActionCache,
+    /// Each app's toolkit, by bus name (read once from its `Application` interface).
+    toolkits: Mutex<HashMap<String, Toolkit>>,
     events: broadcast::Sender<Event>,
     _pump: tokio::task::JoinHandle<()>,
 }
@@ -56,26 +65,22 @@ impl AtspiBackend {
                     timeout.as_millis()
                 ))
             })??;
-        let caller = Caller::new(conn, Limits::default().call_timeout);
+        let gone: GoneApps = Arc::new(Mutex::new(HashSet::new()));
+        let caller = Caller::new(conn, Limits::default().call_timeout, gone.clone());
         let (tx, _) = broadcast::channel(4096);
+        // The pump starts first so that no signal (an app leaving included) is missed.
+        let pump = tokio::spawn(pump_events(caller.connection().clone(), tx.clone(), gone));
         // The registry only forwards events that some listener registered for.
-        let registry = ObjRef::new(REGISTRY, "/org/a11y/atspi/registry");
+        let reg = caller.with_deadline(Instant::now() + timeout);
         for ev in EVENTS {
-            let _ = tokio::time::timeout(
-                timeout,
-                caller.call::<_, ()>(
-                    &registry,
-                    "org.a11y.atspi.Registry",
-                    "RegisterEvent",
-                    &(*ev,),
-                ),
-            )
-            .await;
+            if let Err(e) = reg.register_event(ev).await {
+                tracing::warn!(event = ev, error = %e, "RegisterEvent failed");
+            }
         }
-        let pump = tokio::spawn(pump_events(caller.conn.clone(), tx.clone()));
         Ok(AtspiBackend {
             caller,
             actions: Default::default(),
+            toolkits: Mutex::new(HashMap::new()),
             events: tx,
             _pump: pump,
         })
@@ -84,49 +89,67 @@ impl AtspiBackend {
     fn caller(&self) -> &Caller {
         &self.caller
     }
+
+    /// The toolkit of the app on `bus`, read once (its `ToolkitName` and `Version`).
+    async fn toolkit(&self, c: &Caller, bus: &str) -> Result<Toolkit, BackendError> {
+        if let Some(t) = self
+            .toolkits
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(bus)
+        {
+            return Ok(*t);
+        }
+        let app = ObjRef::new(bus, ROOT_PATH);
+        let (name, version) = tokio::join!(c.toolkit_name(&app), c.toolkit_version(&app));
+        let tk = match (name, version) {
+            (Ok(n), v) => Toolkit::detect(&n, &v.unwrap_or_default()),
+            (Err(e @ BackendError::AppGone(_)), _) => return Err(e),
+            // A hung app: the read that follows says so; ask again next time.
+            (Err(BackendError::Timeout { .. }), _) => return Ok(Toolkit::Other),
+            (Err(_), _) => Toolkit::Other,
+        };
+        self.toolkits
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(bus.to_string(), tk);
+        Ok(tk)
+    }
 }
 
-/// Opens a plain connection to the accessibility bus. Only raw calls with deadlines go over
-/// it (no proxies that make calls of their own on creation).
+/// Where the accessibility bus is: `AT_SPI_BUS_ADDRESS` or `A11Y_BUS_ADDRESS` when set, else
+/// what the session bus's `org.a11y.Bus` says.
+async fn a11y_address() -> Result<String, BackendError> {
+    let unavailable =
+        |what: &str, e: zbus::Error| BackendError::Unavailable(format!("{what}: {e}"));
+    if let Some(addr) = ["AT_SPI_BUS_ADDRESS", "A11Y_BUS_ADDRESS"]
+        .iter()
+        .find_map(|var| std::env::var(var).ok().filter(|a| !a.is_empty()))
+    {
+        return Ok(addr);
+    }
+    if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none()
+        && std::env::var_os("XDG_RUNTIME_DIR").is_none()
+    {
+        return Err(BackendError::Unavailable(
+            "no session bus (DBUS_SESSION_BUS_ADDRESS is not set)".into(),
+        ));
+    }
+    let session = zbus::Connection::session()
+        .await
+        .map_err(|e| unavailable("session bus", e))?;
+    let c = Caller::new(session, Duration::from_secs(3), Default::default());
+    c.a11y_bus_address().await.map_err(|e| {
+        BackendError::Unavailable(format!("org.a11y.Bus.GetAddress on the session bus: {e}"))
+    })
+}
+
+/// Opens a plain connection to the accessibility bus. Only the calls of `calls.rs` go over it
+/// (no proxies that make calls of their own on creation).
 async fn open_connection() -> Result<zbus::Connection, BackendError> {
     let unavailable =
         |what: &str, e: zbus::Error| BackendError::Unavailable(format!("{what}: {e}"));
-    let address = match ["AT_SPI_BUS_ADDRESS", "A11Y_BUS_ADDRESS"]
-        .iter()
-        .find_map(|var| {
-            std::env::var(var)
-                .ok()
-                .filter(|a| !a.is_empty())
-                .map(|a| (*var, a))
-        }) {
-        Some((_, addr)) => addr,
-        None => {
-            if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none()
-                && std::env::var_os("XDG_RUNTIME_DIR").is_none()
-            {
-                return Err(BackendError::Unavailable(
-                    "no session bus (DBUS_SESSION_BUS_ADDRESS is not set)".into(),
-                ));
-            }
-            let session = zbus::Connection::session()
-                .await
-                .map_err(|e| unavailable("session bus", e))?;
-            let reply = session
-                .call_method(
-                    Some("org.a11y.Bus"),
-                    "/org/a11y/bus",
-                    Some("org.a11y.Bus"),
-                    "GetAddress",
-                    &(),
-                )
-                .await
-                .map_err(|e| unavailable("org.a11y.Bus.GetAddress", e))?;
-            reply
-                .body()
-                .deserialize::<String>()
-                .map_err(|e| BackendError::Unavailable(format!("org.a11y.Bus.GetAddress: {e}")))?
-        }
-    };
+    let address = a11y_address().await?;
     let addr: zbus::Address = address
         .parse()
         .map_err(|e| unavailable("accessibility bus address", e))?;
@@ -138,22 +161,53 @@ async fn open_connection() -> Result<zbus::Connection, BackendError> {
 }
 
 /// Drains every AT-SPI signal into the broadcast channel. An undrained stream would block
-/// every other call on the connection, so this runs for the backend's whole life.
-async fn pump_events(conn: zbus::Connection, tx: broadcast::Sender<Event>) {
+/// every other call on the connection, so this runs for the backend's whole life. It also
+/// watches the bus daemon's `NameOwnerChanged`: an app whose name loses its owner has exited or
+/// dropped its accessibility connection, and every later call to it says so.
+async fn pump_events(conn: zbus::Connection, tx: broadcast::Sender<Event>, gone: GoneApps) {
     let rule = zbus::MatchRule::builder()
         .msg_type(zbus::message::Type::Signal)
         .build()
         .to_owned();
     let mut stream = match zbus::MessageStream::for_match_rule(rule, &conn, Some(1024)).await {
         Ok(s) => s,
-        Err(_) => return,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot listen to accessibility events");
+            return;
+        }
     };
     while let Some(msg) = stream.next().await {
         let Ok(msg) = msg else { continue };
+        if let Some(bus) = lost_name(&msg) {
+            tracing::info!(bus = %bus, "application left the accessibility bus");
+            gone.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(bus.clone());
+            let _ = tx.send(Event {
+                kind: EventKind::AppRemoved,
+                source: ObjRef::new(bus.clone(), ROOT_PATH).id(),
+                app: bus,
+                detail: String::new(),
+                at: Some(Instant::now()),
+            });
+            continue;
+        }
         if let Some(ev) = convert_event(&msg) {
             let _ = tx.send(ev);
         }
     }
+}
+
+/// The unique bus name a `NameOwnerChanged` signal says has lost its owner.
+fn lost_name(msg: &zbus::Message) -> Option<String> {
+    let h = msg.header();
+    if h.interface()?.as_str() != "org.freedesktop.DBus"
+        || h.member()?.as_str() != "NameOwnerChanged"
+    {
+        return None;
+    }
+    let (name, _old, new): (String, String, String) = msg.body().deserialize().ok()?;
+    (name.starts_with(':') && new.is_empty()).then_some(name)
 }
 
 fn convert_event(msg: &zbus::Message) -> Option<Event> {
@@ -225,8 +279,7 @@ impl Backend for AtspiBackend {
         let c = self
             .caller()
             .with_deadline(Instant::now() + Duration::from_secs(5));
-        let root = ObjRef::new(REGISTRY, ROOT_PATH);
-        let apps = reader::get_children(&c, &root).await?;
+        let apps = c.desktop_apps().await?;
         let infos = futures::future::join_all(apps.into_iter().map(|a| {
             let c = c.clone();
             async move { app_info(&c, a).await }
@@ -238,13 +291,16 @@ impl Backend for AtspiBackend {
 
     async fn snapshot(&self, root: &NodeId, limits: &Limits) -> Result<Snapshot, BackendError> {
         let obj = ObjRef::from_id(root)?;
-        let c = Caller::new(self.caller.conn.clone(), limits.call_timeout);
+        let started = Instant::now();
+        let c = self
+            .caller()
+            .scoped(limits.call_timeout, started + limits.timeout);
         let app_obj = ObjRef::new(obj.bus.clone(), ROOT_PATH);
-        let name_caller = c.with_deadline(Instant::now() + limits.call_timeout);
+        let toolkit = self.toolkit(&c, &obj.bus).await?;
         // The app's name travels with the tree read instead of before it.
         let (app_name, snap) = tokio::join!(
-            name_caller.prop::<String>(&app_obj, IFACE_ACCESSIBLE, "Name"),
-            reader::read_tree(&c, &obj, limits, String::new(), &self.actions)
+            c.name(&app_obj),
+            reader::read_tree(&c, &obj, limits, toolkit, &self.actions)
         );
         let mut snap = snap?;
         snap.app = app_name.unwrap_or_default();
@@ -256,7 +312,8 @@ impl Backend for AtspiBackend {
         let c = self
             .caller()
             .with_deadline(Instant::now() + self.caller.call_timeout * 2);
-        let raw = reader::read_raw(&c, &obj).await?;
+        let toolkit = self.toolkit(&c, &obj.bus).await?;
+        let raw = reader::read_raw(&c, &obj, toolkit).await?;
         let mut node = Node::new(obj.id(), raw.role, raw.raw_role.clone());
         node.name = raw.name.clone();
         node.description = raw.description.clone();
@@ -264,9 +321,9 @@ impl Backend for AtspiBackend {
         node.interfaces = raw.interfaces;
         let acts = async {
             if raw.interfaces.has(Interface::Action) {
-                reader::get_actions(&c, &obj).await
+                reader::read_actions(&c, &obj, true).await
             } else {
-                Ok(Vec::new())
+                Ok((Vec::new(), Vec::new()))
             }
         };
         let val = reader::get_value(
@@ -278,18 +335,26 @@ impl Backend for AtspiBackend {
             &raw.name,
             None,
         );
+        let label = async {
+            if raw.role.is_interactive() {
+                reader::read_label(&c, &obj, None).await
+            } else {
+                Ok(None)
+            }
+        };
         let bounds = async {
             if raw.interfaces.has(Interface::Component) {
-                c.call::<_, (i32, i32, i32, i32)>(&obj, IFACE_COMPONENT, "GetExtents", &(0u32,))
-                    .await
-                    .ok()
+                c.extents(&obj).await.ok()
             } else {
                 None
             }
         };
-        let (acts, val, bounds) = tokio::join!(acts, val, bounds);
-        node.actions = acts.unwrap_or_default();
+        let (acts, val, label, bounds) = tokio::join!(acts, val, label, bounds);
+        let (actions, labels) = acts?;
+        node.actions = actions;
+        node.action_labels = labels;
         node.value = val?;
+        node.label = label?;
         node.bounds = bounds.map(|(x, y, width, height)| Bounds {
             x,
             y,
@@ -304,10 +369,19 @@ impl Backend for AtspiBackend {
         let c = self
             .caller()
             .with_deadline(Instant::now() + Duration::from_secs(3));
-        let kids = reader::get_children(&c, &obj).await?;
+        let kids = c.children(&obj).await?;
         let ids: Vec<NodeId> = kids.iter().map(ObjRef::id).collect();
         let nodes = futures::future::join_all(ids.iter().map(|k| self.read_node(k))).await;
-        Ok(nodes.into_iter().flatten().collect())
+        let mut out = Vec::with_capacity(nodes.len());
+        for n in nodes {
+            match n {
+                Ok(n) => out.push(n),
+                Err(e @ BackendError::AppGone(_)) => return Err(e),
+                // A child that went away while being read is simply not an option any more.
+                Err(_) => {}
+            }
+        }
+        Ok(out)
     }
 
     async fn write(&self, id: &NodeId, op: &WriteOp) -> WriteAck {
@@ -316,68 +390,32 @@ impl Backend for AtspiBackend {
             .caller()
             .with_deadline(Instant::now() + self.caller.call_timeout);
         match op {
-            WriteOp::SetText(text) => {
-                c.call::<_, bool>(
-                    &obj,
-                    IFACE_EDITABLE_TEXT,
-                    "SetTextContents",
-                    &(text.as_str(),),
-                )
-                .await
-            }
-            WriteOp::SetNumber(v) => {
-                let value = zbus::zvariant::Value::from(*v);
-                c.call::<_, ()>(
-                    &obj,
-                    IFACE_PROPS,
-                    "Set",
-                    &(IFACE_VALUE, "CurrentValue", value),
-                )
-                .await
-                .map(|_| true)
-            }
+            WriteOp::SetText(text) => c.set_text_contents(&obj, text).await,
+            WriteOp::SetNumber(v) => c.set_current_value(&obj, *v).await.map(|_| true),
             WriteOp::DoAction(name) => {
-                let acts = reader::get_actions(&c, &obj).await?;
-                let index = acts
+                let (names, _) = reader::read_actions(&c, &obj, false).await?;
+                let index = names
                     .iter()
                     .position(|a| a.eq_ignore_ascii_case(name))
                     .ok_or_else(|| {
                         BackendError::Unsupported(format!(
                             "no action `{name}` (has: {})",
-                            acts.join(", ")
+                            names.join(", ")
                         ))
                     })?;
-                c.call::<_, bool>(&obj, IFACE_ACTION, "DoAction", &(index as i32,))
-                    .await
+                c.do_action(&obj, index as i32).await
             }
-            WriteOp::SelectChild(index) => {
-                c.call::<_, bool>(&obj, IFACE_SELECTION, "SelectChild", &(*index as i32,))
-                    .await
-            }
-            WriteOp::Focus => {
-                c.call::<_, bool>(&obj, IFACE_COMPONENT, "GrabFocus", &())
-                    .await
-            }
+            WriteOp::SelectChild(index) => c.select_child(&obj, *index as i32).await,
+            WriteOp::Focus => c.grab_focus(&obj).await,
             WriteOp::SelectAllText => {
-                let count: i32 = c.prop(&obj, IFACE_TEXT, "CharacterCount").await?;
-                c.call::<_, bool>(&obj, IFACE_TEXT, "SetSelection", &(0i32, 0i32, count))
-                    .await
-                    .or(c
-                        .call::<_, bool>(&obj, IFACE_TEXT, "AddSelection", &(0i32, count))
-                        .await)
+                let count = c.character_count(&obj).await?;
+                match c.set_selection(&obj, 0, count).await {
+                    Ok(ok) => Ok(ok),
+                    Err(BackendError::Failed(_)) => c.add_selection(&obj, 0, count).await,
+                    Err(e) => Err(e),
+                }
             }
-            WriteOp::TypeText(text) => {
-                // KEY_STRING (4): the device event controller types the string as key presses.
-                let dec = ObjRef::new(REGISTRY, "/org/a11y/atspi/registry/deviceeventcontroller");
-                c.call::<_, ()>(
-                    &dec,
-                    "org.a11y.atspi.DeviceEventController",
-                    "GenerateKeyboardEvent",
-                    &(0i32, text.as_str(), 4u32),
-                )
-                .await
-                .map(|_| true)
-            }
+            WriteOp::TypeText(text) => c.key_event(0, text, KeySynth::String).await.map(|_| true),
         }
     }
 
@@ -387,29 +425,18 @@ impl Backend for AtspiBackend {
 }
 
 async fn app_info(c: &Caller, app: ObjRef) -> Option<AppInfo> {
-    let dbus = ObjRef::new("org.freedesktop.DBus", "/org/freedesktop/DBus");
-    let bus_arg = (app.bus.clone(),);
     let (name, kids, pid, toolkit, version) = tokio::join!(
-        c.prop::<String>(&app, IFACE_ACCESSIBLE, "Name"),
-        reader::get_children(c, &app),
-        c.call::<_, u32>(
-            &dbus,
-            "org.freedesktop.DBus",
-            "GetConnectionUnixProcessID",
-            &bus_arg
-        ),
-        c.prop::<String>(&app, IFACE_APPLICATION, "ToolkitName"),
-        c.prop::<String>(&app, IFACE_APPLICATION, "Version"),
+        c.name(&app),
+        c.children(&app),
+        c.unix_pid(&app.bus),
+        c.toolkit_name(&app),
+        c.toolkit_version(&app),
     );
     let name = name.ok()?;
     let windows = futures::future::join_all(kids.unwrap_or_default().into_iter().map(|w| {
         let c = c.clone();
         async move {
-            let (n, r, s) = tokio::join!(
-                c.prop::<String>(&w, IFACE_ACCESSIBLE, "Name"),
-                c.call::<_, u32>(&w, IFACE_ACCESSIBLE, "GetRole", &()),
-                c.call::<_, Vec<u32>>(&w, IFACE_ACCESSIBLE, "GetState", &()),
-            );
+            let (n, r, s) = tokio::join!(c.name(&w), c.role(&w), c.state(&w));
             Some(WindowInfo {
                 id: w.id(),
                 name: n.ok()?,

@@ -1,5 +1,7 @@
-//! Reading a whole tree fast: one `Cache.GetItems` call paints most of it, concurrent per-node
-//! calls fill its gaps, and a per-level concurrent walk serves apps whose cache answers empty.
+//! Reading a whole tree fast and safely: one `Cache.GetItems` call paints most of it, concurrent
+//! per-node calls fill its gaps, and a per-level concurrent walk serves apps whose cache answers
+//! empty (Qt). Only the calls in `calls.rs` are sent; a property that fails to read costs that
+//! field, never the node; an app that leaves the bus ends the read with the reason said.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -7,23 +9,28 @@ use std::time::Instant;
 
 use futures::StreamExt;
 use futures::stream;
-use zbus::zvariant::OwnedValue;
 
 use super::bus::*;
+use super::calls::{CacheItemWire, Caller, ValueProp};
+use crate::backend::toolkit::{Toolkit, normalise_states};
 use crate::backend::{BackendError, Limits};
 use crate::model::{
     Interface, Interfaces, Node, Role, Snapshot, SnapshotId, State, States, Toggle, Truncation,
     Value, preorder,
 };
-use atspi::zbus;
 
 /// How many calls one phase keeps in flight on the connection.
 const IN_FLIGHT: usize = 256;
+
+/// AT-SPI relation type `ATSPI_RELATION_LABELLED_BY`.
+const RELATION_LABELLED_BY: u32 = 2;
 
 /// One element as read off the bus, before layout.
 #[derive(Debug, Clone)]
 pub struct RawNode {
     pub obj: ObjRef,
+    /// Child count as the cache gave it (−1: unknown); elements read one by one get their
+    /// children list instead.
     pub child_count: i32,
     pub role: Role,
     pub raw_role: String,
@@ -33,73 +40,107 @@ pub struct RawNode {
     pub interfaces: Interfaces,
 }
 
-/// The wire form of a `Cache.GetItems` item (AT-SPI ≥ 2.34):
-/// object, app, parent, index in parent, child count, interfaces, name, role, description, states.
-type CacheItemWire = (
-    WireRef,
-    WireRef,
-    WireRef,
-    i32,
-    i32,
-    Vec<String>,
-    String,
-    u32,
-    String,
-    Vec<u32>,
-);
-
-/// Reads all of one element but its children, with concurrent calls (four: role, the
-/// Accessible properties in one `GetAll`, states, interfaces).
-pub async fn read_raw(c: &Caller, obj: &ObjRef) -> Result<RawNode, BackendError> {
-    let (role, props, states, ifaces) = tokio::join!(
-        c.call::<_, u32>(obj, IFACE_ACCESSIBLE, "GetRole", &()),
-        c.call::<_, HashMap<String, OwnedValue>>(obj, IFACE_PROPS, "GetAll", &(IFACE_ACCESSIBLE,)),
-        c.call::<_, Vec<u32>>(obj, IFACE_ACCESSIBLE, "GetState", &()),
-        c.call::<_, Vec<String>>(obj, IFACE_ACCESSIBLE, "GetInterfaces", &()),
+/// Reads all of one element but its children and value: role, states and interfaces (methods),
+/// name and description (`Properties.Get` each), concurrently. A name or description that fails
+/// to read is left empty; the element counts as unreadable only when its role, states or
+/// interfaces cannot be read.
+pub async fn read_raw(c: &Caller, obj: &ObjRef, toolkit: Toolkit) -> Result<RawNode, BackendError> {
+    let (role, states, ifaces, name, description) = tokio::join!(
+        c.role(obj),
+        c.state(obj),
+        c.interfaces(obj),
+        c.name(obj),
+        c.description(obj),
     );
     let (role, raw_role) = role_of(role?);
     let interfaces = interfaces_of(&ifaces?);
     let mut states = states_of(&states?);
-    normalise_states(role, &mut states, interfaces);
-    let props = props?;
-    let text = |k: &str| {
-        props
-            .get(k)
-            .and_then(|v| String::try_from(v.try_clone().ok()?).ok())
-            .unwrap_or_default()
-    };
+    normalise_states(toolkit, role, &mut states, interfaces);
     Ok(RawNode {
         obj: obj.clone(),
-        child_count: props
-            .get("ChildCount")
-            .and_then(|v| i32::try_from(v.try_clone().ok()?).ok())
-            .unwrap_or(-1),
+        child_count: -1,
         role,
         raw_role,
-        name: text("Name"),
-        description: text("Description"),
+        name: field(name, obj, "Name")?,
+        description: field(description, obj, "Description")?,
         states,
         interfaces,
     })
 }
 
-/// The children of an element, in order.
-pub async fn get_children(c: &Caller, obj: &ObjRef) -> Result<Vec<ObjRef>, BackendError> {
-    let kids: Vec<WireRef> = c.call(obj, IFACE_ACCESSIBLE, "GetChildren", &()).await?;
-    Ok(kids
-        .iter()
-        .map(ObjRef::from_wire)
-        .filter(|k| !k.is_null())
-        .collect())
+/// A string property that may fail alone: the toolkit refusing it leaves it empty (and is
+/// logged); the element or app being gone, or a timeout, still ends the element's read.
+fn field(
+    r: Result<String, BackendError>,
+    obj: &ObjRef,
+    what: &str,
+) -> Result<String, BackendError> {
+    match r {
+        Ok(s) => Ok(s),
+        Err(BackendError::Failed(e)) | Err(BackendError::Unsupported(e)) => {
+            tracing::debug!(bus = %obj.bus, path = %obj.path, field = what, error = %e, "field unreadable");
+            Ok(String::new())
+        }
+        Err(e) => Err(e),
+    }
 }
 
-/// Action names of an element.
-pub async fn get_actions(c: &Caller, obj: &ObjRef) -> Result<Vec<String>, BackendError> {
-    let acts: Vec<(String, String, String)> = c.call(obj, IFACE_ACTION, "GetActions", &()).await?;
-    Ok(acts.into_iter().map(|(name, _, _)| name).collect())
+/// A field that may be refused alone: `Ok(None)` when the toolkit said no.
+fn optional<T>(
+    r: Result<T, BackendError>,
+    obj: &ObjRef,
+    what: &str,
+) -> Result<Option<T>, BackendError> {
+    match r {
+        Ok(v) => Ok(Some(v)),
+        Err(BackendError::Failed(e)) | Err(BackendError::Unsupported(e)) => {
+            tracing::debug!(bus = %obj.bus, path = %obj.path, field = what, error = %e, "field unreadable");
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
 }
 
-/// The current value of a value-bearing element, chosen by role and interfaces.
+/// Action names for programs (`GetName(i)`; never the localized `GetActions` names, which some
+/// bridges fill with `;;` or nothing), and the localized ones for display when `labels`.
+pub async fn read_actions(
+    c: &Caller,
+    obj: &ObjRef,
+    labels: bool,
+) -> Result<(Vec<String>, Vec<String>), BackendError> {
+    let n = match optional(c.n_actions(obj).await, obj, "NActions")? {
+        Some(n) => n.clamp(0, 64),
+        None => return Ok((Vec::new(), Vec::new())),
+    };
+    let names = futures::future::join_all((0..n).map(|i| c.action_name(obj, i))).await;
+    let mut out = Vec::with_capacity(n as usize);
+    for (i, r) in names.into_iter().enumerate() {
+        out.push(optional(r, obj, "Action.GetName")?.unwrap_or_else(|| format!("action {i}")));
+    }
+    let shown = if labels {
+        optional(c.action_list(obj).await, obj, "Action.GetActions")?
+            .map(|l| l.into_iter().map(|(name, _, _)| name).collect::<Vec<_>>())
+            .filter(|l| l.len() == out.len() && *l != out)
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    Ok((out, shown))
+}
+
+/// Whether the model shows a value for this element: text fields, numbers, toggles, choices.
+/// Labels, headings and containers carry their text in their name (or children).
+pub fn has_value(role: Role, states: States, interfaces: Interfaces) -> bool {
+    role.is_toggle()
+        || role.is_choice()
+        || (role.is_numeric() || role == Role::ProgressBar) && interfaces.has(Interface::Value)
+        || role.is_text() && interfaces.has(Interface::Text)
+        || states.has(State::Editable) && interfaces.has(Interface::EditableText)
+}
+
+/// The current value of a value-bearing element (see [`has_value`]); `None` for others. A
+/// number whose current value cannot be read has no value; a bound that cannot be read is
+/// `None` in the value (Chromium cannot read some sliders' minimum).
 pub async fn get_value(
     c: &Caller,
     obj: &ObjRef,
@@ -109,6 +150,9 @@ pub async fn get_value(
     name: &str,
     known: Option<&Known>,
 ) -> Result<Option<Value>, BackendError> {
+    if !has_value(role, states, interfaces) {
+        return Ok(None);
+    }
     if role.is_toggle() {
         let state = if states.has(State::Indeterminate) {
             Toggle::Mixed
@@ -119,33 +163,35 @@ pub async fn get_value(
         };
         return Ok(Some(Value::Toggle { state }));
     }
-    if interfaces.has(Interface::Value) && (role.is_numeric() || !interfaces.has(Interface::Text)) {
-        let all: HashMap<String, OwnedValue> =
-            c.call(obj, IFACE_PROPS, "GetAll", &(IFACE_VALUE,)).await?;
-        let num = |k: &str| {
-            all.get(k)
-                .and_then(|v| f64::try_from(v.try_clone().ok()?).ok())
-                .unwrap_or(0.0)
+    if (role.is_numeric() || role == Role::ProgressBar) && interfaces.has(Interface::Value) {
+        let (cur, min, max, step) = tokio::join!(
+            c.value(obj, ValueProp::Current),
+            c.value(obj, ValueProp::Minimum),
+            c.value(obj, ValueProp::Maximum),
+            c.value(obj, ValueProp::Increment),
+        );
+        let Some(current) = optional(cur, obj, "CurrentValue")? else {
+            return Ok(None);
         };
         return Ok(Some(Value::Number {
-            current: num("CurrentValue"),
-            min: num("MinimumValue"),
-            max: num("MaximumValue"),
-            step: num("MinimumIncrement"),
+            current,
+            min: optional(min, obj, "MinimumValue")?,
+            max: optional(max, obj, "MaximumValue")?,
+            step: optional(step, obj, "MinimumIncrement")?,
         }));
     }
     if role.is_choice() {
-        let selected = selected_label(c, obj, known).await.ok().flatten();
+        let selected = match selected_label(c, obj, known).await {
+            Ok(s) => s,
+            Err(e @ (BackendError::AppGone(_) | BackendError::Timeout { .. })) => return Err(e),
+            Err(_) => None,
+        };
         return Ok(Some(Value::Choice {
             selected: selected.or_else(|| (!name.is_empty()).then(|| name.to_string())),
         }));
     }
-    if interfaces.has(Interface::Text)
-        && (role.is_text() || interfaces.has(Interface::EditableText))
-    {
-        return Ok(Some(Value::Text {
-            text: get_text(c, obj).await?,
-        }));
+    if interfaces.has(Interface::Text) {
+        return Ok(optional(get_text(c, obj).await, obj, "Text")?.map(|text| Value::Text { text }));
     }
     Ok(None)
 }
@@ -153,18 +199,18 @@ pub async fn get_value(
 /// Whole text of a Text element: `GetText(0, -1)` in one call; GTK 4 answers "" to that, so
 /// an empty answer is checked against `CharacterCount`.
 pub async fn get_text(c: &Caller, obj: &ObjRef) -> Result<String, BackendError> {
-    let all: String = c.call(obj, IFACE_TEXT, "GetText", &(0i32, -1i32)).await?;
+    let all = c.text(obj, 0, -1).await?;
     if !all.is_empty() {
         return Ok(all);
     }
-    let count: i32 = c.prop(obj, IFACE_TEXT, "CharacterCount").await?;
+    let count = c.character_count(obj).await?;
     if count <= 0 {
         return Ok(String::new());
     }
-    c.call(obj, IFACE_TEXT, "GetText", &(0i32, count)).await
+    c.text(obj, 0, count).await
 }
 
-/// Roles and names already read in this snapshot, so value reads can skip calls for them.
+/// Roles and names already read in this snapshot, so value and label reads can skip calls.
 pub type Known = HashMap<ObjRef, (Role, String)>;
 
 /// The label of a combo box's selected option: the combo's selected child, or (GTK 3) the
@@ -176,14 +222,10 @@ async fn selected_label(
 ) -> Result<Option<String>, BackendError> {
     let mut holder = combo.clone();
     for _ in 0..2 {
-        let sel: Option<WireRef> = c
-            .call(&holder, IFACE_SELECTION, "GetSelectedChild", &(0i32,))
-            .await
-            .ok();
-        let sel = sel.map(|w| ObjRef::from_wire(&w)).filter(|o| !o.is_null());
+        let sel = c.selected_child(&holder, 0).await.ok().flatten();
         let Some(sel) = sel else {
             // No selection on this level: GTK 3 keeps it on the combo's only (menu) child.
-            let kids = get_children(c, &holder).await?;
+            let kids = c.children(&holder).await?;
             match kids.as_slice() {
                 [menu] if holder == *combo => {
                     holder = menu.clone();
@@ -194,10 +236,7 @@ async fn selected_label(
         };
         let (role, name) = match known.and_then(|k| k.get(&sel)) {
             Some((r, n)) => (*r, Some(n.clone())),
-            None => {
-                let raw: u32 = c.call(&sel, IFACE_ACCESSIBLE, "GetRole", &()).await?;
-                (role_of(raw).0, None)
-            }
+            None => (role_of(c.role(&sel).await?).0, None),
         };
         if role == Role::Menu {
             holder = sel;
@@ -205,51 +244,123 @@ async fn selected_label(
         }
         return Ok(Some(match name {
             Some(n) => n,
-            None => c.prop(&sel, IFACE_ACCESSIBLE, "Name").await?,
+            None => c.name(&sel).await?,
         }));
     }
     Ok(None)
 }
 
+/// The names of the elements that label `obj` (`labelled-by`), joined with a space.
+pub async fn read_label(
+    c: &Caller,
+    obj: &ObjRef,
+    known: Option<&Known>,
+) -> Result<Option<String>, BackendError> {
+    let Some(rels) = optional(c.relations(obj).await, obj, "GetRelationSet")? else {
+        return Ok(None);
+    };
+    let targets: Vec<ObjRef> = rels
+        .into_iter()
+        .filter(|(kind, _)| *kind == RELATION_LABELLED_BY)
+        .flat_map(|(_, t)| t)
+        .filter(|t| t != obj)
+        .take(4)
+        .collect();
+    if targets.is_empty() {
+        return Ok(None);
+    }
+    let mut names = Vec::with_capacity(targets.len());
+    for t in &targets {
+        let name = match known.and_then(|k| k.get(t)) {
+            Some((_, n)) => n.clone(),
+            None => match c.name(t).await {
+                Ok(n) => n,
+                Err(e @ (BackendError::AppGone(_) | BackendError::Timeout { .. })) => {
+                    return Err(e);
+                }
+                Err(_) => String::new(),
+            },
+        };
+        if !name.trim().is_empty() {
+            names.push(name.trim().to_string());
+        }
+    }
+    Ok((!names.is_empty()).then(|| names.join(" ")))
+}
+
 /// Action names already read, by element. Toolkits fix an element's actions when they create
-/// it, so snapshots reuse them; writes always read them afresh.
+/// it, so snapshots that ask for actions reuse them; writes always read them afresh.
 pub type ActionCache = Arc<Mutex<HashMap<ObjRef, Vec<String>>>>;
 
 /// Bound on remembered elements; the cache starts over past it.
 const ACTION_CACHE_MAX: usize = 200_000;
 
-/// An element's action names (from the cache when known) and value.
+/// What a snapshot reads of an element beyond the cache's fields.
+#[derive(Debug, Clone, Default)]
+struct Extras {
+    actions: Vec<String>,
+    value: Option<Value>,
+    label: Option<String>,
+}
+
+/// Whether an element needs calls beyond its raw fields in this read.
+fn needs_extras(raw: &RawNode, limits: &Limits) -> bool {
+    has_value(raw.role, raw.states, raw.interfaces)
+        || limits.labels && raw.role.is_interactive()
+        || limits.actions && raw.interfaces.has(Interface::Action)
+}
+
+/// An element's value, label (interactive roles) and, when asked, action names.
 async fn read_extras(
     c: &Caller,
-    o: &ObjRef,
-    info: (Role, States, Interfaces, String),
+    raw: &RawNode,
     known: &Known,
+    limits: &Limits,
     actions: &ActionCache,
-) -> Extras {
-    let (role, states, ifaces, name) = info;
-    let cached = actions
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(o)
-        .cloned();
+) -> Result<Extras, BackendError> {
+    let o = &raw.obj;
     let acts = async {
-        match cached {
-            Some(a) => Ok(a),
-            None if ifaces.has(Interface::Action) => {
-                let a = get_actions(c, o).await?;
-                let mut cache = actions.lock().unwrap_or_else(|e| e.into_inner());
-                if cache.len() >= ACTION_CACHE_MAX {
-                    cache.clear();
-                }
-                cache.insert(o.clone(), a.clone());
-                Ok(a)
-            }
-            None => Ok(Vec::new()),
+        if !limits.actions || !raw.interfaces.has(Interface::Action) {
+            return Ok(Vec::new());
+        }
+        let cached = actions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(o)
+            .cloned();
+        if let Some(a) = cached {
+            return Ok(a);
+        }
+        let (a, _) = read_actions(c, o, false).await?;
+        let mut cache = actions.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.len() >= ACTION_CACHE_MAX {
+            cache.clear();
+        }
+        cache.insert(o.clone(), a.clone());
+        Ok(a)
+    };
+    let val = get_value(
+        c,
+        o,
+        raw.role,
+        raw.states,
+        raw.interfaces,
+        &raw.name,
+        Some(known),
+    );
+    let label = async {
+        if limits.labels && raw.role.is_interactive() {
+            read_label(c, o, Some(known)).await
+        } else {
+            Ok(None)
         }
     };
-    let val = get_value(c, o, role, states, ifaces, &name, Some(known));
-    let (a, v) = tokio::join!(acts, val);
-    Ok((a?, v?))
+    let (a, v, l) = tokio::join!(acts, val, label);
+    Ok(Extras {
+        actions: a?,
+        value: v?,
+        label: l?,
+    })
 }
 
 /// Turns a raw node into a model node (children are filled by layout).
@@ -262,46 +373,45 @@ fn to_node(raw: &RawNode) -> Node {
     n
 }
 
-/// A node's action names and value, or why they could not be read.
-type Extras = Result<(Vec<String>, Option<Value>), BackendError>;
-
 struct Walk {
-    caller: Caller,
     nodes: HashMap<ObjRef, RawNode>,
     /// Children by parent, from the cache: (index in parent, child).
     cached_kids: HashMap<ObjRef, Vec<(i32, ObjRef)>>,
     truncated: Option<Truncation>,
     unreadable: usize,
-    hung: bool,
+    /// The read must stop: a call timed out (the app is hung) or the app left the bus.
+    stop: bool,
+    failed_calls: usize,
 }
 
 impl Walk {
-    fn note_error(&mut self, e: &BackendError) {
+    /// Books one failed element read: a timeout or the app leaving stops the read (and says
+    /// why); anything else makes the element unreadable.
+    fn note_error(&mut self, o: &ObjRef, e: &BackendError) {
+        self.failed_calls += 1;
+        tracing::debug!(bus = %o.bus, path = %o.path, error = %e, "element unreadable");
         match e {
             BackendError::Timeout { .. } => {
-                self.hung = true;
+                self.stop = true;
                 self.truncated.get_or_insert(Truncation::Timeout);
+            }
+            BackendError::AppGone(_) => {
+                self.stop = true;
+                // The app leaving outranks any limit: it is why the tree is short.
+                self.truncated = Some(Truncation::AppGone);
             }
             _ => self.unreadable += 1,
         }
     }
 
-    async fn load_cache(&mut self, bus: &str) -> Result<(), BackendError> {
-        let cache = ObjRef::new(bus, CACHE_PATH);
-        let items: Vec<CacheItemWire> =
-            match self.caller.call(&cache, IFACE_CACHE, "GetItems", &()).await {
-                Ok(items) => items,
-                // Toolkits without the cache (or with the legacy signature) are walked instead.
-                Err(BackendError::Failed(_)) => return Ok(()),
-                Err(e) => return Err(e),
-            };
+    fn load_cache(&mut self, items: Vec<CacheItemWire>, toolkit: Toolkit) {
         for (obj, _app, parent, index, children, ifaces, name, role, desc, states) in items {
             let obj = ObjRef::from_wire(&obj);
             let parent = ObjRef::from_wire(&parent);
             let (role, raw_role) = role_of(role);
             let interfaces = interfaces_of(&ifaces);
             let mut st = states_of(&states);
-            normalise_states(role, &mut st, interfaces);
+            normalise_states(toolkit, role, &mut st, interfaces);
             if !parent.is_null() {
                 self.cached_kids
                     .entry(parent.clone())
@@ -322,7 +432,6 @@ impl Walk {
                 },
             );
         }
-        Ok(())
     }
 
     /// Children of `obj` from the cache when the cache is whole for it.
@@ -352,7 +461,7 @@ struct Pass {
     need_list: Vec<ObjRef>,
     /// Placed elements not read yet.
     need_raw: Vec<ObjRef>,
-    /// Placed, read elements whose actions and value are not read yet.
+    /// Placed, read elements whose extras are not read yet.
     need_extras: Vec<ObjRef>,
 }
 
@@ -373,17 +482,24 @@ fn layout(
     'levels: while !level.is_empty() {
         let mut next = Vec::new();
         for o in &level {
-            let Some(raw) = w.nodes.get(o) else {
-                if !failed.contains(o) {
-                    p.need_raw.push(o.clone());
+            match w.nodes.get(o) {
+                None => {
+                    if !failed.contains(o) {
+                        p.need_raw.push(o.clone());
+                    }
+                    // Discovered but not read yet: lay out below it all the same.
+                    if !fetched.contains_key(o) {
+                        continue;
+                    }
                 }
-                continue;
-            };
-            if !extras.contains_key(o) && !failed.contains(o) {
-                p.need_extras.push(o.clone());
-            }
-            if raw.child_count == 0 {
-                continue;
+                Some(raw) => {
+                    if !extras.contains_key(o) && !failed.contains(o) && needs_extras(raw, limits) {
+                        p.need_extras.push(o.clone());
+                    }
+                    if raw.child_count == 0 && !fetched.contains_key(o) {
+                        continue;
+                    }
+                }
             }
             let list = match fetched.get(o) {
                 Some(k) => Some(k.clone()),
@@ -425,55 +541,103 @@ fn layout(
     p
 }
 
+/// An element the cache did not know, read whole: its fields, children and extras.
+type Unknown = Result<(RawNode, Vec<ObjRef>, Extras), BackendError>;
+
 /// One concurrent round's answers.
 enum Answer {
     List(ObjRef, Result<Vec<ObjRef>, BackendError>),
-    Raw(
-        ObjRef,
-        Box<Result<RawNode, BackendError>>,
-        Option<Extras>,
-        Option<Result<Vec<ObjRef>, BackendError>>,
-    ),
-    Extras(ObjRef, Extras),
+    /// An element the cache did not know, read with its children list and extras.
+    Raw(ObjRef, Box<Unknown>),
+    Extras(ObjRef, Result<Extras, BackendError>),
 }
 
+/// Reads an element the cache did not know: its fields and (unless `kids` are known) its
+/// children list concurrently, then its extras, so the level below costs no extra round.
+async fn read_unknown(
+    c: &Caller,
+    o: &ObjRef,
+    kids: Option<Vec<ObjRef>>,
+    toolkit: Toolkit,
+    known: &Known,
+    limits: &Limits,
+    actions: &ActionCache,
+) -> Unknown {
+    let list = async {
+        match kids {
+            Some(k) => Ok(k),
+            None => c.children(o).await,
+        }
+    };
+    let (raw, kids) = tokio::join!(read_raw(c, o, toolkit), list);
+    let mut raw = raw?;
+    let kids = kids?;
+    raw.child_count = kids.len() as i32;
+    let extras = if needs_extras(&raw, limits) {
+        read_extras(c, &raw, known, limits, actions).await?
+    } else {
+        Extras::default()
+    };
+    Ok((raw, kids, extras))
+}
+
+/// Below this many elements missing from a cache, reading them one by one beats asking the
+/// whole cache again.
+const REQUERY_MIN: usize = 32;
+
 /// Reads the tree under `root` within `limits`: paint from the cache, then fetch everything
-/// still missing (children lists of gaps, unknown elements, actions and values) in concurrent
-/// rounds, one round per level of elements the cache did not know.
+/// still missing (children lists of gaps, unknown elements, values, labels and actions when
+/// asked) in concurrent rounds, one round per level of elements the cache did not know.
+///
+/// GTK 4 puts an element in its cache only once something on the bus referred to it, so a
+/// first read finds most of a GTK 4 window missing. Where the cache answered but misses many
+/// elements, the missing part is first *discovered* with children lists alone (one call per
+/// element instead of six), then the cache is asked again and now holds them.
 pub async fn read_tree(
     caller: &Caller,
     root: &ObjRef,
     limits: &Limits,
-    app_name: String,
+    toolkit: Toolkit,
     actions: &ActionCache,
 ) -> Result<Snapshot, BackendError> {
     let started = Instant::now();
-    let caller = caller.with_deadline(started + limits.timeout);
+    let caller = caller
+        .with_deadline(started + limits.timeout)
+        .with_progress();
     let mut w = Walk {
-        caller: caller.clone(),
         nodes: HashMap::new(),
         cached_kids: HashMap::new(),
         truncated: None,
         unreadable: 0,
-        hung: false,
+        stop: false,
+        failed_calls: 0,
     };
-    if let Err(e) = w.load_cache(&root.bus).await {
-        match e {
-            BackendError::Timeout { .. } => {
-                return Ok(empty_snapshot(app_name, started, Truncation::Timeout));
-            }
-            BackendError::Vanished(_) => return Err(e),
-            other => w.note_error(&other),
+    tracing::debug!(bus = %root.bus, path = %root.path, toolkit = toolkit.as_str(), "read started");
+    let cache_answered = match caller.cache_items(&root.bus).await {
+        Ok(items) => {
+            let any = !items.is_empty();
+            w.load_cache(items, toolkit);
+            any
         }
-    }
+        Err(BackendError::Timeout { .. }) => {
+            return Ok(empty_snapshot(started, Truncation::Timeout));
+        }
+        Err(e @ BackendError::AppGone(_)) => return Err(e),
+        // Toolkits without the cache (or with the legacy signature) are walked instead.
+        Err(e) => {
+            tracing::debug!(bus = %root.bus, error = %e, "no cache; walking");
+            false
+        }
+    };
     let t_cache = started.elapsed();
+    let cached = w.nodes.len();
     if !w.nodes.contains_key(root) {
-        match read_raw(&caller, root).await {
+        match read_raw(&caller, root, toolkit).await {
             Ok(r) => {
                 w.nodes.insert(root.clone(), r);
             }
             Err(BackendError::Timeout { .. }) => {
-                return Ok(empty_snapshot(app_name, started, Truncation::Timeout));
+                return Ok(empty_snapshot(started, Truncation::Timeout));
             }
             Err(e) => return Err(e),
         }
@@ -482,6 +646,21 @@ pub async fn read_tree(
     let mut fetched: HashMap<ObjRef, Vec<ObjRef>> = HashMap::new();
     let mut extras: HashMap<ObjRef, Extras> = HashMap::new();
     let mut failed: HashSet<ObjRef> = HashSet::new();
+    // The root's children always come from the element itself: GTK 4's cache says its
+    // application has none.
+    if cache_answered {
+        match caller.children(root).await {
+            Ok(k) => {
+                fetched.insert(root.clone(), k);
+            }
+            Err(BackendError::Timeout { .. }) => {
+                return Ok(empty_snapshot(started, Truncation::Timeout));
+            }
+            Err(e @ BackendError::AppGone(_)) => return Err(e),
+            Err(e) => w.note_error(root, &e),
+        }
+    }
+    let mut discovering = cache_answered;
     let mut rounds = 0;
     let pass = loop {
         let mut pass = layout(&w, root, limits, &fetched, &extras, &failed);
@@ -497,92 +676,107 @@ pub async fn read_tree(
                 {
                     pass.need_list.push(o.clone());
                 }
-                if extra.insert(o.clone()) {
+                if needs_extras(raw, limits) && extra.insert(o.clone()) {
                     pass.need_extras.push(o.clone());
                 }
             }
         }
+        // While discovering, unknown elements only get their children listed; once nothing
+        // below is undiscovered, the cache is asked again (when enough is missing).
+        let undiscovered: Vec<ObjRef> = if discovering {
+            pass.need_raw
+                .iter()
+                .filter(|o| !fetched.contains_key(*o))
+                .cloned()
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if discovering && undiscovered.is_empty() && pass.need_list.is_empty() {
+            discovering = false;
+            if pass.need_raw.len() >= REQUERY_MIN && !w.stop {
+                match caller.cache_items(&root.bus).await {
+                    Ok(items) => {
+                        let mut fresh = Walk {
+                            nodes: HashMap::new(),
+                            cached_kids: HashMap::new(),
+                            truncated: None,
+                            unreadable: 0,
+                            stop: false,
+                            failed_calls: 0,
+                        };
+                        fresh.load_cache(items, toolkit);
+                        tracing::debug!(
+                            missing = pass.need_raw.len(),
+                            cached = fresh.nodes.len(),
+                            "cache asked again"
+                        );
+                        w.nodes.extend(fresh.nodes);
+                        w.cached_kids = fresh.cached_kids;
+                    }
+                    Err(e) => w.note_error(root, &e),
+                }
+                continue;
+            }
+        }
         let idle =
             pass.need_list.is_empty() && pass.need_raw.is_empty() && pass.need_extras.is_empty();
-        if idle || w.hung {
+        if idle || w.stop {
             break pass;
         }
         rounds += 1;
-        if std::env::var_os("TREEGLASS_TRACE_READ").is_some() {
-            eprintln!(
-                "  round {rounds} at {:?}: {} lists, {} raw, {} extras",
-                started.elapsed(),
-                pass.need_list.len(),
-                pass.need_raw.len(),
-                pass.need_extras.len()
-            );
-        }
-        let c = caller.clone();
-        let mut jobs: Vec<(u8, ObjRef)> = Vec::new();
-        jobs.extend(pass.need_list.iter().map(|o| (0u8, o.clone())));
-        jobs.extend(pass.need_raw.iter().map(|o| (1u8, o.clone())));
-        jobs.extend(pass.need_extras.iter().map(|o| (2u8, o.clone())));
-        let infos: HashMap<ObjRef, (Role, States, Interfaces, String)> = pass
-            .need_extras
-            .iter()
-            .filter_map(|o| {
-                w.nodes
-                    .get(o)
-                    .map(|r| (o.clone(), (r.role, r.states, r.interfaces, r.name.clone())))
-            })
-            .collect();
+        tracing::debug!(
+            round = rounds,
+            at_ms = started.elapsed().as_secs_f64() * 1000.0,
+            lists = pass.need_list.len(),
+            unknown = pass.need_raw.len(),
+            discover = undiscovered.len(),
+            extras = pass.need_extras.len(),
+            "read round"
+        );
         let known: Arc<Known> = Arc::new(
             w.nodes
                 .iter()
                 .map(|(o, r)| (o.clone(), (r.role, r.name.clone())))
                 .collect(),
         );
+        let mut jobs: Vec<(u8, ObjRef)> = Vec::new();
+        jobs.extend(pass.need_list.iter().map(|o| (0u8, o.clone())));
+        if discovering {
+            jobs.extend(undiscovered.iter().map(|o| (0u8, o.clone())));
+        } else {
+            jobs.extend(pass.need_raw.iter().map(|o| (1u8, o.clone())));
+        }
+        jobs.extend(pass.need_extras.iter().map(|o| (2u8, o.clone())));
+        let raws: HashMap<ObjRef, RawNode> = pass
+            .need_extras
+            .iter()
+            .filter_map(|o| w.nodes.get(o).map(|r| (o.clone(), r.clone())))
+            .collect();
+        let raws = Arc::new(raws);
         let answers: Vec<Answer> = stream::iter(jobs)
             .map(|(kind, o)| {
-                let c = c.clone();
-                let info = infos.get(&o).cloned();
+                let c = caller.clone();
                 let known = known.clone();
+                let raws = raws.clone();
                 let actions = actions.clone();
+                let kids = fetched.get(&o).cloned();
                 async move {
                     match kind {
                         0 => {
-                            let r = get_children(&c, &o).await;
+                            let r = c.children(&o).await;
                             Answer::List(o, r)
                         }
                         1 => {
-                            // An element the cache did not know: read it, then its actions and
-                            // value in the same task, saving a round.
-                            let r = read_raw(&c, &o).await;
-                            let (extras, list) = match &r {
-                                Ok(raw) => {
-                                    let info =
-                                        (raw.role, raw.states, raw.interfaces, raw.name.clone());
-                                    // Its children list too, so the level below costs no round.
-                                    let list = async {
-                                        if raw.child_count != 0 {
-                                            Some(get_children(&c, &o).await)
-                                        } else {
-                                            None
-                                        }
-                                    };
-                                    let (e, l) = tokio::join!(
-                                        read_extras(&c, &o, info, &known, &actions),
-                                        list
-                                    );
-                                    (Some(e), l)
-                                }
-                                Err(_) => (None, None),
-                            };
-                            Answer::Raw(o, Box::new(r), extras, list)
+                            let r =
+                                read_unknown(&c, &o, kids, toolkit, &known, limits, &actions).await;
+                            Answer::Raw(o, Box::new(r))
                         }
                         _ => {
-                            let info = info.unwrap_or((
-                                Role::Unknown,
-                                States::EMPTY,
-                                Interfaces::EMPTY,
-                                String::new(),
-                            ));
-                            let r = read_extras(&c, &o, info, &known, &actions).await;
+                            let r = match raws.get(&o) {
+                                Some(raw) => read_extras(&c, raw, &known, limits, &actions).await,
+                                None => Ok(Extras::default()),
+                            };
                             Answer::Extras(o, r)
                         }
                     }
@@ -596,45 +790,22 @@ pub async fn read_tree(
                 Answer::List(o, Ok(k)) => {
                     fetched.insert(o, k);
                 }
-                Answer::Raw(o, r, ex, list) => match *r {
-                    Ok(raw) => {
+                Answer::Raw(o, r) => match *r {
+                    Ok((raw, kids, ex)) => {
                         w.nodes.insert(o.clone(), raw);
-                        match list {
-                            Some(Ok(k)) => {
-                                fetched.insert(o.clone(), k);
-                            }
-                            Some(Err(e)) => {
-                                w.note_error(&e);
-                                failed.insert(o.clone());
-                            }
-                            None => {}
-                        }
-                        match ex {
-                            Some(Err(e)) => {
-                                w.note_error(&e);
-                                failed.insert(o.clone());
-                                extras.insert(o, Err(e));
-                            }
-                            Some(ok) => {
-                                extras.insert(o, ok);
-                            }
-                            None => {}
-                        }
+                        fetched.insert(o.clone(), kids);
+                        extras.insert(o, ex);
                     }
                     Err(e) => {
-                        w.note_error(&e);
+                        w.note_error(&o, &e);
                         failed.insert(o);
                     }
                 },
-                Answer::Extras(o, r) => {
-                    if let Err(e) = &r {
-                        w.note_error(e);
-                        failed.insert(o.clone());
-                    }
-                    extras.insert(o, r);
+                Answer::Extras(o, Ok(ex)) => {
+                    extras.insert(o, ex);
                 }
-                Answer::List(o, Err(e)) => {
-                    w.note_error(&e);
+                Answer::Extras(o, Err(e)) | Answer::List(o, Err(e)) => {
+                    w.note_error(&o, &e);
                     failed.insert(o);
                 }
             }
@@ -656,9 +827,10 @@ pub async fn read_tree(
                 .get(o)
                 .map(to_node)
                 .unwrap_or_else(|| Node::new(o.id(), Role::Unknown, "unknown"));
-            if let Some(Ok((acts, val))) = extras.get(o) {
-                n.actions = acts.clone();
-                n.value = val.clone();
+            if let Some(ex) = extras.get(o) {
+                n.actions = ex.actions.clone();
+                n.value = ex.value.clone();
+                n.label = ex.label.clone();
             }
             if let Some(k) = pass.kids.get(o) {
                 n.children = k.iter().filter_map(|k| index_of.get(k).copied()).collect();
@@ -666,15 +838,19 @@ pub async fn read_tree(
             n
         })
         .collect();
-    if std::env::var_os("TREEGLASS_TRACE_READ").is_some() {
-        eprintln!(
-            "read: {} nodes ({} known) cache {:?} total {:?} in {rounds} rounds",
-            nodes.len(),
-            w.nodes.len(),
-            t_cache,
-            started.elapsed(),
-        );
-    }
+    tracing::info!(
+        bus = %root.bus,
+        toolkit = toolkit.as_str(),
+        nodes = nodes.len(),
+        cached,
+        cache_ms = t_cache.as_secs_f64() * 1000.0,
+        total_ms = started.elapsed().as_secs_f64() * 1000.0,
+        rounds,
+        failed_calls = w.failed_calls,
+        unreadable = w.unreadable,
+        truncated = truncated.map(|t| t.as_str()).unwrap_or("no"),
+        "read finished"
+    );
     let window = match nodes.first() {
         Some(n) if n.role != Role::Application => n.name.clone(),
         _ => String::new(),
@@ -686,7 +862,7 @@ pub async fn read_tree(
     };
     Ok(Snapshot {
         id: SnapshotId::next(),
-        app: app_name,
+        app: String::new(),
         window,
         nodes,
         truncated,
@@ -695,10 +871,10 @@ pub async fn read_tree(
     })
 }
 
-fn empty_snapshot(app: String, started: Instant, why: Truncation) -> Snapshot {
+fn empty_snapshot(started: Instant, why: Truncation) -> Snapshot {
     Snapshot {
         id: SnapshotId::next(),
-        app,
+        app: String::new(),
         window: String::new(),
         nodes: Vec::new(),
         truncated: Some(why),

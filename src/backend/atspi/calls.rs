@@ -1,0 +1,637 @@
+//! Every call the AT-SPI backend may send, and nothing else.
+//!
+//! Any call can kill the app it is sent to: `Properties.GetAll("org.a11y.atspi.Accessible")`
+//! segfaults Qt 5.15 and Qt 6.4 apps, `Properties.GetAll("org.a11y.atspi.Value")` aborts
+//! Chromium on a slider whose minimum cannot be read. So the rest of the backend has no way to
+//! send an arbitrary message: [`Caller`]'s raw `call` is private to this module, and each public
+//! method below is one call of the set libatspi itself sends (what Orca and Accerciser use every
+//! day), with the toolkits it was seen to handle. `Properties.GetAll` is not among them: a
+//! property is read with `Properties.Get`, one at a time, and one that fails costs that field,
+//! not the element.
+//!
+//! "Seen" below means: sent to every element of the app in the test matrix (`tests/matrix_*.rs`:
+//! gtk3-widget-factory and the project's GTK 3 fixture, gtk4-widget-factory 4.8, the Qt 5.15
+//! widget gallery, qt6ct and a PyQt 6.4 form, Chromium on the project's form page) with the app
+//! alive and registered afterwards.
+//!
+//! Every call has a deadline (the caller's per-call budget, capped by the operation's overall
+//! deadline). Errors are sorted into: the element is gone (`Vanished`), the application is gone
+//! (`AppGone`, decided by asking the bus daemon whether the app's name still has an owner), no
+//! answer in time (`Timeout`), or the toolkit said no (`Failed`).
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use atspi::zbus;
+use serde::de::DeserializeOwned;
+use zbus::zvariant::{OwnedObjectPath, OwnedValue};
+
+use super::bus::{ObjRef, WireRef};
+use crate::backend::BackendError;
+
+const IFACE_ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
+const IFACE_ACTION: &str = "org.a11y.atspi.Action";
+const IFACE_TEXT: &str = "org.a11y.atspi.Text";
+const IFACE_EDITABLE_TEXT: &str = "org.a11y.atspi.EditableText";
+const IFACE_VALUE: &str = "org.a11y.atspi.Value";
+const IFACE_SELECTION: &str = "org.a11y.atspi.Selection";
+const IFACE_COMPONENT: &str = "org.a11y.atspi.Component";
+const IFACE_APPLICATION: &str = "org.a11y.atspi.Application";
+const IFACE_CACHE: &str = "org.a11y.atspi.Cache";
+const IFACE_PROPS: &str = "org.freedesktop.DBus.Properties";
+const IFACE_DEC: &str = "org.a11y.atspi.DeviceEventController";
+const IFACE_REGISTRY: &str = "org.a11y.atspi.Registry";
+const DBUS: &str = "org.freedesktop.DBus";
+
+/// The registry's bus name (it also owns the desktop root and the device event controller).
+pub const REGISTRY: &str = "org.a11y.atspi.Registry";
+pub const ROOT_PATH: &str = "/org/a11y/atspi/accessible/root";
+const CACHE_PATH: &str = "/org/a11y/atspi/cache";
+const REGISTRY_PATH: &str = "/org/a11y/atspi/registry";
+const DEC_PATH: &str = "/org/a11y/atspi/registry/deviceeventcontroller";
+
+/// The wire form of a `Cache.GetItems` item (AT-SPI ≥ 2.34): object, app, parent, index in
+/// parent, child count, interfaces, name, role, description, states.
+pub type CacheItemWire = (
+    WireRef,
+    WireRef,
+    WireRef,
+    i32,
+    i32,
+    Vec<String>,
+    String,
+    u32,
+    String,
+    Vec<u32>,
+);
+
+/// The numeric properties of `org.a11y.atspi.Value`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueProp {
+    Current,
+    Minimum,
+    Maximum,
+    Increment,
+}
+
+impl ValueProp {
+    fn name(self) -> &'static str {
+        match self {
+            ValueProp::Current => "CurrentValue",
+            ValueProp::Minimum => "MinimumValue",
+            ValueProp::Maximum => "MaximumValue",
+            ValueProp::Increment => "MinimumIncrement",
+        }
+    }
+}
+
+/// AT-SPI's synthesized key event kinds (`org.a11y.atspi.DeviceEventController`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeySynth {
+    /// Type a string (keysyms looked up by the registry).
+    String = 4,
+}
+
+/// Application bus names seen leaving the bus (filled by the event pump from
+/// `NameOwnerChanged`), so a failing call can say "the app is gone" without asking.
+pub type GoneApps = Arc<Mutex<HashSet<String>>>;
+
+/// When an operation last heard from its app. A bulk read keeps hundreds of calls in flight and
+/// a slow toolkit (GTK 4 answers ~1 call per ms) works through them in order, so one call's
+/// own wait says nothing about the app: the app is hung only when *nothing* came back for the
+/// per-call budget.
+#[derive(Debug)]
+pub struct Progress {
+    origin: Instant,
+    /// Microseconds after `origin` of the latest answer.
+    last_us: AtomicU64,
+}
+
+impl Progress {
+    pub fn new() -> Arc<Progress> {
+        Arc::new(Progress {
+            origin: Instant::now(),
+            last_us: AtomicU64::new(0),
+        })
+    }
+
+    fn touch(&self) {
+        let now = self.origin.elapsed().as_micros() as u64;
+        self.last_us.fetch_max(now, Ordering::Relaxed);
+    }
+
+    fn last(&self) -> Instant {
+        self.origin + Duration::from_micros(self.last_us.load(Ordering::Relaxed))
+    }
+}
+
+/// A connection plus the deadlines of one operation. The only way to send anything.
+#[derive(Clone)]
+pub struct Caller {
+    conn: zbus::Connection,
+    pub call_timeout: Duration,
+    deadline: Option<Instant>,
+    gone: GoneApps,
+    progress: Option<Arc<Progress>>,
+}
+
+impl Caller {
+    pub fn new(conn: zbus::Connection, call_timeout: Duration, gone: GoneApps) -> Caller {
+        Caller {
+            conn,
+            call_timeout,
+            deadline: None,
+            gone,
+            progress: None,
+        }
+    }
+
+    /// The same connection for a bulk operation: a call waits as long as the app keeps
+    /// answering other calls (up to the overall deadline), and times out only after the app
+    /// answered nothing for `call_timeout`.
+    pub fn with_progress(&self) -> Caller {
+        Caller {
+            progress: Some(Progress::new()),
+            ..self.clone()
+        }
+    }
+
+    /// The same connection with a per-call budget and an overall deadline.
+    pub fn scoped(&self, call_timeout: Duration, deadline: Instant) -> Caller {
+        Caller {
+            call_timeout,
+            deadline: Some(deadline),
+            ..self.clone()
+        }
+    }
+
+    /// The same connection with an overall deadline.
+    pub fn with_deadline(&self, deadline: Instant) -> Caller {
+        self.scoped(self.call_timeout, deadline)
+    }
+
+    pub fn connection(&self) -> &zbus::Connection {
+        &self.conn
+    }
+
+    fn budget(&self) -> Duration {
+        match self.deadline {
+            Some(d) => self
+                .call_timeout
+                .min(d.saturating_duration_since(Instant::now())),
+            None => self.call_timeout,
+        }
+    }
+
+    /// Whether `bus` was seen leaving the bus.
+    pub fn is_gone(&self, bus: &str) -> bool {
+        self.gone
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(bus)
+    }
+
+    /// Sends one method call and deserializes its reply within the budget. Private on purpose:
+    /// everything the backend sends goes through one of the named methods below.
+    async fn call<B, R>(
+        &self,
+        bus: &str,
+        path: &str,
+        iface: &str,
+        method: &str,
+        body: &B,
+    ) -> Result<R, BackendError>
+    where
+        B: serde::Serialize + zbus::zvariant::DynamicType + Sync,
+        R: DeserializeOwned + zbus::zvariant::Type,
+    {
+        let what = || format!("{iface}.{method}");
+        if bus.starts_with(':') && self.is_gone(bus) {
+            return Err(BackendError::AppGone(bus.to_string()));
+        }
+        let budget = self.budget();
+        if budget.is_zero() {
+            return Err(BackendError::Timeout {
+                what: what(),
+                ms: 0,
+            });
+        }
+        let started = Instant::now();
+        let fut = self
+            .conn
+            .call_method(Some(bus), path, Some(iface), method, body);
+        let answer = match &self.progress {
+            None => tokio::time::timeout(budget, fut).await,
+            Some(p) => self.await_progress(p, started, fut).await,
+        };
+        if let Some(p) = &self.progress {
+            if answer.is_ok() {
+                p.touch();
+            }
+        }
+        let msg = match answer {
+            Err(_) => {
+                tracing::debug!(bus, path, call = %what(), ms = budget.as_millis() as u64, "call timed out");
+                return Err(BackendError::Timeout {
+                    what: format!("{} on {bus}", what()),
+                    ms: budget.as_millis() as u64,
+                });
+            }
+            Ok(Err(e)) => {
+                let err = self.classify(bus, e).await;
+                tracing::debug!(bus, path, call = %what(), error = %err, "call failed");
+                return Err(err);
+            }
+            Ok(Ok(m)) => m,
+        };
+        tracing::trace!(bus, path, call = %what(), us = started.elapsed().as_micros() as u64, "call");
+        msg.body()
+            .deserialize::<R>()
+            .map_err(|e| BackendError::Failed(format!("{}: bad reply: {e}", what())))
+    }
+
+    /// Waits for `fut` until the overall deadline, or until the app has answered nothing (to any
+    /// call of this operation) for `call_timeout`.
+    async fn await_progress<F, T>(
+        &self,
+        p: &Progress,
+        started: Instant,
+        fut: F,
+    ) -> Result<T, tokio::time::error::Elapsed>
+    where
+        F: std::future::Future<Output = T>,
+    {
+        tokio::pin!(fut);
+        let hard = self.deadline.unwrap_or(started + self.call_timeout);
+        loop {
+            let stall = p.last().max(started) + self.call_timeout;
+            let wake = stall.min(hard);
+            match tokio::time::timeout_at(wake.into(), &mut fut).await {
+                Ok(v) => return Ok(v),
+                Err(elapsed) => {
+                    let now = Instant::now();
+                    if now >= hard || now >= p.last().max(started) + self.call_timeout {
+                        return Err(elapsed);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sorts a failed call: the element gone, the whole application gone, or a refusal.
+    async fn classify(&self, bus: &str, e: zbus::Error) -> BackendError {
+        let text = e.to_string();
+        let name = match &e {
+            zbus::Error::MethodError(name, _, _) => name.as_str().to_string(),
+            _ => String::new(),
+        };
+        let app_may_be_gone = name.ends_with("NoReply")
+            || name.ends_with("ServiceUnknown")
+            || name.ends_with("NameHasNoOwner")
+            || name.ends_with("Disconnected")
+            || matches!(e, zbus::Error::InputOutput(_));
+        if app_may_be_gone && bus.starts_with(':') {
+            if self.is_gone(bus) || !self.name_has_owner(bus).await.unwrap_or(true) {
+                self.gone
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(bus.to_string());
+                return BackendError::AppGone(bus.to_string());
+            }
+            return BackendError::Vanished(text);
+        }
+        if name.ends_with("UnknownObject")
+            || name.ends_with("UnknownMethod") && text.contains("doesn't exist")
+        {
+            return BackendError::Vanished(text);
+        }
+        BackendError::Failed(text)
+    }
+
+    /// `Properties.Get` of one property.
+    async fn get<R>(&self, obj: &ObjRef, iface: &str, prop: &str) -> Result<R, BackendError>
+    where
+        R: TryFrom<OwnedValue>,
+    {
+        let v: OwnedValue = self
+            .call(&obj.bus, &obj.path, IFACE_PROPS, "Get", &(iface, prop))
+            .await?;
+        R::try_from(v).map_err(|_| BackendError::Failed(format!("{iface}.{prop}: unexpected type")))
+    }
+
+    // ---- Cache ------------------------------------------------------------------------------
+
+    /// `Cache.GetItems` on the app's cache object: most of the tree in one call. GTK 3 (most of
+    /// it), GTK 4 and Chromium answer; Qt 5 and Qt 6 answer an empty list.
+    pub async fn cache_items(&self, bus: &str) -> Result<Vec<CacheItemWire>, BackendError> {
+        self.call(bus, CACHE_PATH, IFACE_CACHE, "GetItems", &())
+            .await
+    }
+
+    // ---- Accessible methods (GTK 3, GTK 4, Qt 5, Qt 6, Chromium) --------------------------------
+
+    pub async fn role(&self, obj: &ObjRef) -> Result<u32, BackendError> {
+        self.call(&obj.bus, &obj.path, IFACE_ACCESSIBLE, "GetRole", &())
+            .await
+    }
+
+    pub async fn state(&self, obj: &ObjRef) -> Result<Vec<u32>, BackendError> {
+        self.call(&obj.bus, &obj.path, IFACE_ACCESSIBLE, "GetState", &())
+            .await
+    }
+
+    pub async fn interfaces(&self, obj: &ObjRef) -> Result<Vec<String>, BackendError> {
+        self.call(&obj.bus, &obj.path, IFACE_ACCESSIBLE, "GetInterfaces", &())
+            .await
+    }
+
+    /// The children, in order, without null references.
+    pub async fn children(&self, obj: &ObjRef) -> Result<Vec<ObjRef>, BackendError> {
+        let kids: Vec<WireRef> = self
+            .call(&obj.bus, &obj.path, IFACE_ACCESSIBLE, "GetChildren", &())
+            .await?;
+        Ok(kids
+            .iter()
+            .map(ObjRef::from_wire)
+            .filter(|k| !k.is_null())
+            .collect())
+    }
+
+    /// The relation set: (relation type, targets).
+    pub async fn relations(&self, obj: &ObjRef) -> Result<Vec<(u32, Vec<ObjRef>)>, BackendError> {
+        let rels: Vec<(u32, Vec<(String, OwnedObjectPath)>)> = self
+            .call(&obj.bus, &obj.path, IFACE_ACCESSIBLE, "GetRelationSet", &())
+            .await?;
+        Ok(rels
+            .into_iter()
+            .map(|(kind, targets)| {
+                (
+                    kind,
+                    targets
+                        .iter()
+                        .map(ObjRef::from_wire)
+                        .filter(|t| !t.is_null())
+                        .collect(),
+                )
+            })
+            .collect())
+    }
+
+    // ---- Properties.Get, one property at a time (every toolkit) ---------------------------------
+
+    pub async fn name(&self, obj: &ObjRef) -> Result<String, BackendError> {
+        self.get(obj, IFACE_ACCESSIBLE, "Name").await
+    }
+
+    pub async fn description(&self, obj: &ObjRef) -> Result<String, BackendError> {
+        self.get(obj, IFACE_ACCESSIBLE, "Description").await
+    }
+
+    pub async fn toolkit_name(&self, app: &ObjRef) -> Result<String, BackendError> {
+        self.get(app, IFACE_APPLICATION, "ToolkitName").await
+    }
+
+    pub async fn toolkit_version(&self, app: &ObjRef) -> Result<String, BackendError> {
+        self.get(app, IFACE_APPLICATION, "Version").await
+    }
+
+    /// One numeric property of `Value`. Chromium answers `Failed` for a minimum it cannot read
+    /// (its split-view resize handle) and nothing else happens.
+    pub async fn value(&self, obj: &ObjRef, prop: ValueProp) -> Result<f64, BackendError> {
+        self.get(obj, IFACE_VALUE, prop.name()).await
+    }
+
+    pub async fn character_count(&self, obj: &ObjRef) -> Result<i32, BackendError> {
+        self.get(obj, IFACE_TEXT, "CharacterCount").await
+    }
+
+    pub async fn n_actions(&self, obj: &ObjRef) -> Result<i32, BackendError> {
+        self.get(obj, IFACE_ACTION, "NActions").await
+    }
+
+    // ---- Action -------------------------------------------------------------------------------
+
+    /// The non-localized name of action `index` (`click`, `press`, `check`): what writes match
+    /// on and workflow files store.
+    pub async fn action_name(&self, obj: &ObjRef, index: i32) -> Result<String, BackendError> {
+        self.call(&obj.bus, &obj.path, IFACE_ACTION, "GetName", &(index,))
+            .await
+    }
+
+    /// `(localized name, description, key binding)` of every action, for display only: some
+    /// bridges fill the name with `;;` (Chromium) or nothing (LibreOffice).
+    pub async fn action_list(
+        &self,
+        obj: &ObjRef,
+    ) -> Result<Vec<(String, String, String)>, BackendError> {
+        self.call(&obj.bus, &obj.path, IFACE_ACTION, "GetActions", &())
+            .await
+    }
+
+    pub async fn do_action(&self, obj: &ObjRef, index: i32) -> Result<bool, BackendError> {
+        self.call(&obj.bus, &obj.path, IFACE_ACTION, "DoAction", &(index,))
+            .await
+    }
+
+    // ---- Text / EditableText ----------------------------------------------------------------
+
+    pub async fn text(&self, obj: &ObjRef, start: i32, end: i32) -> Result<String, BackendError> {
+        self.call(&obj.bus, &obj.path, IFACE_TEXT, "GetText", &(start, end))
+            .await
+    }
+
+    pub async fn set_selection(
+        &self,
+        obj: &ObjRef,
+        start: i32,
+        end: i32,
+    ) -> Result<bool, BackendError> {
+        self.call(
+            &obj.bus,
+            &obj.path,
+            IFACE_TEXT,
+            "SetSelection",
+            &(0i32, start, end),
+        )
+        .await
+    }
+
+    pub async fn add_selection(
+        &self,
+        obj: &ObjRef,
+        start: i32,
+        end: i32,
+    ) -> Result<bool, BackendError> {
+        self.call(
+            &obj.bus,
+            &obj.path,
+            IFACE_TEXT,
+            "AddSelection",
+            &(start, end),
+        )
+        .await
+    }
+
+    /// Chromium's inputs have no EditableText; GTK answers true for a disabled entry and
+    /// changes it (so preconditions are checked before this is sent).
+    pub async fn set_text_contents(&self, obj: &ObjRef, text: &str) -> Result<bool, BackendError> {
+        self.call(
+            &obj.bus,
+            &obj.path,
+            IFACE_EDITABLE_TEXT,
+            "SetTextContents",
+            &(text,),
+        )
+        .await
+    }
+
+    // ---- Value --------------------------------------------------------------------------------
+
+    /// `Properties.Set(Value, CurrentValue)`, as libatspi's `atspi_value_set_current_value`.
+    pub async fn set_current_value(&self, obj: &ObjRef, v: f64) -> Result<(), BackendError> {
+        let value = zbus::zvariant::Value::from(v);
+        self.call(
+            &obj.bus,
+            &obj.path,
+            IFACE_PROPS,
+            "Set",
+            &(IFACE_VALUE, "CurrentValue", value),
+        )
+        .await
+    }
+
+    // ---- Selection ----------------------------------------------------------------------------
+
+    pub async fn selected_child(
+        &self,
+        obj: &ObjRef,
+        index: i32,
+    ) -> Result<Option<ObjRef>, BackendError> {
+        let w: WireRef = self
+            .call(
+                &obj.bus,
+                &obj.path,
+                IFACE_SELECTION,
+                "GetSelectedChild",
+                &(index,),
+            )
+            .await?;
+        let o = ObjRef::from_wire(&w);
+        Ok((!o.is_null()).then_some(o))
+    }
+
+    pub async fn select_child(&self, obj: &ObjRef, index: i32) -> Result<bool, BackendError> {
+        self.call(
+            &obj.bus,
+            &obj.path,
+            IFACE_SELECTION,
+            "SelectChild",
+            &(index,),
+        )
+        .await
+    }
+
+    // ---- Component ----------------------------------------------------------------------------
+
+    /// Extents in screen coordinates (GTK 4.8 answers window-relative ones regardless).
+    pub async fn extents(&self, obj: &ObjRef) -> Result<(i32, i32, i32, i32), BackendError> {
+        self.call(&obj.bus, &obj.path, IFACE_COMPONENT, "GetExtents", &(0u32,))
+            .await
+    }
+
+    /// GTK 4.8 answers an error.
+    pub async fn grab_focus(&self, obj: &ObjRef) -> Result<bool, BackendError> {
+        self.call(&obj.bus, &obj.path, IFACE_COMPONENT, "GrabFocus", &())
+            .await
+    }
+
+    // ---- Registry and device event controller (at-spi2-registryd, not an app) ----------------
+
+    /// Asks apps to send one kind of event (they only emit kinds some listener registered).
+    pub async fn register_event(&self, event: &str) -> Result<(), BackendError> {
+        self.call(
+            REGISTRY,
+            REGISTRY_PATH,
+            IFACE_REGISTRY,
+            "RegisterEvent",
+            &(event,),
+        )
+        .await
+    }
+
+    /// The desktop's children: one root per registered application.
+    pub async fn desktop_apps(&self) -> Result<Vec<ObjRef>, BackendError> {
+        self.children(&ObjRef::new(REGISTRY, ROOT_PATH)).await
+    }
+
+    /// A synthesized key event through the registry (XTest underneath on X11).
+    pub async fn key_event(
+        &self,
+        keycode: i32,
+        keystring: &str,
+        kind: KeySynth,
+    ) -> Result<(), BackendError> {
+        self.call(
+            REGISTRY,
+            DEC_PATH,
+            IFACE_DEC,
+            "GenerateKeyboardEvent",
+            &(keycode, keystring, kind as u32),
+        )
+        .await
+    }
+
+    // ---- The session bus: the accessibility bus launcher (not an app) ------------------------
+
+    /// `org.a11y.Bus.GetAddress`: where the accessibility bus is (asked on the session bus).
+    pub async fn a11y_bus_address(&self) -> Result<String, BackendError> {
+        self.call(
+            "org.a11y.Bus",
+            "/org/a11y/bus",
+            "org.a11y.Bus",
+            "GetAddress",
+            &(),
+        )
+        .await
+    }
+
+    /// `org.a11y.Status.IsEnabled` (asked on the session bus): Qt registers only when it is
+    /// true (or with `QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1`).
+    pub async fn a11y_is_enabled(&self) -> Result<bool, BackendError> {
+        let v: OwnedValue = self
+            .call(
+                "org.a11y.Bus",
+                "/org/a11y/bus",
+                IFACE_PROPS,
+                "Get",
+                &("org.a11y.Status", "IsEnabled"),
+            )
+            .await?;
+        bool::try_from(v).map_err(|_| BackendError::Failed("IsEnabled: unexpected type".into()))
+    }
+
+    // ---- The bus daemon (not an app) ----------------------------------------------------------
+
+    pub async fn name_has_owner(&self, bus: &str) -> Result<bool, BackendError> {
+        // Asked with a short budget of its own: it decides how an earlier failure reads.
+        let c = Caller {
+            deadline: Some(Instant::now() + Duration::from_millis(500)),
+            progress: None,
+            ..self.clone()
+        };
+        Box::pin(c.call(DBUS, "/org/freedesktop/DBus", DBUS, "NameHasOwner", &(bus,))).await
+    }
+
+    pub async fn unix_pid(&self, bus: &str) -> Result<u32, BackendError> {
+        self.call(
+            DBUS,
+            "/org/freedesktop/DBus",
+            DBUS,
+            "GetConnectionUnixProcessID",
+            &(bus,),
+        )
+        .await
+    }
+}
