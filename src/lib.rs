@@ -5,7 +5,9 @@
 pub mod backend;
 pub mod cli;
 pub mod clipboard;
+pub mod doctor;
 pub mod fold;
+pub mod log;
 pub mod model;
 pub mod session;
 pub mod target;

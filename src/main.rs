@@ -104,6 +104,13 @@ async fn run(cli: Cli) -> Result<(String, i32), Failure> {
             .map_err(|e| Failure::new(exit::ERROR, e.to_string()))?
             .map(ok);
     }
+    // The doctor must work exactly when nothing else does: it connects by itself.
+    if let Some(Command::Doctor { json }) = &cli.command {
+        return Ok(cli::doctor(
+            doctor_report(cli.backend.as_deref()).await,
+            *json,
+        ));
+    }
     // No command on a terminal: the interactive inspector. (Piped, it prints the tree.)
     if cli.command.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         return run_tui(cli.backend.as_deref()).await;
@@ -112,16 +119,17 @@ async fn run(cli: Cli) -> Result<(String, i32), Failure> {
     let session = Session::new(backend.clone());
     match cli.command {
         Some(Command::Apps { json }) => cli::apps(backend.as_ref(), json).await.map(ok),
-        Some(Command::Tree(args)) => cli::tree(backend.as_ref(), &args).await.map(ok),
+        Some(Command::Tree(args)) => cli::tree(backend.as_ref(), &args).await,
         Some(Command::Find(args)) => cli::find(&session, &args).await,
         Some(Command::Get(args)) => cli::get(&session, &args).await.map(ok),
         Some(Command::Set(args)) => cli::set(&session, &args).await,
         Some(Command::Invoke(args)) => cli::invoke(&session, &args).await,
         Some(Command::Workflow(args)) => cli::workflow::with_backend(backend.clone(), &args).await,
         Some(Command::Clipboard(_)) => Err(Failure::new(exit::ERROR, "unreachable: handled above")),
-        None => cli::tree(backend.as_ref(), &Default::default())
-            .await
-            .map(ok),
+        Some(Command::Doctor { .. }) => {
+            Err(Failure::new(exit::ERROR, "unreachable: handled above"))
+        }
+        None => cli::tree(backend.as_ref(), &Default::default()).await,
     }
 }
 
@@ -152,8 +160,52 @@ async fn run_tui(spec: Option<&str>) -> Result<(String, i32), Failure> {
         .map_err(|e| Failure::new(exit::ERROR, e.to_string()))
 }
 
+/// The diagnosis for `--backend` (by default the platform's accessibility stack).
+async fn doctor_report(spec: Option<&str>) -> treeglass::doctor::Report {
+    use treeglass::doctor::{Check, Report, Status};
+    match spec {
+        Some(s) if s == "fixture" || s == "demo" || s.starts_with("fixture:") => Report {
+            backend: "fixture".into(),
+            checks: vec![Check::new(
+                "backend",
+                Status::Ok,
+                "the fixture backend needs no accessibility bus",
+            )],
+            apps: vec![],
+        },
+        #[cfg(target_os = "linux")]
+        None | Some("atspi") => treeglass::backend::atspi::doctor::diagnose().await,
+        Some(other) => Report {
+            backend: other.to_string(),
+            checks: vec![Check::new(
+                "backend",
+                Status::Fail,
+                format!("no diagnosis for the `{other}` backend on this system"),
+            )],
+            apps: vec![],
+        },
+        #[cfg(not(target_os = "linux"))]
+        None => Report {
+            backend: "none".into(),
+            checks: vec![Check::new(
+                "backend",
+                Status::Fail,
+                "no diagnosis on this system yet",
+            )],
+            apps: vec![],
+        },
+    }
+}
+
 fn main() {
     let cli = Cli::parse();
+    let _log = match treeglass::log::init(cli.log.as_deref()) {
+        Ok(guard) => guard,
+        Err(e) => {
+            eprintln!("treeglass: {e}");
+            std::process::exit(exit::USAGE);
+        }
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -70,15 +70,38 @@ fn tree_json_has_the_documented_fields() {
         "description",
         "value",
         "states",
-        "actions",
         "interfaces",
         "children",
     ] {
         assert!(root.get(k).is_some(), "node missing {k}");
     }
+    // Action names only when asked for (an empty list would claim "no actions").
+    assert!(root.get("actions").is_none(), "{root}");
     assert!(v["snapshot"].as_str().unwrap().len() == 9);
     assert_eq!(v["complete"], true);
     assert_eq!(v["truncated"], serde_json::Value::Null);
+
+    let o = run_without_bus(&["tree", "--json", "--actions"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["root"]["actions"].is_array(), "{}", v["root"]);
+}
+
+#[test]
+fn doctor_without_a_session_says_what_is_missing() {
+    let o = run_without_bus(&["doctor"]);
+    assert_eq!(o.status.code(), Some(7), "{}", text(&o.stdout));
+    let out = text(&o.stdout);
+    assert!(out.contains("[FAIL] session bus"), "{out}");
+    assert!(out.contains("problems found"), "{out}");
+    let o = run_without_bus(&["doctor", "--json"]);
+    assert_eq!(o.status.code(), Some(7));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["healthy"], false);
+    assert_eq!(v["checks"][1]["name"], "session bus", "{v}");
+    assert_eq!(v["checks"][1]["status"], "fail", "{v}");
+    // The demo backend needs nothing.
+    let o = run_without_bus(&["--backend", "fixture", "doctor"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
 }
 
 #[test]

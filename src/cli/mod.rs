@@ -24,6 +24,8 @@ pub mod exit {
     pub const NO_SUCH: i32 = 3;
     pub const BUS_UNAVAILABLE: i32 = 4;
     pub const TOKEN: i32 = 5;
+    pub const APP_GONE: i32 = 6;
+    pub const DOCTOR: i32 = 7;
     pub const AMBIGUOUS: i32 = 10;
     pub const NOT_FOUND: i32 = 11;
     pub const INCOMPLETE: i32 = 12;
@@ -43,6 +45,8 @@ Exit codes:
   3   no such app, window or element
   4   accessibility bus unavailable (with --backend atspi)
   5   token refused (stale, or not issued by this process)
+  6   the application exited or dropped its accessibility connection during the command
+  7   doctor: problems found
   10  find/set: target ambiguous        11  target not found
   12  tree incomplete, uniqueness cannot be claimed
   13  target syntax error
@@ -62,6 +66,12 @@ pub struct Cli {
     /// their systems.
     #[arg(long, global = true, value_name = "BACKEND")]
     pub backend: Option<String>,
+
+    /// Write diagnostics (per-read timings and rounds, every failed call and why, apps leaving
+    /// the bus) to FILE, appending. Also `TREEGLASS_LOG=FILE`; `TREEGLASS_LOG_LEVEL=trace` adds
+    /// every call. Never written to the terminal.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub log: Option<std::path::PathBuf>,
 
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -96,6 +106,15 @@ pub enum Command {
     Invoke(InvokeArgs),
     /// Record, export, validate and run workflow files.
     Workflow(workflow::WorkflowArgs),
+    /// Check why trees are missing or tiny: session bus, accessibility bus, IsEnabled, the
+    /// registry, every registered app's tree size, and running apps that are not registered,
+    /// with what makes each toolkit's tree appear.
+    #[command(after_help = "Exit codes: 0 all well, 7 problems found, 2 bad arguments.")]
+    Doctor {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 const TARGET_HELP: &str = "\
@@ -338,6 +357,10 @@ pub struct TreeArgs {
     /// Add each node's suggested shortest unique target (`target` in JSON, null when none).
     #[arg(long)]
     pub targets: bool,
+    /// Also read every node's action names (`actions` in JSON; one call per action, so slow on
+    /// big apps). `get` always shows one element's actions.
+    #[arg(long)]
+    pub actions: bool,
 }
 
 impl Default for TreeArgs {
@@ -349,6 +372,7 @@ impl Default for TreeArgs {
             raw: false,
             json: false,
             targets: false,
+            actions: false,
         }
     }
 }
@@ -374,6 +398,7 @@ impl From<BackendError> for Failure {
         let code = match e {
             BackendError::Unavailable(_) => exit::BUS_UNAVAILABLE,
             BackendError::Vanished(_) => exit::NO_SUCH,
+            BackendError::AppGone(_) => exit::APP_GONE,
             _ => exit::ERROR,
         };
         Failure::new(code, e.to_string())
@@ -515,26 +540,52 @@ pub async fn apps(backend: &dyn Backend, json: bool) -> Result<String, Failure> 
     })
 }
 
-/// `treeglass tree`.
-pub async fn tree(backend: &dyn Backend, args: &TreeArgs) -> Result<String, Failure> {
-    let (_, root) = pick(backend, &args.scope).await?;
+/// The failure for an app that left the bus during `what`, naming it the way the user knows it.
+pub fn app_gone(app: &AppInfo, what: &str) -> Failure {
+    Failure::new(
+        exit::APP_GONE,
+        format!(
+            "the application {} (pid {}) exited or dropped its accessibility connection during {what}",
+            crate::model::quoted(&app.name, 60),
+            app.pid.map_or("?".into(), |p| p.to_string())
+        ),
+    )
+}
+
+/// `treeglass tree`. Exits `APP_GONE` (after printing what was read) when the app left the bus
+/// mid-read.
+pub async fn tree(backend: &dyn Backend, args: &TreeArgs) -> Result<(String, i32), Failure> {
+    let (app, root) = pick(backend, &args.scope).await?;
     let limits = Limits {
         max_nodes: args.max_nodes.max(1),
         max_depth: args.max_depth,
+        actions: args.actions,
+        labels: args.targets,
         ..Limits::default()
     };
-    let snap = backend.snapshot(&root, &limits).await?;
+    let snap = match backend.snapshot(&root, &limits).await {
+        Ok(s) => s,
+        Err(BackendError::AppGone(_)) => return Err(app_gone(&app, "the read")),
+        Err(e) => return Err(e.into()),
+    };
+    let code = if snap.truncated == Some(crate::model::Truncation::AppGone) {
+        eprintln!("treeglass: {}", app_gone(&app, "the read").message);
+        exit::APP_GONE
+    } else {
+        exit::OK
+    };
     let targets: Option<Vec<Option<String>>> = args.targets.then(|| {
         crate::target::suggest_all(&snap)
             .into_iter()
             .map(|t| t.map(|t| t.to_string()))
             .collect()
     });
-    Ok(if args.json {
-        output::json_pretty(&output::tree_json(&snap, targets.as_deref()))
+    let out = if args.json {
+        output::json_pretty(&output::tree_json(&snap, targets.as_deref(), args.actions))
     } else {
         output::tree_text(&snap, args.raw, targets.as_deref())
-    })
+    };
+    Ok((out, code))
 }
 
 /// Parses a target argument; tokens get their own refusal.
@@ -754,6 +805,23 @@ pub async fn invoke(session: &Session, args: &InvokeArgs) -> Result<(String, i32
         output::write_text(&r)
     };
     Ok((out, code))
+}
+
+/// `treeglass doctor`: the report and its exit code.
+pub fn doctor(report: crate::doctor::Report, json: bool) -> (String, i32) {
+    let code = if report.healthy() {
+        exit::OK
+    } else {
+        exit::DOCTOR
+    };
+    let out = if json {
+        let mut v = serde_json::to_value(&report).unwrap_or_default();
+        v["healthy"] = report.healthy().into();
+        output::json_pretty(&v)
+    } else {
+        report.text()
+    };
+    (out, code)
 }
 
 /// How long to wait for the accessibility bus before falling back to the demo app.

@@ -113,12 +113,18 @@ pub fn node_json(snap: &Snapshot, row: usize) -> Json {
 }
 
 /// The snapshot as JSON: metadata and the nested tree. `targets`, when given, adds each
-/// node's suggested target (`null` where none is unique).
-pub fn tree_json(snap: &Snapshot, targets: Option<&[Option<String>]>) -> Json {
+/// node's suggested target (`null` where none is unique); `actions` keeps each node's action
+/// names (left out when the read did not ask for them: an empty list would say "none").
+pub fn tree_json(snap: &Snapshot, targets: Option<&[Option<String>]>, actions: bool) -> Json {
     // Build bottom-up so deep trees never recurse.
     let mut built: Vec<Option<Json>> = vec![None; snap.nodes.len()];
     for row in (0..snap.nodes.len()).rev() {
         let mut obj = node_json(snap, row);
+        if !actions {
+            if let Some(o) = obj.as_object_mut() {
+                o.remove("actions");
+            }
+        }
         if let Some(t) = targets {
             obj["target"] = t
                 .get(row)
