@@ -2,10 +2,10 @@
 """Walk one application's accessibility tree with pyatspi (a cross-check for treeglass).
 
 Usage:
-    /usr/bin/python3 scripts/pyatspi-walk.py APPNAME [--json] [--repeat N] [--wait SECONDS]
+    /usr/bin/python3 scripts/pyatspi-walk.py APPNAME|--pid PID [--json] [--repeat N] [--wait SECONDS]
 
 APPNAME is matched against the names of the desktop's children (exact match first, then
-case-insensitive substring). The walk is pre-order via getChildAtIndex from the application
+case-insensitive substring); --pid PID picks the application with that process id. The walk is pre-order via getChildAtIndex from the application
 node (which is included in the count), with libatspi's default caching, the way Accerciser and
 dogtail read trees.
 
@@ -36,7 +36,10 @@ def parse(argv):
     i = 0
     while i < len(argv):
         a = argv[i]
-        if a == "--json":
+        if a == "--pid" and i + 1 < len(argv) and app is None:
+            app = int(argv[i + 1])
+            i += 1
+        elif a == "--json":
             as_json = True
         elif a == "--repeat" and i + 1 < len(argv):
             repeat = int(argv[i + 1])
@@ -68,6 +71,14 @@ def find_app(name):
             continue
         if a is not None:
             apps.append(a)
+    if isinstance(name, int):
+        for a in apps:
+            try:
+                if a.get_process_id() == name:
+                    return a
+            except Exception:
+                pass
+        return None
     for a in apps:
         if a.name == name:
             return a

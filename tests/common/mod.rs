@@ -51,7 +51,14 @@ pub fn json_of(o: &Output) -> Value {
     })
 }
 
+pub mod matrix;
+
 static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+/// A number not handed out before in this test process (for unique names and paths).
+pub fn next_id() -> u32 {
+    COUNTER.fetch_add(1, Ordering::Relaxed)
+}
 
 /// The project's GTK3 fixture app, driven through its stdin protocol.
 pub struct FixtureApp {

@@ -1,0 +1,269 @@
+//! The toolkit matrix: real apps of every toolkit treeglass claims (GTK 3, GTK 4, Qt 5, Qt 6,
+//! Chromium), started inside the private accessibility stack, settled, and checked to be alive
+//! and registered after everything a test does to them.
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::{repo, require_stack};
+
+/// One app of the matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kit {
+    /// gtk3-widget-factory (Debian gtk-3-examples).
+    Gtk3,
+    /// gtk4-widget-factory 4.8 (Debian gtk-4-examples), with the cairo renderer under Xvfb.
+    Gtk4,
+    /// The Qt 5.15 widget gallery example (Debian qtbase5-examples).
+    Qt5,
+    /// qt6ct, a Qt 6.4 app from Debian.
+    Qt6,
+    /// Debian's Chromium on the project's form page (tests/web/form.html).
+    Chromium,
+}
+
+impl Kit {
+    pub const ALL: [Kit; 5] = [Kit::Gtk3, Kit::Gtk4, Kit::Qt5, Kit::Qt6, Kit::Chromium];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Kit::Gtk3 => "gtk3-widget-factory",
+            Kit::Gtk4 => "gtk4-widget-factory",
+            Kit::Qt5 => "Qt 5 gallery",
+            Kit::Qt6 => "qt6ct",
+            Kit::Chromium => "Chromium form page",
+        }
+    }
+
+    /// The toolkit name treeglass reports for it.
+    pub fn toolkit(self) -> &'static str {
+        match self {
+            Kit::Gtk3 | Kit::Gtk4 => "gtk",
+            Kit::Qt5 | Kit::Qt6 => "qt",
+            Kit::Chromium => "chromium",
+        }
+    }
+
+    /// Fewest nodes a settled tree has (the page or main window is there).
+    fn min_nodes(self) -> u64 {
+        match self {
+            Kit::Gtk3 => 200,
+            Kit::Gtk4 => 500,
+            Kit::Qt5 => 150,
+            Kit::Qt6 => 100,
+            Kit::Chromium => 60,
+        }
+    }
+}
+
+/// A running matrix app. Killed on drop.
+pub struct MatrixApp {
+    pub kit: Kit,
+    child: Child,
+    pub pid: u32,
+    profile: Option<PathBuf>,
+}
+
+/// The form page's address.
+pub fn form_url() -> String {
+    format!("file://{}/tests/web/form.html", repo())
+}
+
+impl MatrixApp {
+    /// Starts `kit` and waits until it is registered and its tree has stopped growing.
+    pub fn start(kit: Kit) -> MatrixApp {
+        require_stack();
+        let mut profile = None;
+        let mut cmd = match kit {
+            Kit::Gtk3 => Command::new("gtk3-widget-factory"),
+            Kit::Gtk4 => {
+                let mut c = Command::new("gtk4-widget-factory");
+                c.env("GSK_RENDERER", "cairo");
+                c
+            }
+            Kit::Qt5 => {
+                Command::new("/usr/lib/x86_64-linux-gnu/qt5/examples/widgets/gallery/gallery")
+            }
+            Kit::Qt6 => Command::new("qt6ct"),
+            Kit::Chromium => {
+                let dir = std::env::temp_dir().join(format!(
+                    "tg-chromium-{}-{}",
+                    std::process::id(),
+                    super::next_id()
+                ));
+                std::fs::create_dir_all(&dir).expect("chromium profile dir");
+                let mut c = Command::new("chromium");
+                c.args([
+                    "--no-sandbox",
+                    "--force-renderer-accessibility",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--disable-sync",
+                    "--no-first-run",
+                    "--no-default-browser-check",
+                    "--disable-gpu",
+                    "--password-store=basic",
+                    "--window-position=0,0",
+                    "--window-size=1000,900",
+                ])
+                .arg(format!("--user-data-dir={}", dir.display()))
+                .arg(form_url());
+                profile = Some(dir);
+                c
+            }
+        };
+        let child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "start {} (scripts/install-deps installs it): {e}",
+                    kit.label()
+                )
+            });
+        let mut app = MatrixApp {
+            kit,
+            pid: child.id(),
+            child,
+            profile,
+        };
+        app.wait_settled();
+        app
+    }
+
+    /// `--pid N` for treeglass commands.
+    pub fn scope(&self) -> [String; 2] {
+        ["--pid".into(), self.pid.to_string()]
+    }
+
+    /// Runs treeglass on this app: `args` then `--pid N`.
+    pub fn treeglass(&self, args: &[&str]) -> Output {
+        let scope = self.scope();
+        let mut all: Vec<&str> = args.to_vec();
+        all.push(&scope[0]);
+        all.push(&scope[1]);
+        super::treeglass(&all)
+    }
+
+    fn wait_settled(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut last = 0u64;
+        let mut same = 0;
+        let mut seen = String::new();
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!("{} exited while starting: {status}", self.kit.label());
+            }
+            let o = self.treeglass(&["tree", "--json"]);
+            if o.status.success() {
+                let v: Value = serde_json::from_slice(&o.stdout).unwrap_or(Value::Null);
+                let count = v["node_count"].as_u64().unwrap_or(0);
+                let ready = match self.kit {
+                    Kit::Chromium => String::from_utf8_lossy(&o.stdout).contains("Full name:"),
+                    _ => true,
+                };
+                if ready && count >= self.kit.min_nodes() && count == last {
+                    same += 1;
+                    if same >= 2 {
+                        return;
+                    }
+                } else {
+                    same = 0;
+                }
+                last = count;
+            } else {
+                seen = String::from_utf8_lossy(&o.stderr).into_owned();
+            }
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        panic!(
+            "{} never settled on the bus (last count {last}; last error: {seen})",
+            self.kit.label()
+        );
+    }
+
+    /// Panics unless the app's process is alive and it is still registered on the bus.
+    pub fn assert_alive(&mut self, after: &str) {
+        if let Ok(Some(status)) = self.child.try_wait() {
+            panic!(
+                "{} DIED after {after}: {status} (an inspector must never harm the app)",
+                self.kit.label()
+            );
+        }
+        let o = super::treeglass(&["apps", "--json"]);
+        assert!(
+            o.status.success(),
+            "apps failed after {after}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v: Value = serde_json::from_slice(&o.stdout).expect("apps JSON");
+        let registered = v["apps"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|x| x["pid"].as_u64() == Some(self.pid as u64)));
+        assert!(
+            registered,
+            "{} (pid {}) is no longer registered on the accessibility bus after {after}",
+            self.kit.label(),
+            self.pid
+        );
+    }
+
+    /// Sends a signal to the app.
+    pub fn signal(&self, sig: &str) {
+        let ok = Command::new("kill")
+            .arg(format!("-{sig}"))
+            .arg(self.pid.to_string())
+            .status()
+            .expect("kill")
+            .success();
+        assert!(ok, "kill -{sig} {}", self.pid);
+    }
+
+    /// Waits for the app to exit (after a kill) and returns how it ended.
+    pub fn wait_exit(&mut self) -> std::process::ExitStatus {
+        self.child.wait().expect("wait for the app")
+    }
+
+    /// Whether the app's process has exited.
+    pub fn exited(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(Some(_)))
+    }
+}
+
+impl Drop for MatrixApp {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .arg("-CONT")
+            .arg(self.pid.to_string())
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if let Some(dir) = &self.profile {
+            // Chromium's helpers may still be writing for a moment after the browser exits.
+            let deadline = Instant::now() + Duration::from_secs(3);
+            while std::fs::remove_dir_all(dir).is_err() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+}
+
+/// The pyatspi reference walk of the app with this process id.
+pub fn pyatspi_walk_pid(pid: u32) -> Value {
+    let o = Command::new("/usr/bin/python3")
+        .arg(format!("{}/scripts/pyatspi-walk.py", repo()))
+        .args(["--pid", &pid.to_string(), "--json"])
+        .output()
+        .expect("run the pyatspi walker (python3-pyatspi)");
+    assert!(
+        o.status.success(),
+        "pyatspi walk failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).expect("pyatspi walk JSON")
+}
