@@ -1,101 +1,143 @@
-//! Benchmarks on the real accessibility bus (run inside `scripts/a11y-session`):
-//! full snapshots next to a pyatspi recursive walk of the same apps (the way Accerciser and
-//! dogtail read trees), and resolve + write + verified read-back of a text field.
+//! Benchmarks on the real accessibility bus (run inside `scripts/a11y-session`), one run for
+//! every app of the toolkit matrix:
+//! - treeglass's full snapshot (warm: repeated on one connection; cold: a new connection),
+//! - the app's own `Cache.GetItems` call and a pipelined per-level walk (GetRole, Name,
+//!   GetChildren of a whole level at once), both raw D-Bus (`scripts/bus-baselines.py`),
+//! - a pyatspi recursive walk (the way Accerciser and dogtail read trees), in-process,
+//! - the whole `treeglass tree --json` process next to that in-process pyatspi walk;
+//!
+//! and resolve + write + verified read-back of a text field.
 //!
 //! `scripts/a11y-session cargo bench --bench atspi`
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Stdio};
+#[allow(unused_imports)]
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::matrix::{Kit, MatrixApp};
 use treeglass::backend::atspi::AtspiBackend;
 use treeglass::backend::{Backend, Limits};
+use treeglass::model::NodeId;
 use treeglass::session::Session;
 use treeglass::target::{Resolution, Target};
 use treeglass::write::{Outcome, Placement, WriteOptions, set_value};
 
 const RUNS: usize = 21;
 const COLD: usize = 5;
+const PROCESS_RUNS: usize = 11;
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
 }
 
-fn pyatspi_median(app: &str) -> (f64, u64) {
+fn python(script: &str, args: &[&str]) -> serde_json::Value {
     let o = Command::new("/usr/bin/python3")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/scripts/pyatspi-walk.py"
-        ))
-        .args([app, "--repeat", &RUNS.to_string(), "--wait", "10"])
+        .arg(format!("{}/scripts/{script}", env!("CARGO_MANIFEST_DIR")))
+        .args(args)
         .output()
-        .expect("run scripts/pyatspi-walk.py");
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        .expect("run a python baseline");
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
         panic!(
-            "pyatspi walk of {app}: {e}: {}",
+            "{script} {args:?}: {e}: {}",
             String::from_utf8_lossy(&o.stderr)
         )
-    });
-    (
-        v["median_ms"].as_f64().unwrap_or(f64::NAN),
-        v["node_count"].as_u64().unwrap_or(0),
-    )
+    })
 }
 
-struct Fixture {
-    child: Child,
+/// The root `tree --pid` reads (the app's only window, or the app), by asking the binary.
+fn root_of(pid: u32) -> NodeId {
+    let o = Command::new(env!("CARGO_BIN_EXE_treeglass"))
+        .args(["--backend", "atspi", "apps", "--json"])
+        .output()
+        .expect("treeglass apps");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("apps JSON");
+    let app = v["apps"]
+        .as_array()
+        .and_then(|a| a.iter().find(|x| x["pid"].as_u64() == Some(pid as u64)))
+        .expect("app on the bus");
+    let wins = app["windows"].as_array().expect("windows");
+    let id = if wins.len() == 1 {
+        wins[0]["id"].as_str()
+    } else {
+        app["id"].as_str()
+    };
+    NodeId(id.expect("id").to_string())
 }
 
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+struct Row {
+    label: String,
+    nodes: usize,
+    warm: f64,
+    cold: f64,
+    getitems: f64,
+    items: u64,
+    level: f64,
+    pyatspi: f64,
+    process: f64,
+}
+
+async fn measure(backend: &AtspiBackend, label: &str, pid: u32) -> Row {
+    let root = root_of(pid);
+    let mut warm = Vec::new();
+    let mut nodes = 0;
+    for _ in 0..RUNS {
+        let t = Instant::now();
+        let s = backend
+            .snapshot(&root, &Limits::default())
+            .await
+            .expect("snapshot");
+        warm.push(t.elapsed().as_secs_f64() * 1000.0);
+        assert!(
+            s.complete(),
+            "incomplete snapshot of {label}: {:?}",
+            s.truncated
+        );
+        nodes = s.nodes.len();
     }
-}
-
-fn start(cmd: &mut Command, ready_line: bool) -> Fixture {
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start app");
-    if ready_line {
-        let out = child.stdout.take().expect("stdout");
-        let mut line = String::new();
-        BufReader::new(out)
-            .read_line(&mut line)
-            .expect("ready line");
-        assert!(line.contains("ready"), "fixture did not start: {line}");
+    let mut cold = Vec::new();
+    for _ in 0..COLD {
+        let fresh = AtspiBackend::connect(Duration::from_secs(5))
+            .await
+            .expect("connect");
+        let t = Instant::now();
+        let s = fresh
+            .snapshot(&root, &Limits::default())
+            .await
+            .expect("snapshot");
+        cold.push(t.elapsed().as_secs_f64() * 1000.0);
+        assert!(s.complete());
     }
-    Fixture { child }
-}
-
-async fn settled_root(b: &AtspiBackend, app: &str) -> treeglass::model::NodeId {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let mut last = 0;
-    let mut same = 0;
-    loop {
-        assert!(Instant::now() < deadline, "{app} never settled on the bus");
-        if let Ok(apps) = b.apps().await {
-            if let Some(a) = apps.iter().find(|a| a.name == app && !a.windows.is_empty()) {
-                let root = a.windows[0].id.clone();
-                if let Ok(s) = b.snapshot(&root, &Limits::default()).await {
-                    if s.nodes.len() > 1 && s.nodes.len() == last {
-                        same += 1;
-                        if same >= 3 {
-                            return root;
-                        }
-                    } else {
-                        same = 0;
-                    }
-                    last = s.nodes.len();
-                }
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
+    let pid_s = pid.to_string();
+    let base = python("bus-baselines.py", &["--pid", &pid_s, "--repeat", "11"]);
+    let walk = python(
+        "pyatspi-walk.py",
+        &["--pid", &pid_s, "--repeat", &RUNS.to_string()],
+    );
+    let mut process = Vec::new();
+    for _ in 0..PROCESS_RUNS {
+        let t = Instant::now();
+        let o = Command::new(env!("CARGO_BIN_EXE_treeglass"))
+            .args(["--backend", "atspi", "tree", "--json", "--pid", &pid_s])
+            .output()
+            .expect("treeglass tree");
+        process.push(t.elapsed().as_secs_f64() * 1000.0);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    Row {
+        label: label.to_string(),
+        nodes,
+        warm: median(&mut warm),
+        cold: median(&mut cold),
+        getitems: base["getitems_ms"].as_f64().unwrap_or(f64::NAN),
+        items: base["getitems_items"].as_u64().unwrap_or(0),
+        level: base["level_walk_ms"].as_f64().unwrap_or(f64::NAN),
+        pyatspi: walk["median_ms"].as_f64().unwrap_or(f64::NAN),
+        process: median(&mut process),
     }
 }
 
@@ -107,76 +149,70 @@ async fn main() {
         );
         std::process::exit(2);
     }
-    let fixture_name = format!("tgbench-{}", std::process::id());
-    let mut fixture = start(
-        Command::new("/usr/bin/python3")
-            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixture_app.py"))
-            .args(["--name", &fixture_name]),
-        true,
-    );
-    let _factory = start(&mut Command::new("gtk3-widget-factory"), false);
     let backend = Arc::new(
         AtspiBackend::connect(Duration::from_secs(5))
             .await
             .expect("connect to the a11y bus"),
     );
-
-    println!("treeglass full snapshot vs pyatspi recursive walk (median of {RUNS}, ms)");
-    println!("  treeglass: repeated snapshots on one connection (action names reused per element)");
-    println!("  cold: the first snapshot on a new connection (median of {COLD} connections)");
-    println!("  nodes: treeglass / pyatspi (without the application node)");
-    println!(
-        "{:<24} {:>7} {:>10} {:>8} {:>10} {:>8}   goal",
-        "app", "nodes", "treeglass", "cold", "pyatspi", "ratio"
-    );
-    for (app, goal) in [
-        (fixture_name.as_str(), "≤ 5 ms"),
-        ("gtk3-widget-factory", "≤ 15 ms, ≥ 10×"),
-    ] {
-        let root = settled_root(&backend, app).await;
-        let mut times = Vec::new();
-        let mut nodes = 0;
-        for _ in 0..RUNS {
-            let t = Instant::now();
-            let s = backend
-                .snapshot(&root, &Limits::default())
-                .await
-                .expect("snapshot");
-            times.push(t.elapsed().as_secs_f64() * 1000.0);
-            assert!(s.complete(), "incomplete snapshot of {app}");
-            nodes = s.nodes.len();
-        }
-        let ours = median(&mut times);
-        let mut cold = Vec::new();
-        for _ in 0..COLD {
-            let fresh = AtspiBackend::connect(Duration::from_secs(5))
-                .await
-                .expect("connect");
-            let t = Instant::now();
-            let s = fresh
-                .snapshot(&root, &Limits::default())
-                .await
-                .expect("snapshot");
-            cold.push(t.elapsed().as_secs_f64() * 1000.0);
-            assert!(s.complete());
-        }
-        let cold = median(&mut cold);
-        let (theirs, their_nodes) = pyatspi_median(app);
-        let label = if app == fixture_name {
-            "fixture (GTK3)"
-        } else {
-            app
-        };
-        println!(
-            "{label:<24} {:>7} {ours:>10.2} {cold:>8.2} {theirs:>10.2} {:>7.1}×   {goal}",
-            format!("{nodes}/{}", their_nodes.saturating_sub(1)),
-            theirs / ours
-        );
+    let mut rows = Vec::new();
+    {
+        let fixture = common::FixtureApp::start("bench");
+        rows.push(measure(&backend, "GTK 3 fixture", fixture.pid).await);
+    }
+    for kit in Kit::ALL {
+        // One app at a time: each is measured alone on the machine's two cores.
+        let app = MatrixApp::start(kit);
+        rows.push(measure(&backend, kit.label(), app.pid).await);
     }
 
-    // resolve + write + verified read-back of a text field on the fixture app.
+    println!(
+        "Full snapshots (median of {RUNS}; cold: first snapshot on a new connection, median of {COLD}), ms"
+    );
+    println!("  GetItems: the app's own Cache.GetItems call; level walk: pipelined per-level");
+    println!("  GetRole + Name + GetChildren (raw D-Bus); pyatspi: recursive walk, in-process;");
+    println!("  process: the whole `treeglass tree --json` command (median of {PROCESS_RUNS}).");
+    println!(
+        "{:<22} {:>6} {:>8} {:>8} {:>9} {:>6} {:>8} {:>8} {:>9} {:>8} {:>9}",
+        "app",
+        "nodes",
+        "warm",
+        "cold",
+        "GetItems",
+        "items",
+        "level",
+        "pyatspi",
+        "process",
+        "warm/GI",
+        "py/proc"
+    );
+    for r in &rows {
+        println!(
+            "{:<22} {:>6} {:>8.2} {:>8.2} {:>9.2} {:>6} {:>8.2} {:>8.2} {:>9.2} {:>7.2}× {:>8.2}×",
+            r.label,
+            r.nodes,
+            r.warm,
+            r.cold,
+            r.getitems,
+            r.items,
+            r.level,
+            r.pyatspi,
+            r.process,
+            r.warm / r.getitems,
+            r.pyatspi / r.process
+        );
+    }
+    println!("goals: warm ≤ 2× GetItems where the cache answers; ≤ the level walk where it does");
+    println!("not (Qt); the whole process ≥ 3× faster than the in-process pyatspi walk on");
+    println!("gtk3-widget-factory, gtk4-widget-factory and Chromium (stretch 10×).");
+
+    write_bench(&backend).await;
+}
+
+/// resolve + write + verified read-back of a text field on the fixture app.
+async fn write_bench(backend: &Arc<AtspiBackend>) {
+    let fixture = common::FixtureApp::start("benchw");
     let session = Session::new(backend.clone());
-    let root = settled_root(&backend, &fixture_name).await;
+    let root = root_of(fixture.pid);
     let target = Target::parse("text \"Full name\"").expect("target");
     let mut totals = Vec::new();
     let mut active = Vec::new();
@@ -220,5 +256,4 @@ async fn main() {
         "  total without the settle wait             {:>7.2}   goal ≤ 30 ms",
         median(&mut active)
     );
-    let _ = writeln!(fixture.child.stdin.as_mut().expect("stdin"), "quit");
 }

@@ -159,7 +159,7 @@ fn killed_app_gives_a_clear_error_not_a_panic() {
         // The app is gone, not an element: the error says so.
         match b.snapshot(&root, &Limits::default()).await {
             Err(e) => assert!(
-                matches!(e, BackendError::AppGone(_))
+                matches!(e, BackendError::AppGone { .. })
                     && e.to_string()
                         .contains("exited or dropped its accessibility connection"),
                 "{e:?}"

@@ -45,6 +45,12 @@ gives them. State key = the key used by the `state` / `set` / `rename` commands.
     presses       (its text)        Gtk.Label "Presses: N" — the name follows the text
     vanishing     "Vanishing field" Gtk.Entry that destroys itself ~5 ms  text
                                     after its text changes (reset re-creates it)
+    validated     "Validated"       Gtk.Entry that shows any text, then   text
+                                    puts its old text back 300 ms later
+                                    (a late validator)
+    nothing       "Nothing"         Gtk.Button with no handler            push button
+    clock         (its text)        Gtk.Label "Tick N"; with `tick on` it  label
+                                    changes every 100 ms (a busy app)
     title         window title      Gtk.Window                          frame
 
 Control protocol on stdin, one command per line; every reply is one line of JSON on stdout:
@@ -60,6 +66,7 @@ Control protocol on stdin, one command per line; every reply is one line of JSON
     rename KEY NEW NAME        -> set that widget's accessible name
     add | remove               -> as the "Add item" / "Remove item" buttons
     press                      -> as the "Press me" button
+    tick on | tick off         -> start / stop the clock label ticking every 100 ms
     quit                       -> {"ok": true}, then exit
 At start-up, once the window is shown: {"ready": true, "pid": PID}.
 """
@@ -84,6 +91,8 @@ FRUITS = ["Apple", "Banana", "Cherry"]
 TABS = ["General", "Advanced", "About"]
 SHOUT_DELAY_MS = 30
 SLOW_DELAY_MS = 1000
+VALIDATE_DELAY_MS = 300
+TICK_MS = 100
 
 
 def parse_args(argv):
@@ -147,6 +156,11 @@ class Fixture:
         self.slow_pending = 0
         self.slow_guard = False
         self.presses = 0
+        self.validated_text = "valid"
+        self.validate_pending = 0
+        self.validate_guard = False
+        self.ticks = 0
+        self.tick_source = 0
         self.items = []
         self.initial_names = {}  # key -> accessible name given at construction
         self.named = {}  # key -> widget whose accessible name is fixed
@@ -303,6 +317,23 @@ class Fixture:
         self.vanishing = None
         self.make_vanishing()
 
+        # A late validator: any text shows at once, the old text comes back 300 ms later.
+        vlab = Gtk.Label(label="Validated:", xalign=0.0)
+        right.pack_start(vlab, False, False, 0)
+        self.validated = Gtk.Entry()
+        vlab.set_mnemonic_widget(self.validated)
+        self.validated.set_text(self.validated_text)
+        self.validated.connect("changed", self.on_validated_changed)
+        self.name("validated", self.validated, "Validated")
+        right.pack_start(self.validated, False, False, 0)
+
+        # A button that does nothing, and a clock that (with `tick on`) never stops changing.
+        self.nothing_btn = Gtk.Button(label="Nothing")
+        self.name("nothing", self.nothing_btn, "Nothing")
+        right.pack_start(self.nothing_btn, False, False, 0)
+        self.clock = Gtk.Label(label="Tick 0", xalign=0.0)
+        right.pack_start(self.clock, False, False, 0)
+
         win.show_all()
         GLib.idle_add(self.announce_ready)
 
@@ -402,6 +433,34 @@ class Fixture:
         if self.items:
             self.items.pop().destroy()
 
+    def on_validated_changed(self, entry):
+        if self.validate_guard:
+            return
+        if self.validate_pending:
+            GLib.source_remove(self.validate_pending)
+        self.validate_pending = GLib.timeout_add(VALIDATE_DELAY_MS, self.revert_validated)
+
+    def revert_validated(self):
+        self.validate_pending = 0
+        self.validate_guard = True
+        try:
+            self.validated.set_text(self.validated_text)
+        finally:
+            self.validate_guard = False
+        return False
+
+    def tick(self):
+        self.ticks += 1
+        self.clock.set_text("Tick %d" % self.ticks)
+        return True
+
+    def set_ticking(self, on):
+        if on and not self.tick_source:
+            self.tick_source = GLib.timeout_add(TICK_MS, self.tick)
+        elif not on and self.tick_source:
+            GLib.source_remove(self.tick_source)
+            self.tick_source = 0
+
     def on_press(self, button):
         self.presses += 1
         self.presses_label.set_text("Presses: %d" % self.presses)
@@ -436,6 +495,8 @@ class Fixture:
             "items": len(self.items),
             "vanishing": self.vanishing is not None,
             "presses": self.presses,
+            "validated": self.validated.get_text(),
+            "ticking": bool(self.tick_source),
             "title": self.win.get_title(),
         }
 
@@ -551,6 +612,9 @@ class Fixture:
                 self.reply({"ok": True})
             elif cmd == "press":
                 self.press_btn.clicked()
+                self.reply({"ok": True})
+            elif cmd == "tick":
+                self.set_ticking(parse_bool(parts[1] if len(parts) > 1 else "on"))
                 self.reply({"ok": True})
             elif cmd == "quit":
                 self.reply({"ok": True})

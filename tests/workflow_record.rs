@@ -246,6 +246,7 @@ async fn a_target_that_is_not_unique_is_kept_and_flagged() {
     let r = treeglass::write::invoke(
         session.backend.as_ref(),
         &snap.nodes[row].id,
+        &treeglass::write::Placement::of(&snap, row),
         None,
         &Default::default(),
     )

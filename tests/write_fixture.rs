@@ -79,7 +79,7 @@ fn invoke_reports_reactions_and_their_absence() {
             ..WriteOptions::default()
         };
         let add = b.find_by_name("Add").unwrap();
-        let r = invoke(&b, &add, None, &opts).await;
+        let r = invoke(&b, &add, &Placement::default(), None, &opts).await;
         assert_eq!(r.outcome, Outcome::Verified, "{}", r.reason);
         assert!(
             r.events.iter().any(|e| e.contains("child-added")),
@@ -87,9 +87,9 @@ fn invoke_reports_reactions_and_their_absence() {
             r.events
         );
         let inert = b.find_by_name("Inert").unwrap();
-        let r = invoke(&b, &inert, None, &opts).await;
+        let r = invoke(&b, &inert, &Placement::default(), None, &opts).await;
         assert_eq!(r.outcome, Outcome::Unconfirmed, "{}", r.reason);
-        let r = invoke(&b, &inert, Some("explode"), &opts).await;
+        let r = invoke(&b, &inert, &Placement::default(), Some("explode"), &opts).await;
         assert_eq!(r.outcome, Outcome::Refused);
         assert!(
             r.reason.contains("click"),

@@ -802,7 +802,12 @@ impl FixtureBackend {
                         evs.push(event(entry, EventKind::Focus, ""));
                     }
                 }
-                WriteOp::SelectAllText => {}
+                WriteOp::SelectAllText | WriteOp::ActivateWindow(_) => {}
+                // The demo app's input devices: a click or Space presses what it lands on.
+                WriteOp::Click | WriteOp::Key(super::Key::Space) => {
+                    evs = self.press(&mut st, id, role);
+                }
+                WriteOp::Key(_) => {}
                 WriteOp::TypeText(text) => {
                     if !role.is_text() || e.node.states.has(State::ReadOnly) {
                         return Ok(true);
@@ -1015,6 +1020,10 @@ fn select_child(st: &mut State_, container: &NodeId, index: usize) -> Vec<Event>
 
 #[async_trait]
 impl Backend for FixtureBackend {
+    fn platform(&self) -> super::strategy::Platform {
+        super::strategy::Platform::Fixture
+    }
+
     fn name(&self) -> &'static str {
         "fixture"
     }

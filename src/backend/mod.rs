@@ -28,9 +28,10 @@ pub enum BackendError {
     #[error("element vanished: {0}")]
     Vanished(String),
     /// The application exited or dropped its accessibility connection (its bus name has no
-    /// owner any more). Holds the app's bus name.
-    #[error("the application ({0}) exited or dropped its accessibility connection")]
-    AppGone(String),
+    /// owner any more). `delivered`: the call reached the app before it went (so a write may
+    /// have landed); false when it was never sent or the bus could not deliver it.
+    #[error("the application ({app}) exited or dropped its accessibility connection")]
+    AppGone { app: String, delivered: bool },
     /// A call did not answer before its deadline; a write may still land.
     #[error("timed out after {ms} ms: {what}")]
     Timeout { what: String, ms: u64 },
@@ -174,6 +175,47 @@ pub enum WriteOp {
     SelectAllText,
     /// Type text through synthesized keyboard events into the focused element.
     TypeText(String),
+    /// Press and release one key (synthesized) in the focused window.
+    Key(Key),
+    /// Click (button 1) at the centre of the element through the synthesized pointer.
+    Click,
+    /// Raise the element's window and give it keyboard focus: synthesized keys and clicks go
+    /// to the focused window on top. Holds the window's title, to pick among the app's windows.
+    ActivateWindow(String),
+}
+
+/// Keys the keyboard paths press.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Key {
+    Space,
+    Return,
+    Up,
+    Down,
+    BackSpace,
+}
+
+impl Key {
+    pub fn name(self) -> &'static str {
+        match self {
+            Key::Space => "Space",
+            Key::Return => "Return",
+            Key::Up => "Up",
+            Key::Down => "Down",
+            Key::BackSpace => "BackSpace",
+        }
+    }
+
+    /// The X keysym.
+    pub fn keysym(self) -> u32 {
+        match self {
+            Key::Space => 0x20,
+            Key::Return => 0xff0d,
+            Key::Up => 0xff52,
+            Key::Down => 0xff54,
+            Key::BackSpace => 0xff08,
+        }
+    }
 }
 
 impl WriteOp {
@@ -187,7 +229,10 @@ impl WriteOp {
             WriteOp::SelectChild(i) => format!("Selection.SelectChild({i})"),
             WriteOp::Focus => "Component.GrabFocus".into(),
             WriteOp::SelectAllText => "Text.AddSelection".into(),
-            WriteOp::TypeText(_) => "keyboard".into(),
+            WriteOp::TypeText(_) => "keyboard (typed text)".into(),
+            WriteOp::Key(k) => format!("keyboard {}", k.name()),
+            WriteOp::Click => "pointer click at the centre".into(),
+            WriteOp::ActivateWindow(_) => "raise and focus the window".into(),
         }
     }
 }
@@ -201,6 +246,14 @@ pub type WriteAck = Result<bool, BackendError>;
 pub trait Backend: Send + Sync {
     /// Short name for messages (`atspi`, `fixture`).
     fn name(&self) -> &'static str;
+
+    /// Which platform's write strategies apply (what the planner may send).
+    fn platform(&self) -> strategy::Platform;
+
+    /// The toolkit of the app `id` belongs to, when known.
+    async fn toolkit(&self, _id: &NodeId) -> Option<crate::model::Toolkit> {
+        None
+    }
 
     /// Whether this backend is the built-in demo (so the UI can say so).
     fn is_demo(&self) -> bool {

@@ -1,11 +1,18 @@
-//! Write strategies as platform-neutral plans: which kind of call puts a value on an element,
-//! chosen per platform by pure functions (`uia::map::write_plan`, `ax::map::write_plan`) from
-//! the element's role, capabilities and states. Only the *method* is planned here; what a value
-//! means and how a read-back is judged stay in the shared rules (`write::rules`).
+//! The one write planner: which calls put a value on an element, for every platform. From the
+//! element (role, interfaces, action names, states), its toolkit and where it sits (web
+//! content or not), and the requested value, [`plan`] returns the strategies to try in order,
+//! each a list of primitive [`WriteOp`]s with the path they take (semantic call, keyboard,
+//! pointer) and why. The write engine carries a plan out and verifies it by reading back;
+//! backends only perform ops. What a value means and how a read-back is judged stay in the
+//! shared rules (`write::rules`).
+//!
+//! Also here: the neutral `WritePlan` that the UI Automation and AX mappings describe an
+//! element's writability with, and the action-preference lists, once.
 
 use serde::Serialize;
 
-use crate::model::{Interface, Node, Role, State, States, Toggle};
+use super::WriteOp;
+use crate::model::{Interface, Node, Requested, Role, State, States, Toggle, Toolkit};
 
 /// Why no write can be planned for an element.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -69,11 +76,14 @@ pub enum WritePlan {
     Refuse(NoWay),
 }
 
-/// The platform a plan is carried out on (only changes how the method is described).
+/// The platform a plan is carried out on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Platform {
     Uia,
     Ax,
+    Atspi,
+    /// The built-in demo app (behaves like AT-SPI without a display).
+    Fixture,
 }
 
 impl WritePlan {
@@ -111,6 +121,7 @@ impl WritePlan {
             (Platform::Ax, WritePlan::Expand { toggles: false }) => "AXExpanded/AXDisclosing",
             (Platform::Ax, WritePlan::Expand { toggles: true }) => "AXPress",
             (Platform::Ax, WritePlan::Invoke) => "AXPress",
+            (Platform::Atspi | Platform::Fixture, _) => "see write::plan",
             (_, WritePlan::Refuse(_)) => "none",
         }
     }
@@ -305,6 +316,410 @@ pub fn fill_choice_values(nodes: &mut [Node]) {
             nodes[row].value = Some(crate::model::Value::Choice { selected });
         }
     }
+}
+
+// ---- The planner -------------------------------------------------------------------------
+
+/// Action names that flip a toggle, most specific first.
+pub const TOGGLE_ACTIONS: &[&str] = &["toggle", "click", "press", "activate", "invoke"];
+/// Action names that choose an item (an option, a tab, a row), most specific first.
+pub const SELECT_ACTIONS: &[&str] = &["select", "click", "activate", "press", "invoke"];
+/// Action names that expand or collapse, after the explicit `expand`/`collapse`.
+pub const EXPAND_ACTIONS: &[&str] = &["activate", "click", "press", "toggle"];
+/// The action `invoke` runs (and a recorded step replays) when none is named.
+pub const DEFAULT_ACTIONS: &[&str] = &["click", "press", "activate", "toggle", "select", "expand"];
+
+/// The first of `prefs` that the element has (case-insensitive), as the element spells it.
+pub fn pick_action<'a>(actions: &'a [String], prefs: &[&str]) -> Option<&'a str> {
+    prefs.iter().find_map(|p| {
+        actions
+            .iter()
+            .find(|a| a.eq_ignore_ascii_case(p))
+            .map(String::as_str)
+    })
+}
+
+/// The action `invoke` runs: the named one, else the first default the element has, else its
+/// first action.
+pub fn default_action(actions: &[String]) -> Option<&str> {
+    pick_action(actions, DEFAULT_ACTIONS).or_else(|| actions.first().map(String::as_str))
+}
+
+/// The way a plan's calls reach the element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Path {
+    /// The element's own accessibility interfaces (EditableText, Value, Action, Selection).
+    Semantic,
+    /// Synthesized keys in the element's (raised, focused) window.
+    Keyboard,
+    /// A synthesized click at the element's centre.
+    Pointer,
+}
+
+impl Path {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Path::Semantic => "semantic",
+            Path::Keyboard => "keyboard",
+            Path::Pointer => "pointer",
+        }
+    }
+}
+
+/// Where one op of a plan goes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Dest {
+    /// The element being written.
+    Element,
+    /// Its parent (a Selection container).
+    Parent,
+    /// Option `n` of a choice element (as listed to the planner).
+    Option(usize),
+}
+
+/// One strategy: ops in order, the path they take, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub path: Path,
+    pub ops: Vec<(Dest, WriteOp)>,
+    /// Toggles: the ops are sent again (reading back after each) until the asked state shows,
+    /// at most this many times in all. 1 for everything else.
+    pub max_sends: u8,
+    /// How the result names the method.
+    pub method: String,
+    /// Why this strategy was chosen.
+    pub reason: String,
+    /// The toolkit is known to answer this plan's call and do nothing for this kind of element
+    /// (see [`KNOWN_IGNORED`]): when the read-back proves nothing changed, the next plan may
+    /// run. Without that knowledge a second, different write never follows one that may have
+    /// landed.
+    pub known_ignored: bool,
+}
+
+/// Calls a toolkit answers and ignores, with the evidence: the only cases in which a fallback
+/// runs after a dispatched write showed no change.
+pub const KNOWN_IGNORED: &[(&str, &str, &str)] = &[
+    (
+        "Chromium, Firefox",
+        "EditableText.SetTextContents on a text field",
+        "answers true and changes nothing (measured on Chromium 156's form inputs)",
+    ),
+    (
+        "Qt 5, Qt 6",
+        "Value.CurrentValue on a spin box",
+        "a QAbstractSpinBox may take the value without committing its text; typed text + Return \
+         commits it",
+    ),
+];
+
+/// What the planner knows about the element and its surroundings.
+#[derive(Debug, Clone)]
+pub struct Context<'a> {
+    pub platform: Platform,
+    /// The element, freshly read (with its action names).
+    pub node: &'a Node,
+    pub toolkit: Option<Toolkit>,
+    /// Under a web document (`document web`): a browser's page content.
+    pub in_web_content: bool,
+    /// The title of the element's window (to raise the right one for synthesized input).
+    pub window: &'a str,
+    /// A choice element's options, freshly read, with the chosen and current indexes.
+    pub options: &'a [Node],
+    pub chosen: Option<usize>,
+    pub current: Option<usize>,
+    /// The element's index among its parent's children, when the parent has Selection.
+    pub parent_selection: Option<usize>,
+}
+
+impl Context<'_> {
+    fn has(&self, i: Interface) -> bool {
+        self.node.interfaces.has(i)
+    }
+
+    fn action(&self, prefs: &[&str]) -> Option<String> {
+        pick_action(&self.node.actions, prefs).map(str::to_string)
+    }
+
+    /// Synthesized keys and clicks (and raising the window for them) are possible.
+    fn can_synthesize(&self) -> bool {
+        matches!(self.platform, Platform::Atspi | Platform::Fixture)
+    }
+
+    fn tk_is(&self, f: impl Fn(Toolkit) -> bool) -> bool {
+        self.toolkit.is_some_and(f)
+    }
+
+    /// Focus the element for typing: raise its window, give it keyboard focus.
+    fn focus_ops(&self) -> Vec<(Dest, WriteOp)> {
+        let mut ops = Vec::new();
+        if self.can_synthesize() {
+            ops.push((
+                Dest::Element,
+                WriteOp::ActivateWindow(self.window.to_string()),
+            ));
+        }
+        ops.push((Dest::Element, WriteOp::Focus));
+        ops
+    }
+
+    /// Focus, select all, type `text` (an empty text: delete the selection).
+    fn typing(&self, text: &str, commit: bool, reason: impl Into<String>) -> Plan {
+        let mut ops = self.focus_ops();
+        if self.has(Interface::Text) {
+            ops.push((Dest::Element, WriteOp::SelectAllText));
+        }
+        if text.is_empty() {
+            ops.push((Dest::Element, WriteOp::Key(super::Key::BackSpace)));
+        } else {
+            ops.push((Dest::Element, WriteOp::TypeText(text.to_string())));
+        }
+        if commit {
+            ops.push((Dest::Element, WriteOp::Key(super::Key::Return)));
+        }
+        Plan {
+            path: Path::Keyboard,
+            ops,
+            max_sends: 1,
+            method: if commit {
+                "keyboard (focus, select all, type, Return)".into()
+            } else {
+                "keyboard (focus, select all, type)".into()
+            },
+            reason: reason.into(),
+            known_ignored: false,
+        }
+    }
+}
+
+fn semantic(op: WriteOp, dest: Dest, reason: impl Into<String>) -> Plan {
+    let method = match dest {
+        Dest::Element => op.method(),
+        Dest::Parent => format!("parent {}", op.method()),
+        Dest::Option(i) => format!("option {i} {}", op.method()),
+    };
+    Plan {
+        path: Path::Semantic,
+        ops: vec![(dest, op)],
+        max_sends: 1,
+        method,
+        reason: reason.into(),
+        known_ignored: false,
+    }
+}
+
+/// The strategies for writing `req` into the element, in the order to try them; `Err` with
+/// what is missing when there is none. Refusals of the request itself (disabled, read-only,
+/// wrong kind) are the rules' business and come first.
+pub fn plan(ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
+    let node = ctx.node;
+    let browser = ctx.tk_is(Toolkit::is_browser);
+    match req {
+        Requested::Text(t) => {
+            if ctx.in_web_content && ctx.can_synthesize() && ctx.has(Interface::Text) {
+                return Ok(vec![ctx.typing(
+                    t,
+                    false,
+                    "web content ignores the semantic text calls: focus, select all, type",
+                )]);
+            }
+            let mut plans = Vec::new();
+            if ctx.has(Interface::EditableText) {
+                let mut p = semantic(
+                    WriteOp::SetText(t.clone()),
+                    Dest::Element,
+                    "the element has EditableText",
+                );
+                p.known_ignored = browser;
+                plans.push(p);
+            }
+            let typable = ctx.has(Interface::Text) || node.states.has(State::Editable);
+            if typable && (plans.is_empty() || browser && ctx.can_synthesize()) {
+                plans.push(ctx.typing(
+                    t,
+                    false,
+                    if plans.is_empty() {
+                        "no EditableText: focus, select all, type"
+                    } else {
+                        "the toolkit ignores EditableText: focus, select all, type"
+                    },
+                ));
+            }
+            if plans.is_empty() {
+                return Err("no EditableText or Text interface".into());
+            }
+            Ok(plans)
+        }
+        Requested::Number(v) => {
+            let text = crate::model::format_number(*v);
+            let mut plans = Vec::new();
+            if ctx.has(Interface::Value) {
+                let mut p = semantic(
+                    WriteOp::SetNumber(*v),
+                    Dest::Element,
+                    "the element has Value",
+                );
+                p.known_ignored = ctx.tk_is(Toolkit::is_qt) && node.role == Role::SpinButton;
+                plans.push(p);
+                if p_needs_typed_fallback(ctx) {
+                    plans.push(ctx.typing(
+                        &text,
+                        true,
+                        "Qt spin box that did not take Value: typed text + Return",
+                    ));
+                }
+            } else if ctx.has(Interface::EditableText) {
+                plans.push(semantic(
+                    WriteOp::SetText(text),
+                    Dest::Element,
+                    "no Value: the number as text (EditableText)",
+                ));
+            }
+            if plans.is_empty() {
+                return Err("no Value interface".into());
+            }
+            Ok(plans)
+        }
+        Requested::Toggle(want) => {
+            let explicit = if *want { "check" } else { "uncheck" };
+            if let Some(a) = ctx.action(&[explicit]) {
+                return Ok(vec![semantic(
+                    WriteOp::DoAction(a),
+                    Dest::Element,
+                    "the element names the action for this state",
+                )]);
+            }
+            let current = match &node.value {
+                Some(crate::model::Value::Toggle { state }) => Some(*state),
+                _ => None,
+            };
+            let budget = toggle_budget(node.role, current);
+            if let Some(a) = ctx.action(TOGGLE_ACTIONS) {
+                let mut p = semantic(
+                    WriteOp::DoAction(a),
+                    Dest::Element,
+                    "a toggle action, pressed until the state shows",
+                );
+                p.max_sends = budget;
+                return Ok(vec![p]);
+            }
+            if ctx.can_synthesize() && node.interfaces.has(Interface::Component) {
+                return Ok(vec![Plan {
+                    path: Path::Pointer,
+                    ops: vec![
+                        (
+                            Dest::Element,
+                            WriteOp::ActivateWindow(ctx.window.to_string()),
+                        ),
+                        (Dest::Element, WriteOp::Click),
+                    ],
+                    max_sends: budget,
+                    method: "pointer click at the centre".into(),
+                    reason: "no toggle action (GTK 4.8 check boxes and switches expose none): a \
+                             click at the element's centre, until the state shows"
+                        .into(),
+                    known_ignored: false,
+                }]);
+            }
+            Err(format!(
+                "no toggle action (actions: {})",
+                if node.actions.is_empty() {
+                    "none".into()
+                } else {
+                    node.actions.join(", ")
+                }
+            ))
+        }
+        Requested::Option(_) => {
+            let Some(i) = ctx.chosen else {
+                return Err("no option chosen".into());
+            };
+            if ctx.has(Interface::Selection) && !ctx.tk_is(Toolkit::is_qt) {
+                return Ok(vec![semantic(
+                    WriteOp::SelectChild(i),
+                    Dest::Element,
+                    "the combo has Selection",
+                )]);
+            }
+            // Qt's option items answer "Toggle" by highlighting only: the keyboard chooses.
+            if ctx.tk_is(Toolkit::is_qt) && ctx.can_synthesize() {
+                let Some(cur) = ctx.current else {
+                    return Err("the current option is unknown, so the keys to press are".into());
+                };
+                let mut ops = ctx.focus_ops();
+                let key = if i > cur {
+                    super::Key::Down
+                } else {
+                    super::Key::Up
+                };
+                for _ in 0..i.abs_diff(cur) {
+                    ops.push((Dest::Element, WriteOp::Key(key)));
+                }
+                return Ok(vec![Plan {
+                    path: Path::Keyboard,
+                    ops,
+                    max_sends: 1,
+                    method: format!(
+                        "keyboard (focus the combo, {} × {})",
+                        i.abs_diff(cur),
+                        key.name()
+                    ),
+                    reason: "Qt combos have no Selection and their items' action only \
+                             highlights: arrow keys on the focused combo choose"
+                        .into(),
+                    known_ignored: false,
+                }]);
+            }
+            let option = ctx.options.get(i).ok_or("the option is gone")?;
+            if let Some(a) = pick_action(&option.actions, SELECT_ACTIONS) {
+                return Ok(vec![semantic(
+                    WriteOp::DoAction(a.to_string()),
+                    Dest::Option(i),
+                    "the option's own action",
+                )]);
+            }
+            Err("no Selection on the combo and no action on the option".into())
+        }
+        Requested::Select(_) => {
+            if let Some(i) = ctx.parent_selection {
+                return Ok(vec![semantic(
+                    WriteOp::SelectChild(i),
+                    Dest::Parent,
+                    "the parent has Selection",
+                )]);
+            }
+            match ctx.action(SELECT_ACTIONS) {
+                Some(a) => Ok(vec![semantic(
+                    WriteOp::DoAction(a),
+                    Dest::Element,
+                    "the element's own action",
+                )]),
+                None => Err("no Selection on the parent and no select action".into()),
+            }
+        }
+        Requested::Expand(want) => {
+            let explicit = if *want { "expand" } else { "collapse" };
+            match ctx
+                .action(&[explicit])
+                .or_else(|| ctx.action(EXPAND_ACTIONS))
+            {
+                Some(a) => Ok(vec![semantic(
+                    WriteOp::DoAction(a),
+                    Dest::Element,
+                    "an expand action",
+                )]),
+                None => Err("no expand/activate action".into()),
+            }
+        }
+    }
+}
+
+/// Qt spin boxes get a typed fallback behind Value (see [`KNOWN_IGNORED`]).
+fn p_needs_typed_fallback(ctx: &Context<'_>) -> bool {
+    ctx.tk_is(Toolkit::is_qt)
+        && ctx.node.role == Role::SpinButton
+        && ctx.can_synthesize()
+        && ctx.has(Interface::EditableText)
 }
 
 #[cfg(test)]

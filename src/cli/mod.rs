@@ -294,6 +294,10 @@ pub struct SetArgs {
     /// How long a read-back value must hold before it counts as settled.
     #[arg(long = "settle-ms", value_name = "MS", default_value_t = 60)]
     pub settle_ms: u64,
+    /// After the verdict, keep watching the element this long: a change then (a validator
+    /// putting the old value back) turns the verdict into a mismatch. 0 turns it off.
+    #[arg(long = "watch-ms", value_name = "MS", default_value_t = crate::write::DEFAULT_WATCH.as_millis() as u64)]
+    pub watch_ms: u64,
     /// Send an out-of-range number anyway (the outcome then says `clamped`).
     #[arg(long)]
     pub force: bool,
@@ -398,7 +402,7 @@ impl From<BackendError> for Failure {
         let code = match e {
             BackendError::Unavailable(_) => exit::BUS_UNAVAILABLE,
             BackendError::Vanished(_) => exit::NO_SUCH,
-            BackendError::AppGone(_) => exit::APP_GONE,
+            BackendError::AppGone { .. } => exit::APP_GONE,
             _ => exit::ERROR,
         };
         Failure::new(code, e.to_string())
@@ -565,7 +569,7 @@ pub async fn tree(backend: &dyn Backend, args: &TreeArgs) -> Result<(String, i32
     };
     let snap = match backend.snapshot(&root, &limits).await {
         Ok(s) => s,
-        Err(BackendError::AppGone(_)) => return Err(app_gone(&app, "the read")),
+        Err(BackendError::AppGone { .. }) => return Err(app_gone(&app, "the read")),
         Err(e) => return Err(e.into()),
     };
     let code = if snap.truncated == Some(crate::model::Truncation::AppGone) {
@@ -725,6 +729,7 @@ pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Fai
     let opts = WriteOptions {
         timeout: Duration::from_millis(args.timeout_ms),
         settle: Duration::from_millis(args.settle_ms),
+        watch: Duration::from_millis(args.watch_ms),
         force: args.force,
         ..WriteOptions::default()
     };
@@ -741,8 +746,14 @@ pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Fai
             if args.record.is_some() {
                 eprintln!("treeglass: not recorded: the target did not resolve to one element");
             }
+            // The value as given; one read from standard input may be a secret: its length.
+            let shown = if args.value == "-" {
+                format!("(from standard input, {} chars)", value.chars().count())
+            } else {
+                value.clone()
+            };
             let r =
-                WriteResult::refused_unresolved(&args.element.target, f.message.clone(), "(value)");
+                WriteResult::refused_unresolved(&args.element.target, f.message.clone(), &shown);
             let out = if args.json {
                 output::json_pretty(&serde_json::to_value(&r).unwrap_or_default())
             } else {
@@ -753,10 +764,7 @@ pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Fai
         Err(f) => return Err(f),
     };
     let node = &snap.nodes[row];
-    let place = Placement {
-        parent: node.parent.map(|p| snap.nodes[p].id.clone()),
-        secret: node.is_secret(),
-    };
+    let place = Placement::of(&snap, row);
     let mut r =
         crate::write::set_value(session.backend.as_ref(), &node.id, &place, &value, &opts).await;
     r.target = Some(target.to_string());
@@ -786,6 +794,7 @@ pub async fn invoke(session: &Session, args: &InvokeArgs) -> Result<(String, i32
     let mut r = crate::write::invoke(
         session.backend.as_ref(),
         &snap.nodes[row].id,
+        &Placement::of(&snap, row),
         args.action.as_deref(),
         &opts,
     )

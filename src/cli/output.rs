@@ -224,8 +224,9 @@ pub fn write_text(r: &WriteResult) -> String {
     }
     if r.dispatched {
         out.push_str(&format!(
-            "dispatched: {} ({} ms){}\n",
+            "dispatched: {} [{} path] ({} ms){}\n",
             r.method.as_deref().unwrap_or("?"),
+            r.path.map_or("?", |p| p.as_str()),
             r.timings.dispatch_ms,
             if r.acks.is_empty() {
                 String::new()

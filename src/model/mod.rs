@@ -3,13 +3,17 @@
 pub mod display;
 mod escape;
 mod node;
+mod request;
 mod role;
 mod snapshot;
 mod states;
 pub mod synthetic;
+mod toolkit;
 
 pub use escape::{quoted, sanitize};
 pub use node::{Bounds, Node, NodeId, Toggle, Value, format_number};
+pub use request::{Requested, number_json, secret_json};
 pub use role::Role;
 pub use snapshot::{Snapshot, SnapshotId, Token, TokenError, Truncation, preorder};
 pub use states::{Interface, Interfaces, State, States};
+pub use toolkit::Toolkit;

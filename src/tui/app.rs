@@ -103,6 +103,7 @@ pub enum Effect {
     Invoke {
         write: u64,
         node: NodeId,
+        place: Placement,
         action: Option<String>,
     },
     /// Wait, then send [`Msg::Timer`].
@@ -1480,10 +1481,7 @@ impl App {
             self.notice = Some("the element changed; select it again".into());
             return;
         };
-        let place = Placement {
-            parent: node.parent.and_then(|p| tree.node(p)).map(|p| p.id.clone()),
-            secret: node.is_secret(),
-        };
+        let place = Placement::of(&tree.snap, row);
         let (target, token) = self.target_for(row);
         let secret = node.is_secret();
         let requested = if secret {
@@ -1524,6 +1522,7 @@ impl App {
         let Some(node) = tree.node(row).cloned() else {
             return;
         };
+        let place = Placement::of(&tree.snap, row);
         let (target, token) = self.target_for(row);
         let write = self.next_write;
         self.next_write += 1;
@@ -1544,6 +1543,7 @@ impl App {
         fx.push(Effect::Invoke {
             write,
             node: id,
+            place,
             action,
         });
     }

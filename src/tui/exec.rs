@@ -75,10 +75,17 @@ pub fn plan(ctx: &Arc<Ctx>, effect: Effect) -> Work {
         Effect::Invoke {
             write,
             node,
+            place,
             action,
         } => Work::Job(Box::pin(async move {
-            let result =
-                write::invoke(ctx.backend.as_ref(), &node, action.as_deref(), &ctx.write).await;
+            let result = write::invoke(
+                ctx.backend.as_ref(),
+                &node,
+                &place,
+                action.as_deref(),
+                &ctx.write,
+            )
+            .await;
             Msg::WriteDone {
                 write,
                 result: Box::new(result),

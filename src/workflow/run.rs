@@ -1004,8 +1004,8 @@ impl Runner {
             .flatten()
             .any(|s| self.uses_secret(s));
         let place = Placement {
-            parent: node.parent.map(|p| snap.nodes[p].id.clone()),
             secret: node.is_secret() || secret_input,
+            ..Placement::of(&snap, row)
         };
         let t = Instant::now();
         let result: WriteResult = match step.action {
@@ -1013,6 +1013,7 @@ impl Runner {
                 crate::write::invoke(
                     self.session.backend.as_ref(),
                     &node.id,
+                    &place,
                     None,
                     &self.opts.write,
                 )

@@ -1,15 +1,17 @@
-//! The write driver: fresh read, preconditions, dispatch through the semantic interface (or the
-//! keyboard fallback), then read-back polling until the value settles or the timeout passes.
-//! A toolkit's "ok" is recorded but never taken as evidence; only the read-back decides.
+//! The write driver: `set_value` is read → preconditions → plan → dispatch → read-back →
+//! verdict → watch, each a small step. The plan comes from the one planner
+//! (`backend::strategy::plan`); this module carries it out. A toolkit's "ok" is recorded but
+//! never taken as evidence; only the read-back decides.
 
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use tokio::sync::broadcast::error::TryRecvError;
 
+use super::readback::{ReadBack, Watch};
 use super::rules::*;
-use crate::backend::{Backend, BackendError, Event, WriteOp};
-use crate::model::{Interface, Node, NodeId, Role, Value};
+use crate::backend::strategy::{self, Context, Dest, Path, Plan};
+use crate::backend::{Backend, BackendError, WriteOp};
+use crate::model::{Interface, Node, NodeId, Role, Snapshot, Value};
 
 /// Knobs for one write.
 #[derive(Debug, Clone, Copy)]
@@ -21,9 +23,19 @@ pub struct WriteOptions {
     pub settle: Duration,
     /// Pause between read-back samples.
     pub poll: Duration,
+    /// After the verdict, keep watching the element this long: a change in it (a validator
+    /// that puts the old value back, a debounced handler) turns the verdict into a mismatch.
+    /// Zero turns the watch off.
+    pub watch: Duration,
     /// Send out-of-range numbers anyway (the result then says `clamped`).
     pub force: bool,
 }
+
+/// The default watch window after a verdict. Deferred handlers seen in practice: GTK and Qt
+/// idle/timeout callbacks run within tens of ms; web form validators and "revert invalid
+/// input" handlers are debounced by 250–500 ms. 600 ms covers those and costs a `set` less
+/// than a second in all.
+pub const DEFAULT_WATCH: Duration = Duration::from_millis(600);
 
 impl Default for WriteOptions {
     fn default() -> Self {
@@ -31,6 +43,7 @@ impl Default for WriteOptions {
             timeout: Duration::from_millis(1500),
             settle: Duration::from_millis(60),
             poll: Duration::from_millis(10),
+            watch: DEFAULT_WATCH,
             force: false,
         }
     }
@@ -53,7 +66,18 @@ pub struct Timings {
     pub readback_ms: f64,
     /// Time spent only waiting for the value to prove stable (part of `readback_ms`).
     pub settle_wait_ms: f64,
+    /// Time spent watching after the verdict.
+    pub watch_ms: f64,
     pub total_ms: f64,
+}
+
+/// A change seen after the verdict, inside the watch window.
+#[derive(Debug, Clone, Serialize)]
+pub struct LateChange {
+    /// Milliseconds after dispatch.
+    pub at_ms: f64,
+    /// What the element held then (secrets: their length).
+    pub value: String,
 }
 
 /// The structured verdict of a write.
@@ -70,22 +94,37 @@ pub struct WriteResult {
     pub node: NodeId,
     pub role: Role,
     pub name: String,
+    /// The request as shown to people (`"text"`, `5`, `true`; secrets by length).
+    #[serde(skip)]
     pub requested: String,
+    /// The request typed (JSON `requested`): text, number, boolean, option label.
+    #[serde(rename = "requested")]
+    pub requested_value: serde_json::Value,
+    #[serde(skip)]
     pub before: Option<String>,
+    #[serde(rename = "before")]
+    pub before_value: serde_json::Value,
+    #[serde(skip)]
     pub observed: Option<String>,
+    #[serde(rename = "observed")]
+    pub observed_value: serde_json::Value,
     /// The method used (interface/action/keyboard), `None` when nothing was sent.
     pub method: Option<String>,
+    /// The path the method took: semantic, keyboard or pointer.
+    pub path: Option<Path>,
     /// What the toolkit answered to each call (never evidence).
     pub acks: Vec<String>,
     pub dispatched: bool,
     pub samples: Vec<Sample>,
+    /// A change after the verdict, within the watch window (the verdict then says so).
+    pub changed_after: Option<LateChange>,
     /// Accessibility events from the element after the write.
     pub events: Vec<String>,
     pub timings: Timings,
 }
 
 impl WriteResult {
-    fn new(node: &Node, requested: String) -> WriteResult {
+    pub(super) fn new(node: &Node, requested: String) -> WriteResult {
         WriteResult {
             outcome: Outcome::Refused,
             mismatch: None,
@@ -96,19 +135,29 @@ impl WriteResult {
             node: node.id.clone(),
             role: node.role,
             name: node.name.clone(),
+            requested_value: requested.as_str().into(),
             requested,
             before: None,
+            before_value: serde_json::Value::Null,
             observed: None,
+            observed_value: serde_json::Value::Null,
             method: None,
+            path: None,
             acks: Vec::new(),
             dispatched: false,
             samples: Vec::new(),
+            changed_after: None,
             events: Vec::new(),
             timings: Timings::default(),
         }
     }
 
-    fn finish(mut self, outcome: Outcome, reason: impl Into<String>, started: Instant) -> Self {
+    pub(super) fn finish(
+        mut self,
+        outcome: Outcome,
+        reason: impl Into<String>,
+        started: Instant,
+    ) -> Self {
         self.outcome = outcome;
         self.reason = reason.into();
         self.advice = outcome.advice().to_string();
@@ -116,7 +165,18 @@ impl WriteResult {
         self
     }
 
+    fn set_before(&mut self, obs: &Observed, secret: bool) {
+        self.before = Some(obs.display(secret));
+        self.before_value = obs.json(secret);
+    }
+
+    fn set_observed(&mut self, obs: &Observed, secret: bool) {
+        self.observed = Some(obs.display(secret));
+        self.observed_value = obs.json(secret);
+    }
+
     /// A refusal made before anything was read (e.g. the target did not resolve).
+    /// `requested` is shown as given (callers pass a placeholder for secrets).
     pub fn refused_unresolved(
         target: &str,
         reason: impl Into<String>,
@@ -124,8 +184,9 @@ impl WriteResult {
     ) -> WriteResult {
         let mut r = WriteResult::new(
             &Node::new(NodeId(String::new()), Role::Unknown, ""),
-            format!("{requested:?}"),
+            crate::model::quoted(requested, 0),
         );
+        r.requested_value = requested.into();
         r.target = Some(target.to_string());
         r.outcome = Outcome::Refused;
         r.reason = reason.into();
@@ -134,7 +195,7 @@ impl WriteResult {
     }
 }
 
-fn ms(d: Duration) -> f64 {
+pub(super) fn ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 1000.0 * 100.0).round() / 100.0
 }
 
@@ -144,18 +205,55 @@ pub struct Placement {
     pub parent: Option<NodeId>,
     /// Whether the element was a password (or otherwise sensitive) field when resolved.
     pub secret: bool,
+    /// Under a web document (`document web`): a browser's page content.
+    pub in_web_content: bool,
+    /// The title of the element's window.
+    pub window: String,
+    /// The element's descendants (at most [`SUBTREE_MAX`]), whose changes an action can be
+    /// credited with.
+    pub subtree: Vec<NodeId>,
 }
 
-const TOGGLE_ACTIONS: &[&str] = &["toggle", "click", "press", "activate", "invoke"];
-const SELECT_ACTIONS: &[&str] = &["select", "click", "activate", "press", "invoke"];
+/// Most descendants a placement lists.
+pub const SUBTREE_MAX: usize = 2000;
 
-fn pick_action<'a>(node: &'a Node, prefs: &[&str]) -> Option<&'a str> {
-    prefs.iter().find_map(|p| {
-        node.actions
-            .iter()
-            .find(|a| a.eq_ignore_ascii_case(p))
-            .map(String::as_str)
-    })
+impl Placement {
+    /// The placement of `row` in `snap`.
+    pub fn of(snap: &Snapshot, row: usize) -> Placement {
+        let Some(node) = snap.nodes.get(row) else {
+            return Placement::default();
+        };
+        let mut in_web_content = false;
+        let mut window = String::new();
+        let mut at = node.parent;
+        while let Some(p) = at {
+            let n = &snap.nodes[p];
+            in_web_content |= n.raw_role == "document web";
+            if matches!(n.role, Role::Frame | Role::Window | Role::Dialog) {
+                window = n.name.clone();
+            }
+            at = n.parent;
+        }
+        if window.is_empty() && matches!(node.role, Role::Frame | Role::Window | Role::Dialog) {
+            window = node.name.clone();
+        }
+        let mut subtree = Vec::new();
+        let mut stack: Vec<usize> = node.children.clone();
+        while let Some(r) = stack.pop() {
+            if subtree.len() >= SUBTREE_MAX {
+                break;
+            }
+            subtree.push(snap.nodes[r].id.clone());
+            stack.extend(snap.nodes[r].children.iter().copied());
+        }
+        Placement {
+            parent: node.parent.map(|p| snap.nodes[p].id.clone()),
+            secret: node.is_secret(),
+            in_web_content,
+            window,
+            subtree,
+        }
+    }
 }
 
 /// Option labels of a combo box: its items, or the items of its single menu/list child.
@@ -169,6 +267,156 @@ async fn options_of(backend: &dyn Backend, combo: &NodeId) -> Result<Vec<Node>, 
     Ok(kids)
 }
 
+/// What the planner needs beyond the element: options of a combo (chosen and current), the
+/// element's index in a Selection parent. `Err` is a refusal (nothing was sent).
+struct Gathered {
+    options: Vec<Node>,
+    chosen: Option<usize>,
+    current: Option<usize>,
+    parent_selection: Option<usize>,
+}
+
+async fn gather(
+    backend: &dyn Backend,
+    node: &Node,
+    place: &Placement,
+    req: &Requested,
+) -> Result<Gathered, String> {
+    let mut g = Gathered {
+        options: Vec::new(),
+        chosen: None,
+        current: None,
+        parent_selection: None,
+    };
+    match req {
+        Requested::Option(label) => {
+            g.options = options_of(backend, &node.id)
+                .await
+                .map_err(|e| format!("cannot list options: {e}"))?;
+            if g.options.is_empty() {
+                let why = if backend.toolkit(&node.id).await == Some(crate::model::Toolkit::Gtk4) {
+                    " (GTK 4.8 combo boxes expose neither their options nor their selection, so \
+                     no write to them could be verified)"
+                } else {
+                    ""
+                };
+                return Err(format!(
+                    "the combo box exposes no options to choose from{why}"
+                ));
+            }
+            let labels: Vec<String> = g.options.iter().map(|o| o.name.clone()).collect();
+            g.chosen = Some(choose_option(label, &labels).map_err(|r| r.to_string())?);
+            let selected = match &node.value {
+                Some(Value::Choice { selected: Some(s) }) => Some(s.clone()),
+                _ => None,
+            };
+            g.current = selected.and_then(|s| labels.iter().position(|l| *l == s));
+        }
+        Requested::Select(_) => {
+            if let Some(p) = &place.parent {
+                if let Ok(parent) = backend.read_node(p).await {
+                    if parent.interfaces.has(Interface::Selection) {
+                        g.parent_selection = backend
+                            .children(p)
+                            .await
+                            .ok()
+                            .and_then(|kids| kids.iter().position(|k| k.id == node.id));
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(g)
+}
+
+/// How sending one plan's ops went.
+enum Delivery {
+    /// Every op went out; `said_no`: the toolkit answered false to one.
+    Out { said_no: bool },
+    /// Nothing reached the app: the first op was refused or could not be sent.
+    NotSent(String),
+    /// An op may have landed, but how it ended is unknown (no answer, the app left).
+    Unknown(String),
+}
+
+/// Sends a plan's ops in order, recording the toolkit's answers. Classifies delivery
+/// honestly: an error on the first op that never reached the app (or that the toolkit
+/// refused) is "not sent"; no answer, or the app leaving after the request went out, is
+/// "unknown" (the write may have landed).
+async fn send(
+    backend: &dyn Backend,
+    id: &NodeId,
+    place: &Placement,
+    options: &[Node],
+    plan: &Plan,
+    res: &mut WriteResult,
+) -> Delivery {
+    let mut said_no = false;
+    let mut any_out = false;
+    for (dest, op) in &plan.ops {
+        let target = match dest {
+            Dest::Element => id.clone(),
+            Dest::Parent => match &place.parent {
+                Some(p) => p.clone(),
+                None => return Delivery::NotSent("the element has no parent".into()),
+            },
+            Dest::Option(i) => match options.get(*i) {
+                Some(o) => o.id.clone(),
+                None => return Delivery::NotSent("the option is gone".into()),
+            },
+        };
+        let shown = match dest {
+            Dest::Option(i) => format!("option {i} {}", op.method()),
+            Dest::Parent => format!("parent {}", op.method()),
+            Dest::Element => op.method(),
+        };
+        // Raising and focusing a window or the element changes no value: it does not count
+        // as having sent the write.
+        let preparatory = matches!(op, WriteOp::ActivateWindow(_) | WriteOp::Focus);
+        match backend.write(&target, op).await {
+            Ok(ok) => {
+                res.acks.push(format!("{shown} → {ok}"));
+                said_no |= !ok && !preparatory;
+                if !preparatory {
+                    any_out = true;
+                    res.dispatched = true;
+                }
+            }
+            Err(BackendError::Timeout { what, ms: waited }) => {
+                res.acks.push(format!("{shown} → no answer in {waited} ms"));
+                if preparatory && !any_out {
+                    return Delivery::NotSent(format!("{what} did not answer"));
+                }
+                res.dispatched = true;
+                return Delivery::Unknown(format!(
+                    "{what} did not answer; the write may still land"
+                ));
+            }
+            Err(BackendError::AppGone {
+                app,
+                delivered: true,
+            }) if !preparatory || any_out => {
+                res.acks
+                    .push(format!("{shown} → the app left before answering"));
+                res.dispatched = true;
+                return Delivery::Unknown(format!(
+                    "the application ({app}) exited or dropped its accessibility connection after \
+                     the write was sent; it may have landed"
+                ));
+            }
+            Err(e) => {
+                res.acks.push(format!("{shown} → error: {e}"));
+                if any_out {
+                    return Delivery::Unknown(format!("a later call failed: {e}"));
+                }
+                return Delivery::NotSent(format!("the toolkit refused the call: {e}"));
+            }
+        }
+    }
+    Delivery::Out { said_no }
+}
+
 /// Sets `raw` on the element `id`: the whole contract of `set_value`.
 pub async fn set_value(
     backend: &dyn Backend,
@@ -178,14 +426,26 @@ pub async fn set_value(
     opts: &WriteOptions,
 ) -> WriteResult {
     let started = Instant::now();
+    let shown_raw = |secret: bool| {
+        if secret {
+            format!("(secret, {} chars)", raw.chars().count())
+        } else {
+            crate::model::quoted(raw, 0)
+        }
+    };
+
+    // 1. Read the element fresh.
     let node = match backend.read_node(id).await {
         Ok(n) => n,
         Err(e) => {
-            let mut r = WriteResult::new(&Node::new(id.clone(), Role::Unknown, ""), String::new());
-            r.requested = if place.secret {
-                format!("(secret, {} chars)", raw.chars().count())
+            let mut r = WriteResult::new(
+                &Node::new(id.clone(), Role::Unknown, ""),
+                shown_raw(place.secret),
+            );
+            r.requested_value = if place.secret {
+                crate::model::secret_json(raw.chars().count())
             } else {
-                format!("{raw:?}")
+                raw.into()
             };
             return r.finish(
                 Outcome::Refused,
@@ -195,35 +455,33 @@ pub async fn set_value(
         }
     };
     let secret = place.secret || node.is_secret();
-    let mut res = WriteResult::new(
-        &node,
-        if secret {
-            format!("(secret, {} chars)", raw.chars().count())
-        } else {
-            format!("{raw:?}")
-        },
-    );
+    let mut res = WriteResult::new(&node, shown_raw(secret));
+    res.requested_value = if secret {
+        crate::model::secret_json(raw.chars().count())
+    } else {
+        raw.into()
+    };
     res.timings.read_before_ms = ms(started.elapsed());
+
+    // 2. Preconditions (nothing is sent when one fails).
     let req = match plan_request(&node, raw, opts.force) {
         Ok(r) => r,
         Err(refusal) => return res.finish(Outcome::Refused, refusal.to_string(), started),
     };
     res.requested = req.display(secret);
+    res.requested_value = req.json(secret);
     let before = observe(&node, &req);
-    res.before = Some(before.display(secret));
-    let step = match node.value {
-        Some(Value::Number { step, .. }) => step.unwrap_or(0.0),
-        _ => 0.0,
-    };
-    let min_max = match node.value {
-        Some(Value::Number { min, max, .. }) => {
-            Some((min.unwrap_or(f64::MIN), max.unwrap_or(f64::MAX)))
-        }
-        _ => None,
+    res.set_before(&before, secret);
+    let (step, min_max) = match node.value {
+        Some(Value::Number { step, min, max, .. }) => (
+            step.unwrap_or(0.0),
+            Some((min.unwrap_or(f64::MIN), max.unwrap_or(f64::MAX))),
+        ),
+        _ => (0.0, None),
     };
     // A secret's text cannot be read back, so "already" cannot be known: always send.
     if !secret && satisfies(&req, &before, step) {
-        res.observed = res.before.clone();
+        res.set_observed(&before, secret);
         return res.finish(
             Outcome::Already,
             "the element already held this value; nothing was sent",
@@ -231,215 +489,170 @@ pub async fn set_value(
         );
     }
 
-    // Plan the dispatch.
-    let mut ops: Vec<(NodeId, WriteOp)> = Vec::new();
-    let method: String;
-    match &req {
-        Requested::Text(t) => {
-            if node.interfaces.has(Interface::EditableText) {
-                ops.push((id.clone(), WriteOp::SetText(t.clone())));
-                method = WriteOp::SetText(String::new()).method();
-            } else if node.interfaces.has(Interface::Text) {
-                ops.push((id.clone(), WriteOp::Focus));
-                ops.push((id.clone(), WriteOp::SelectAllText));
-                ops.push((id.clone(), WriteOp::TypeText(t.clone())));
-                method = "keyboard fallback (focus, select all, type)".into();
-            } else {
-                return res.finish(
-                    Outcome::Refused,
-                    Refusal::NoMethod("no EditableText or Text interface".into()).to_string(),
-                    started,
-                );
-            }
+    // 3. Plan.
+    let gathered = match gather(backend, &node, place, &req).await {
+        Ok(g) => g,
+        Err(reason) => return res.finish(Outcome::Refused, reason, started),
+    };
+    let toolkit = backend.toolkit(id).await;
+    let ctx = Context {
+        platform: backend.platform(),
+        node: &node,
+        toolkit,
+        in_web_content: place.in_web_content,
+        window: &place.window,
+        options: &gathered.options,
+        chosen: gathered.chosen,
+        current: gathered.current,
+        parent_selection: gathered.parent_selection,
+    };
+    let plans = match strategy::plan(&ctx, &req) {
+        Ok(p) => p,
+        Err(why) => {
+            return res.finish(
+                Outcome::Refused,
+                Refusal::NoMethod(why).to_string(),
+                started,
+            );
         }
-        Requested::Number(v) => {
-            if !node.interfaces.has(Interface::Value) {
-                return res.finish(
-                    Outcome::Refused,
-                    Refusal::NoMethod("no Value interface".into()).to_string(),
-                    started,
-                );
-            }
-            ops.push((id.clone(), WriteOp::SetNumber(*v)));
-            method = WriteOp::SetNumber(0.0).method();
-        }
-        Requested::Toggle(want) => {
-            let explicit = if *want { "check" } else { "uncheck" };
-            let action = node
-                .actions
-                .iter()
-                .find(|a| a.eq_ignore_ascii_case(explicit))
-                .map(String::as_str)
-                .or_else(|| pick_action(&node, TOGGLE_ACTIONS));
-            let Some(action) = action else {
-                return res.finish(
-                    Outcome::Refused,
-                    Refusal::NoMethod(format!(
-                        "no toggle action (actions: {})",
-                        if node.actions.is_empty() {
-                            "none".into()
-                        } else {
-                            node.actions.join(", ")
-                        }
-                    ))
-                    .to_string(),
-                    started,
-                );
-            };
-            ops.push((id.clone(), WriteOp::DoAction(action.to_string())));
-            method = WriteOp::DoAction(action.to_string()).method();
-        }
-        Requested::Option(label) => {
-            let options = match options_of(backend, id).await {
-                Ok(o) => o,
-                Err(e) => {
-                    return res.finish(
-                        Outcome::Refused,
-                        format!("cannot list options: {e}"),
-                        started,
-                    );
-                }
-            };
-            let labels: Vec<String> = options.iter().map(|o| o.name.clone()).collect();
-            let index = match choose_option(label, &labels) {
-                Ok(i) => i,
-                Err(refusal) => return res.finish(Outcome::Refused, refusal.to_string(), started),
-            };
-            if node.interfaces.has(Interface::Selection) {
-                ops.push((id.clone(), WriteOp::SelectChild(index)));
-                method = WriteOp::SelectChild(index).method();
-            } else if let Some(a) = pick_action(&options[index], SELECT_ACTIONS) {
-                ops.push((options[index].id.clone(), WriteOp::DoAction(a.to_string())));
-                method = format!("option {}", WriteOp::DoAction(a.to_string()).method());
-            } else {
-                return res.finish(
-                    Outcome::Refused,
-                    Refusal::NoMethod(
-                        "no Selection on the combo and no action on the option".into(),
-                    )
-                    .to_string(),
-                    started,
-                );
-            }
-        }
-        Requested::Select(_) => {
-            let via_parent = match &place.parent {
-                Some(p) => match backend.read_node(p).await {
-                    Ok(parent) if parent.interfaces.has(Interface::Selection) => backend
-                        .children(p)
-                        .await
-                        .ok()
-                        .and_then(|kids| kids.iter().position(|k| &k.id == id))
-                        .map(|i| (p.clone(), i)),
-                    _ => None,
-                },
-                None => None,
-            };
-            if let Some((p, i)) = via_parent {
-                ops.push((p, WriteOp::SelectChild(i)));
-                method = format!("parent {}", WriteOp::SelectChild(i).method());
-            } else if let Some(a) = pick_action(&node, SELECT_ACTIONS) {
-                ops.push((id.clone(), WriteOp::DoAction(a.to_string())));
-                method = WriteOp::DoAction(a.to_string()).method();
-            } else {
-                return res.finish(
-                    Outcome::Refused,
-                    Refusal::NoMethod("no Selection on the parent and no select action".into())
-                        .to_string(),
-                    started,
-                );
-            }
-        }
-        Requested::Expand(want) => {
-            let explicit = if *want { "expand" } else { "collapse" };
-            let action = node
-                .actions
-                .iter()
-                .find(|a| a.eq_ignore_ascii_case(explicit))
-                .map(String::as_str)
-                .or_else(|| pick_action(&node, &["activate", "click", "press", "toggle"]));
-            let Some(action) = action else {
-                return res.finish(
-                    Outcome::Refused,
-                    Refusal::NoMethod("no expand/activate action".into()).to_string(),
-                    started,
-                );
-            };
-            ops.push((id.clone(), WriteOp::DoAction(action.to_string())));
-            method = WriteOp::DoAction(action.to_string()).method();
-        }
-    }
-    res.method = Some(method);
+    };
 
-    // Dispatch, listening to events from here on.
+    // 4. Dispatch and read back, plan by plan.
     let mut events = backend.subscribe();
     let dispatch_at = Instant::now();
-    let mut ack_failed = false;
-    for (target, op) in &ops {
-        match dispatch(
-            backend,
-            target,
-            op,
-            &mut res,
-            dispatch_at,
-            "the write may still land",
-        )
-        .await
-        {
-            Ok(ok) => ack_failed |= !ok,
-            Err((outcome, reason)) => return res.finish(outcome, reason, started),
-        }
-    }
-    res.timings.dispatch_ms = ms(dispatch_at.elapsed());
-
-    // Read-back: poll until the value settles or the timeout passes.
-    let mut history: Vec<Observed> = Vec::new();
-    let rb = readback(
+    let watch = Watch {
         backend,
         id,
-        &req,
-        &before,
+        req: &req,
         step,
         secret,
-        opts,
         dispatch_at,
-        &mut res,
-        &mut history,
-    )
-    .await;
-    // A mixed check box may need a second press to reach the asked state.
-    let rb = match (&req, &rb) {
-        (Requested::Toggle(_), ReadBack::Settled(obs))
-            if !satisfies(&req, obs, step) && ops.len() == 1 && *obs != before =>
-        {
-            let (t, op) = &ops[0];
-            match backend.write(t, op).await {
-                Ok(ok) => res
-                    .acks
-                    .push(format!("{} (second press) → {ok}", op.method())),
-                Err(e) => res
-                    .acks
-                    .push(format!("{} (second press) → error: {e}", op.method())),
-            }
-            readback(
-                backend,
-                id,
-                &req,
-                obs,
-                step,
-                secret,
-                opts,
-                dispatch_at,
-                &mut res,
-                &mut history,
-            )
-            .await
-        }
-        _ => rb,
     };
+    let mut history: Vec<Observed> = Vec::new();
+    let mut said_no = false;
+    let mut rb = None;
+    'plans: for (i, plan) in plans.iter().enumerate() {
+        let has_next = i + 1 < plans.len();
+        res.method = Some(plan.method.clone());
+        res.path = Some(plan.path);
+        let mut from = before.clone();
+        for press in 1..=plan.max_sends.max(1) {
+            match send(backend, id, place, &gathered.options, plan, &mut res).await {
+                Delivery::Out { said_no: no } => said_no |= no,
+                Delivery::NotSent(why) if !res.dispatched && has_next => {
+                    res.acks.push(format!("({why}; trying the next strategy)"));
+                    continue 'plans;
+                }
+                Delivery::NotSent(why) if !res.dispatched => {
+                    return res.finish(Outcome::Refused, why, started);
+                }
+                Delivery::NotSent(why) | Delivery::Unknown(why) => {
+                    res.timings.dispatch_ms = ms(dispatch_at.elapsed());
+                    return res.finish(Outcome::Unconfirmed, why, started);
+                }
+            }
+            if press == 1 {
+                res.timings.dispatch_ms = ms(dispatch_at.elapsed());
+            }
+            let got = watch.settle(&from, opts, &mut res, &mut history).await;
+            match &got {
+                // A toggle that moved but not to the asked state (off → mixed): press again.
+                ReadBack::Settled(obs)
+                    if press < plan.max_sends
+                        && !satisfies(&req, obs, step)
+                        && *obs != from
+                        && matches!(req, Requested::Toggle(_)) =>
+                {
+                    from = obs.clone();
+                    continue;
+                }
+                // The toolkit is known to ignore this call and the read-back proves nothing
+                // changed: the next strategy may run.
+                ReadBack::Settled(obs) | ReadBack::TimedOut(obs)
+                    if *obs == before && plan.known_ignored && has_next && !said_no =>
+                {
+                    res.acks.push(format!(
+                        "(nothing changed: {} is known to be ignored here; trying the next \
+                         strategy)",
+                        plan.method
+                    ));
+                    continue 'plans;
+                }
+                _ => {}
+            }
+            rb = Some(got);
+            break 'plans;
+        }
+    }
     res.timings.readback_ms = ms(dispatch_at.elapsed()) - res.timings.dispatch_ms;
+    let rb = rb.unwrap_or_else(|| ReadBack::Gone("no strategy could be carried out".into()));
+
+    // 5. The verdict.
+    let mut res = verdict(
+        res, rb, &req, &before, &history, step, min_max, secret, said_no, opts, started,
+    );
     collect_events(&mut events, id, &mut res.events);
 
+    // 6. Watch after the verdict.
+    if !opts.watch.is_zero() && matches!(res.outcome, Outcome::Verified | Outcome::Secure) {
+        let settled = history.last().cloned().unwrap_or(before.clone());
+        let t = Instant::now();
+        let late = watch
+            .after_verdict(&settled, opts.watch, Duration::from_millis(50), &mut events)
+            .await;
+        res.timings.watch_ms = ms(t.elapsed());
+        if let Some((obs, at_ms)) = late {
+            let shown = obs.display(secret);
+            res.changed_after = Some(LateChange {
+                at_ms,
+                value: shown.clone(),
+            });
+            res.samples.push(Sample {
+                at_ms,
+                value: format!("{shown} (changed after the verdict)"),
+            });
+            res.set_observed(&obs, secret);
+            res.mismatch = Some(if obs == before {
+                MismatchKind::Reverted
+            } else {
+                MismatchKind::Transformed
+            });
+            let how = if obs == before {
+                "went back to what it held before"
+            } else {
+                "changed again"
+            };
+            let kind = res.mismatch.map_or("", MismatchKind::as_str);
+            res = res.finish(
+                Outcome::Mismatch,
+                format!(
+                    "{kind}: the value {how} {at_ms:.0} ms after the write, after it had read \
+                     back as asked"
+                ),
+                started,
+            );
+        }
+        collect_events(&mut events, id, &mut res.events);
+    }
+    res.timings.total_ms = ms(started.elapsed());
+    res
+}
+
+/// Decides the outcome from what the read-back settled on.
+#[allow(clippy::too_many_arguments)]
+fn verdict(
+    mut res: WriteResult,
+    rb: ReadBack,
+    req: &Requested,
+    before: &Observed,
+    history: &[Observed],
+    step: f64,
+    min_max: Option<(f64, f64)>,
+    secret: bool,
+    said_no: bool,
+    opts: &WriteOptions,
+    started: Instant,
+) -> WriteResult {
     match rb {
         ReadBack::Gone(why) => res.finish(
             Outcome::Unconfirmed,
@@ -447,8 +660,8 @@ pub async fn set_value(
             started,
         ),
         ReadBack::Settled(obs) | ReadBack::TimedOut(obs) if secret => {
-            res.observed = Some(obs.display(true));
-            let want = match &req {
+            res.set_observed(&obs, true);
+            let want = match req {
                 Requested::Text(t) => t.chars().count(),
                 _ => 0,
             };
@@ -463,7 +676,7 @@ pub async fn set_value(
                     started,
                 )
             } else {
-                res.mismatch = Some(if got == 0 || obs == before {
+                res.mismatch = Some(if got == 0 || obs == *before {
                     MismatchKind::Unchanged
                 } else {
                     MismatchKind::Partial
@@ -475,14 +688,14 @@ pub async fn set_value(
                 )
             }
         }
-        ReadBack::Settled(obs) if satisfies(&req, &obs, step) => {
-            res.observed = Some(obs.display(secret));
+        ReadBack::Settled(obs) if satisfies(req, &obs, step) => {
+            res.set_observed(&obs, secret);
             res.finish(Outcome::Verified, "read-back equals the request", started)
         }
         ReadBack::Settled(obs) | ReadBack::TimedOut(obs) => {
-            res.observed = Some(obs.display(secret));
-            let kind = classify_mismatch(&req, &before, &history, &obs, min_max);
-            if kind == MismatchKind::Unchanged && !ack_failed {
+            res.set_observed(&obs, secret);
+            let kind = classify_mismatch(req, before, history, &obs, min_max);
+            if kind == MismatchKind::Unchanged && !said_no {
                 // Nothing moved and the toolkit did not say no: it may still land later.
                 res.finish(
                     Outcome::Unconfirmed,
@@ -511,135 +724,13 @@ pub async fn set_value(
     }
 }
 
-/// Sends one primitive write and records the toolkit's answer in `res` (an answer, never
-/// evidence). A failed call decides the verdict: no answer means it may still take effect
-/// (`unconfirmed`, saying `may_still`); an error after an earlier call went out is
-/// `unconfirmed`; an error on the first call means nothing was sent (`refused`).
-async fn dispatch(
-    backend: &dyn Backend,
-    target: &NodeId,
-    op: &WriteOp,
-    res: &mut WriteResult,
-    dispatch_at: Instant,
-    may_still: &str,
-) -> Result<bool, (Outcome, String)> {
-    match backend.write(target, op).await {
-        Ok(ok) => {
-            res.acks.push(format!("{} → {ok}", op.method()));
-            res.dispatched = true;
-            Ok(ok)
-        }
-        Err(BackendError::Timeout { what, ms: waited }) => {
-            res.dispatched = true;
-            res.acks
-                .push(format!("{} → no answer in {waited} ms", op.method()));
-            res.timings.dispatch_ms = ms(dispatch_at.elapsed());
-            Err((
-                Outcome::Unconfirmed,
-                format!("{what} did not answer; {may_still}"),
-            ))
-        }
-        Err(e) if res.dispatched => {
-            res.acks.push(format!("{} → error: {e}", op.method()));
-            Err((Outcome::Unconfirmed, format!("a later call failed: {e}")))
-        }
-        Err(e) => Err((
-            Outcome::Refused,
-            format!("the toolkit refused the call: {e}"),
-        )),
-    }
-}
-
-enum ReadBack {
-    /// The value held still for the settle window.
-    Settled(Observed),
-    /// The timeout passed while the value still moved, or stayed at `before`.
-    TimedOut(Observed),
-    /// The element could not be read any more.
-    Gone(String),
-}
-
-#[allow(clippy::too_many_arguments)]
-async fn readback(
-    backend: &dyn Backend,
-    id: &NodeId,
-    req: &Requested,
-    before: &Observed,
-    step: f64,
-    secret: bool,
-    opts: &WriteOptions,
-    dispatch_at: Instant,
-    res: &mut WriteResult,
-    history: &mut Vec<Observed>,
-) -> ReadBack {
-    let deadline = Instant::now() + opts.timeout;
-    let mut last: Option<(Observed, Instant)> = None;
-    let mut failures = 0;
-    loop {
-        let now = Instant::now();
-        let read = backend.read_node(id).await;
-        let at_ms = ms(dispatch_at.elapsed());
-        match read {
-            Ok(node) => {
-                let obs = observe(&node, req);
-                let changed = last.as_ref().is_none_or(|(o, _)| *o != obs);
-                if changed || res.samples.len() < 2 {
-                    res.samples.push(Sample {
-                        at_ms,
-                        value: obs.display(secret),
-                    });
-                }
-                if changed {
-                    history.push(obs.clone());
-                    last = Some((obs, now));
-                }
-            }
-            Err(BackendError::Vanished(e)) => {
-                res.samples.push(Sample {
-                    at_ms,
-                    value: format!("(vanished: {e})"),
-                });
-                return ReadBack::Gone(format!("the element vanished after the write ({e})"));
-            }
-            Err(e) => {
-                failures += 1;
-                res.samples.push(Sample {
-                    at_ms,
-                    value: format!("(read failed: {e})"),
-                });
-                if failures >= 3 {
-                    return ReadBack::Gone(format!("read-back failed: {e}"));
-                }
-            }
-        }
-        if let Some((obs, since)) = &last {
-            let held = Instant::now().duration_since(*since);
-            // A value still equal to `before` may be a late write: keep waiting for it.
-            let moved = obs != before || secret && matches!(req, Requested::Text(_));
-            if held >= opts.settle && (moved || satisfies(req, obs, step)) {
-                res.timings.settle_wait_ms = ms(opts.settle);
-                return ReadBack::Settled(obs.clone());
-            }
-        }
-        if Instant::now() >= deadline {
-            return match last {
-                Some((obs, _)) => ReadBack::TimedOut(obs),
-                None => ReadBack::Gone("no read-back succeeded before the timeout".into()),
-            };
-        }
-        tokio::time::sleep(
-            opts.poll
-                .min(deadline.saturating_duration_since(Instant::now())),
-        )
-        .await;
-    }
-}
-
-fn collect_events(
-    rx: &mut tokio::sync::broadcast::Receiver<Event>,
+/// Events from the element since the write, for the result.
+pub(super) fn collect_events(
+    rx: &mut tokio::sync::broadcast::Receiver<crate::backend::Event>,
     id: &NodeId,
     out: &mut Vec<String>,
 ) {
+    use tokio::sync::broadcast::error::TryRecvError;
     loop {
         match rx.try_recv() {
             Ok(ev) if &ev.source == id => out.push(ev.summary()),
@@ -650,157 +741,5 @@ fn collect_events(
         if out.len() >= 50 {
             break;
         }
-    }
-}
-
-/// Runs one action of an element (press, activate, …) and reports what changed. There is no
-/// requested value to compare with, so the evidence is the app's reaction: any accessibility
-/// event from the app or a change of the element within the settle window after the call.
-pub async fn invoke(
-    backend: &dyn Backend,
-    id: &NodeId,
-    action: Option<&str>,
-    opts: &WriteOptions,
-) -> WriteResult {
-    let started = Instant::now();
-    let node = match backend.read_node(id).await {
-        Ok(n) => n,
-        Err(e) => {
-            let r = WriteResult::new(&Node::new(id.clone(), Role::Unknown, ""), "(action)".into());
-            return r.finish(
-                Outcome::Refused,
-                format!("element not readable: {e}"),
-                started,
-            );
-        }
-    };
-    let chosen = match action {
-        Some(a) => node
-            .actions
-            .iter()
-            .find(|x| x.eq_ignore_ascii_case(a))
-            .cloned(),
-        None => pick_action(
-            &node,
-            &["click", "press", "activate", "toggle", "select", "expand"],
-        )
-        .map(str::to_string)
-        .or_else(|| node.actions.first().cloned()),
-    };
-    let mut res = WriteResult::new(&node, action.unwrap_or("(default action)").to_string());
-    res.before = Some(crate::model::display::node_line(&node));
-    if !node.is_enabled() {
-        return res.finish(Outcome::Refused, Refusal::Disabled.to_string(), started);
-    }
-    let Some(chosen) = chosen else {
-        let have = if node.actions.is_empty() {
-            "none".into()
-        } else {
-            node.actions.join(", ")
-        };
-        return res.finish(
-            Outcome::Refused,
-            format!("no such action (actions: {have})"),
-            started,
-        );
-    };
-    res.requested = chosen.clone();
-    let op = WriteOp::DoAction(chosen.clone());
-    res.method = Some(op.method());
-    let mut events = backend.subscribe();
-    let dispatch_at = Instant::now();
-    if let Err((outcome, reason)) = dispatch(
-        backend,
-        id,
-        &op,
-        &mut res,
-        dispatch_at,
-        "the action may still run",
-    )
-    .await
-    {
-        return res.finish(outcome, reason, started);
-    }
-    res.timings.dispatch_ms = ms(dispatch_at.elapsed());
-    // Watch for the app's reaction until it has been quiet for the settle window.
-    let deadline = dispatch_at + opts.timeout;
-    let mut app_events = 0usize;
-    let mut last_event = dispatch_at;
-    loop {
-        let quiet = Instant::now().duration_since(last_event);
-        if (app_events > 0 && quiet >= opts.settle) || Instant::now() >= deadline {
-            break;
-        }
-        let wait = opts.poll.max(Duration::from_millis(5));
-        match tokio::time::timeout(wait, events.recv()).await {
-            Ok(Ok(ev)) => {
-                if ev.app == node_app(&node, &ev) {
-                    app_events += 1;
-                    last_event = Instant::now();
-                    if res.events.len() < 50 {
-                        res.events
-                            .push(format!("{} on {}", ev.summary(), ev.source));
-                    }
-                }
-            }
-            Ok(Err(tokio::sync::broadcast::error::RecvError::Lagged(n))) => {
-                app_events += n as usize;
-                last_event = Instant::now();
-            }
-            Ok(Err(_)) => break,
-            Err(_) => {}
-        }
-    }
-    let after = backend.read_node(id).await;
-    res.timings.readback_ms = ms(dispatch_at.elapsed()) - res.timings.dispatch_ms;
-    match after {
-        Ok(n) => {
-            let line = crate::model::display::node_line(&n);
-            res.samples.push(Sample {
-                at_ms: ms(dispatch_at.elapsed()),
-                value: line.clone(),
-            });
-            let changed = Some(&line) != res.before.as_ref();
-            res.observed = Some(line);
-            if changed || app_events > 0 {
-                res.finish(
-                    Outcome::Verified,
-                    format!(
-                        "the app reacted ({app_events} events{})",
-                        if changed { ", the element changed" } else { "" }
-                    ),
-                    started,
-                )
-            } else {
-                res.finish(
-                    Outcome::Unconfirmed,
-                    format!(
-                        "no reaction from the app within {} ms",
-                        opts.timeout.as_millis()
-                    ),
-                    started,
-                )
-            }
-        }
-        // The element going away is itself a reaction (a dialog's button closing it).
-        Err(BackendError::Vanished(_)) => res.finish(
-            Outcome::Verified,
-            format!("the element went away after the action ({app_events} events)"),
-            started,
-        ),
-        Err(e) => res.finish(
-            Outcome::Unconfirmed,
-            format!("read after the action failed: {e}"),
-            started,
-        ),
-    }
-}
-
-/// The app an event must come from to count as a reaction to an action on `node`: the
-/// element's bus name (AT-SPI ids start with it) or, for the fixture, any event's app.
-fn node_app(node: &Node, ev: &Event) -> String {
-    match node.id.0.find('/') {
-        Some(i) if node.id.0.starts_with(':') => node.id.0[..i].to_string(),
-        _ => ev.app.clone(),
     }
 }

@@ -5,32 +5,7 @@ use serde::Serialize;
 
 use crate::model::{Node, Role, State, Toggle, Value, format_number, quoted};
 
-/// A value as asked for, interpreted for the element's role.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Requested {
-    Text(String),
-    Number(f64),
-    Toggle(bool),
-    /// An option label of a combo box / drop-down.
-    Option(String),
-    /// `true` selects a tab, list row, tree row or cell.
-    Select(bool),
-    /// `true` expands an expander.
-    Expand(bool),
-}
-
-impl Requested {
-    /// How the request is shown; a secret shows only its length.
-    pub fn display(&self, secret: bool) -> String {
-        match self {
-            Requested::Text(t) if secret => format!("(secret, {} chars)", t.chars().count()),
-            Requested::Text(t) => quoted(t, 0),
-            Requested::Number(n) => format_number(*n),
-            Requested::Toggle(b) | Requested::Select(b) | Requested::Expand(b) => b.to_string(),
-            Requested::Option(o) => quoted(o, 0),
-        }
-    }
-}
+pub use crate::model::Requested;
 
 /// What a write ended as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -275,6 +250,19 @@ impl Observed {
             Observed::Option(Some(o)) => quoted(o, 0),
             Observed::Option(None) => "(none)".into(),
             Observed::Missing => "(no value)".into(),
+        }
+    }
+
+    /// Typed JSON, like [`Requested::json`]; a mixed check box is `"mixed"`, no value `null`.
+    pub fn json(&self, secret: bool) -> serde_json::Value {
+        match self {
+            Observed::Text(t) if secret => crate::model::secret_json(t.chars().count()),
+            Observed::Text(t) => t.as_str().into(),
+            Observed::Number(n) => crate::model::number_json(*n),
+            Observed::Bool(b) => (*b).into(),
+            Observed::Mixed => "mixed".into(),
+            Observed::Option(o) => o.as_deref().map_or(serde_json::Value::Null, Into::into),
+            Observed::Missing => serde_json::Value::Null,
         }
     }
 }

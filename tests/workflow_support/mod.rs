@@ -50,10 +50,7 @@ pub async fn write_and_record(
         .unwrap_or_else(|| panic!("{target}: {:?}", fresh.resolution));
     let snap = fresh.snapshot;
     let node = &snap.nodes[row];
-    let place = Placement {
-        parent: node.parent.map(|p| snap.nodes[p].id.clone()),
-        secret: node.is_secret(),
-    };
+    let place = Placement::of(&snap, row);
     let mut r = set_value(
         session.backend.as_ref(),
         &node.id,
@@ -84,6 +81,7 @@ pub async fn invoke_and_record(
     let mut r = invoke(
         session.backend.as_ref(),
         &snap.nodes[row].id,
+        &Placement::of(&snap, row),
         None,
         &WriteOptions::default(),
     )

@@ -90,6 +90,8 @@ impl ValueProp {
 /// AT-SPI's synthesized key event kinds (`org.a11y.atspi.DeviceEventController`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeySynth {
+    /// Press and release the key with this X keysym (passed as the keycode).
+    Sym = 3,
     /// Type a string (keysyms looked up by the registry).
     String = 4,
 }
@@ -209,7 +211,10 @@ impl Caller {
     {
         let what = || format!("{iface}.{method}");
         if bus.starts_with(':') && self.is_gone(bus) {
-            return Err(BackendError::AppGone(bus.to_string()));
+            return Err(BackendError::AppGone {
+                app: bus.to_string(),
+                delivered: false,
+            });
         }
         let budget = self.budget();
         if budget.is_zero() {
@@ -287,18 +292,29 @@ impl Caller {
             zbus::Error::MethodError(name, _, _) => name.as_str().to_string(),
             _ => String::new(),
         };
-        let app_may_be_gone = name.ends_with("NoReply")
-            || name.ends_with("ServiceUnknown")
-            || name.ends_with("NameHasNoOwner")
+        // NoReply: the app had the message and left (or never answered); the others: the
+        // message never reached it.
+        let no_reply = name.ends_with("NoReply")
             || name.ends_with("Disconnected")
             || matches!(e, zbus::Error::InputOutput(_));
-        if app_may_be_gone && bus.starts_with(':') {
+        let undelivered = name.ends_with("ServiceUnknown") || name.ends_with("NameHasNoOwner");
+        if (no_reply || undelivered) && bus.starts_with(':') {
             if self.is_gone(bus) || !self.name_has_owner(bus).await.unwrap_or(true) {
                 self.gone
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .insert(bus.to_string());
-                return BackendError::AppGone(bus.to_string());
+                return BackendError::AppGone {
+                    app: bus.to_string(),
+                    delivered: no_reply,
+                };
+            }
+            if no_reply {
+                // Still on the bus, yet no answer: as good as a timeout (a write may land).
+                return BackendError::Timeout {
+                    what: format!("no reply from {bus}: {text}"),
+                    ms: 0,
+                };
             }
             return BackendError::Vanished(text);
         }
@@ -579,6 +595,18 @@ impl Caller {
             IFACE_DEC,
             "GenerateKeyboardEvent",
             &(keycode, keystring, kind as u32),
+        )
+        .await
+    }
+
+    /// A synthesized pointer event (`b1c` = button 1 click) at screen coordinates.
+    pub async fn mouse_event(&self, x: i32, y: i32, name: &str) -> Result<(), BackendError> {
+        self.call(
+            REGISTRY,
+            DEC_PATH,
+            IFACE_DEC,
+            "GenerateMouseEvent",
+            &(x, y, name),
         )
         .await
     }

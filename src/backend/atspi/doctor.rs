@@ -161,7 +161,7 @@ pub async fn diagnose() -> Report {
                             (Status::Warn, Some(toolkit_hint(toolkit, true)))
                         }
                         Ok(_) => (Status::Ok, None),
-                        Err(BackendError::AppGone(_)) => {
+                        Err(BackendError::AppGone { .. }) => {
                             (Status::Warn, Some("left the bus while being read".into()))
                         }
                         Err(e) => (Status::Warn, Some(format!("cannot read its tree: {e}"))),

@@ -6,6 +6,7 @@ mod bus;
 mod calls;
 pub mod doctor;
 mod reader;
+mod x11;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -30,6 +31,9 @@ pub struct AtspiBackend {
     actions: reader::ActionCache,
     /// Each app's toolkit, by bus name (read once from its `Application` interface).
     toolkits: Mutex<HashMap<String, Toolkit>>,
+    /// The X window last activated for synthesized input, by bus name (GTK 4 reports extents
+    /// relative to it).
+    windows: Mutex<HashMap<String, x11::TopLevel>>,
     events: broadcast::Sender<Event>,
     _pump: tokio::task::JoinHandle<()>,
 }
@@ -81,6 +85,7 @@ impl AtspiBackend {
             caller,
             actions: Default::default(),
             toolkits: Mutex::new(HashMap::new()),
+            windows: Mutex::new(HashMap::new()),
             events: tx,
             _pump: pump,
         })
@@ -88,6 +93,38 @@ impl AtspiBackend {
 
     fn caller(&self) -> &Caller {
         &self.caller
+    }
+
+    /// The element's centre in screen coordinates. GTK 4.8 answers extents relative to its
+    /// window whatever is asked: the window's position (from X11) is added for it.
+    async fn centre_on_screen(&self, c: &Caller, obj: &ObjRef) -> Result<(i32, i32), BackendError> {
+        let (x, y, w, h) = c.extents(obj).await?;
+        if w <= 0 || h <= 0 {
+            return Err(BackendError::Unsupported(
+                "the element has no area on screen to click".into(),
+            ));
+        }
+        let (mut cx, mut cy) = (x + w / 2, y + h / 2);
+        if self.toolkit(c, &obj.bus).await? == Toolkit::Gtk4 {
+            let known = self
+                .windows
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(&obj.bus)
+                .cloned();
+            let win = match known {
+                Some(w) => w,
+                None => {
+                    let pid = c.unix_pid(&obj.bus).await?;
+                    tokio::task::spawn_blocking(move || x11::toplevel(pid, ""))
+                        .await
+                        .map_err(|e| BackendError::Failed(format!("window lookup: {e}")))??
+                }
+            };
+            cx += win.x;
+            cy += win.y;
+        }
+        Ok((cx, cy))
     }
 
     /// The toolkit of the app on `bus`, read once (its `ToolkitName` and `Version`).
@@ -104,7 +141,7 @@ impl AtspiBackend {
         let (name, version) = tokio::join!(c.toolkit_name(&app), c.toolkit_version(&app));
         let tk = match (name, version) {
             (Ok(n), v) => Toolkit::detect(&n, &v.unwrap_or_default()),
-            (Err(e @ BackendError::AppGone(_)), _) => return Err(e),
+            (Err(e @ BackendError::AppGone { .. }), _) => return Err(e),
             // A hung app: the read that follows says so; ask again next time.
             (Err(BackendError::Timeout { .. }), _) => return Ok(Toolkit::Other),
             (Err(_), _) => Toolkit::Other,
@@ -275,6 +312,18 @@ impl Backend for AtspiBackend {
         "atspi"
     }
 
+    fn platform(&self) -> super::strategy::Platform {
+        super::strategy::Platform::Atspi
+    }
+
+    async fn toolkit(&self, id: &NodeId) -> Option<Toolkit> {
+        let obj = ObjRef::from_id(id).ok()?;
+        let c = self
+            .caller()
+            .with_deadline(Instant::now() + self.caller.call_timeout);
+        self.toolkit(&c, &obj.bus).await.ok()
+    }
+
     async fn apps(&self) -> Result<Vec<AppInfo>, BackendError> {
         let c = self
             .caller()
@@ -326,15 +375,7 @@ impl Backend for AtspiBackend {
                 Ok((Vec::new(), Vec::new()))
             }
         };
-        let val = reader::get_value(
-            &c,
-            &obj,
-            raw.role,
-            raw.states,
-            raw.interfaces,
-            &raw.name,
-            None,
-        );
+        let val = reader::get_value(&c, &raw, toolkit, None);
         let label = async {
             if raw.role.is_interactive() {
                 reader::read_label(&c, &obj, None).await
@@ -376,7 +417,7 @@ impl Backend for AtspiBackend {
         for n in nodes {
             match n {
                 Ok(n) => out.push(n),
-                Err(e @ BackendError::AppGone(_)) => return Err(e),
+                Err(e @ BackendError::AppGone { .. }) => return Err(e),
                 // A child that went away while being read is simply not an option any more.
                 Err(_) => {}
             }
@@ -416,6 +457,26 @@ impl Backend for AtspiBackend {
                 }
             }
             WriteOp::TypeText(text) => c.key_event(0, text, KeySynth::String).await.map(|_| true),
+            WriteOp::Key(k) => c
+                .key_event(k.keysym() as i32, "", KeySynth::Sym)
+                .await
+                .map(|_| true),
+            WriteOp::ActivateWindow(title) => {
+                let pid = c.unix_pid(&obj.bus).await?;
+                let title = title.clone();
+                let win = tokio::task::spawn_blocking(move || x11::activate(pid, &title))
+                    .await
+                    .map_err(|e| BackendError::Failed(format!("window activation: {e}")))??;
+                self.windows
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(obj.bus.clone(), win);
+                Ok(true)
+            }
+            WriteOp::Click => {
+                let (x, y) = self.centre_on_screen(&c, &obj).await?;
+                c.mouse_event(x, y, "b1c").await.map(|_| true)
+            }
         }
     }
 

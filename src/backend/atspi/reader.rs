@@ -143,13 +143,11 @@ pub fn has_value(role: Role, states: States, interfaces: Interfaces) -> bool {
 /// `None` in the value (Chromium cannot read some sliders' minimum).
 pub async fn get_value(
     c: &Caller,
-    obj: &ObjRef,
-    role: Role,
-    states: States,
-    interfaces: Interfaces,
-    name: &str,
+    raw: &RawNode,
+    toolkit: Toolkit,
     known: Option<&Known>,
 ) -> Result<Option<Value>, BackendError> {
+    let (obj, role, states, interfaces) = (&raw.obj, raw.role, raw.states, raw.interfaces);
     if !has_value(role, states, interfaces) {
         return Ok(None);
     }
@@ -183,12 +181,22 @@ pub async fn get_value(
     if role.is_choice() {
         let selected = match selected_label(c, obj, known).await {
             Ok(s) => s,
-            Err(e @ (BackendError::AppGone(_) | BackendError::Timeout { .. })) => return Err(e),
+            Err(e @ (BackendError::AppGone { .. } | BackendError::Timeout { .. })) => {
+                return Err(e);
+            }
             Err(_) => None,
         };
-        return Ok(Some(Value::Choice {
-            selected: selected.or_else(|| (!name.is_empty()).then(|| name.to_string())),
-        }));
+        // Where the selection cannot be read, Qt and GTK 3 name a combo after its current
+        // text; GTK 4.8 names it after its class ("GtkComboBox") and Chromium after its label,
+        // so there the value stays unknown rather than wrong.
+        let named_after_value = toolkit.is_qt() || toolkit == Toolkit::Gtk3;
+        let selected = selected
+            .or_else(|| (named_after_value && !raw.name.is_empty()).then(|| raw.name.clone()));
+        return Ok(match selected {
+            Some(s) => Some(Value::Choice { selected: Some(s) }),
+            None if named_after_value => Some(Value::Choice { selected: None }),
+            None => None,
+        });
     }
     if interfaces.has(Interface::Text) {
         return Ok(optional(get_text(c, obj).await, obj, "Text")?.map(|text| Value::Text { text }));
@@ -275,7 +283,7 @@ pub async fn read_label(
             Some((_, n)) => n.clone(),
             None => match c.name(t).await {
                 Ok(n) => n,
-                Err(e @ (BackendError::AppGone(_) | BackendError::Timeout { .. })) => {
+                Err(e @ (BackendError::AppGone { .. } | BackendError::Timeout { .. })) => {
                     return Err(e);
                 }
                 Err(_) => String::new(),
@@ -314,6 +322,7 @@ fn needs_extras(raw: &RawNode, limits: &Limits) -> bool {
 async fn read_extras(
     c: &Caller,
     raw: &RawNode,
+    toolkit: Toolkit,
     known: &Known,
     limits: &Limits,
     actions: &ActionCache,
@@ -339,15 +348,7 @@ async fn read_extras(
         cache.insert(o.clone(), a.clone());
         Ok(a)
     };
-    let val = get_value(
-        c,
-        o,
-        raw.role,
-        raw.states,
-        raw.interfaces,
-        &raw.name,
-        Some(known),
-    );
+    let val = get_value(c, raw, toolkit, Some(known));
     let label = async {
         if limits.labels && raw.role.is_interactive() {
             read_label(c, o, Some(known)).await
@@ -395,7 +396,7 @@ impl Walk {
                 self.stop = true;
                 self.truncated.get_or_insert(Truncation::Timeout);
             }
-            BackendError::AppGone(_) => {
+            BackendError::AppGone { .. } => {
                 self.stop = true;
                 // The app leaving outranks any limit: it is why the tree is short.
                 self.truncated = Some(Truncation::AppGone);
@@ -574,7 +575,7 @@ async fn read_unknown(
     let kids = kids?;
     raw.child_count = kids.len() as i32;
     let extras = if needs_extras(&raw, limits) {
-        read_extras(c, &raw, known, limits, actions).await?
+        read_extras(c, &raw, toolkit, known, limits, actions).await?
     } else {
         Extras::default()
     };
@@ -622,7 +623,7 @@ pub async fn read_tree(
         Err(BackendError::Timeout { .. }) => {
             return Ok(empty_snapshot(started, Truncation::Timeout));
         }
-        Err(e @ BackendError::AppGone(_)) => return Err(e),
+        Err(e @ BackendError::AppGone { .. }) => return Err(e),
         // Toolkits without the cache (or with the legacy signature) are walked instead.
         Err(e) => {
             tracing::debug!(bus = %root.bus, error = %e, "no cache; walking");
@@ -656,7 +657,7 @@ pub async fn read_tree(
             Err(BackendError::Timeout { .. }) => {
                 return Ok(empty_snapshot(started, Truncation::Timeout));
             }
-            Err(e @ BackendError::AppGone(_)) => return Err(e),
+            Err(e @ BackendError::AppGone { .. }) => return Err(e),
             Err(e) => w.note_error(root, &e),
         }
     }
@@ -774,7 +775,9 @@ pub async fn read_tree(
                         }
                         _ => {
                             let r = match raws.get(&o) {
-                                Some(raw) => read_extras(&c, raw, &known, limits, &actions).await,
+                                Some(raw) => {
+                                    read_extras(&c, raw, toolkit, &known, limits, &actions).await
+                                }
                                 None => Ok(Extras::default()),
                             };
                             Answer::Extras(o, r)

@@ -143,6 +143,10 @@ impl Backend for AxBackend {
         "ax"
     }
 
+    fn platform(&self) -> crate::backend::strategy::Platform {
+        crate::backend::strategy::Platform::Ax
+    }
+
     async fn apps(&self) -> Result<Vec<AppInfo>, BackendError> {
         match self
             .call(
@@ -910,8 +914,12 @@ impl Worker {
             WriteOp::Focus => {
                 done(el.set_attribute(&AXAttribute::focused(), CFBoolean::true_value()))
             }
-            WriteOp::SelectAllText | WriteOp::TypeText(_) => Err(BackendError::Unsupported(
-                "keyboard input is not available on the AX backend".into(),
+            WriteOp::SelectAllText
+            | WriteOp::TypeText(_)
+            | WriteOp::Key(_)
+            | WriteOp::Click
+            | WriteOp::ActivateWindow(_) => Err(BackendError::Unsupported(
+                "keyboard and pointer input are not available on the AX backend".into(),
             )),
         }
     }

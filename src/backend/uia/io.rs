@@ -178,6 +178,10 @@ impl Backend for UiaBackend {
         "uia"
     }
 
+    fn platform(&self) -> crate::backend::strategy::Platform {
+        crate::backend::strategy::Platform::Uia
+    }
+
     async fn apps(&self) -> Result<Vec<AppInfo>, BackendError> {
         match self
             .call(
@@ -978,6 +982,10 @@ impl Worker {
             ),
             // Focuses the element, then types through SendInput.
             WriteOp::TypeText(text) => done(el.send_text(text, 10)),
+            // The planner sends these on AT-SPI only.
+            WriteOp::Key(_) | WriteOp::Click | WriteOp::ActivateWindow(_) => Err(
+                BackendError::Unsupported(format!("{} is not planned on Windows", op.method())),
+            ),
         }
     }
 }

@@ -1,0 +1,208 @@
+//! The X11 side of synthesized input: finding an application's top-level window by process id,
+//! bringing it to the top with keyboard focus (synthesized keys and clicks go to whatever window
+//! is focused and on top; with no window manager nothing else raises or focuses it), and its
+//! position on screen (GTK 4.8 reports element extents relative to its window). Blocking; called
+//! from `spawn_blocking`. Nothing here talks to the application itself.
+
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::{
+    AtomEnum, ClientMessageEvent, ConfigureWindowAux, ConnectionExt, EventMask, InputFocus,
+    MapState, StackMode, Window,
+};
+use x11rb::rust_connection::RustConnection;
+
+use crate::backend::BackendError;
+
+/// One top-level window of the app, in root coordinates.
+#[derive(Debug, Clone)]
+pub struct TopLevel {
+    pub window: u32,
+    pub x: i32,
+    pub y: i32,
+    pub width: u32,
+    pub height: u32,
+    pub title: String,
+}
+
+fn unavailable(what: &str, e: impl std::fmt::Display) -> BackendError {
+    BackendError::Unsupported(format!(
+        "X11 {what}: {e} (synthesized input needs an X display)"
+    ))
+}
+
+struct X {
+    conn: RustConnection,
+    root: Window,
+}
+
+impl X {
+    fn open() -> Result<X, BackendError> {
+        if std::env::var_os("DISPLAY").is_none() {
+            return Err(BackendError::Unsupported(
+                "no X display (DISPLAY is not set): synthesized keys and clicks need X11".into(),
+            ));
+        }
+        let (conn, screen) = x11rb::connect(None).map_err(|e| unavailable("connect", e))?;
+        let root = conn.setup().roots[screen].root;
+        Ok(X { conn, root })
+    }
+
+    fn atom(&self, name: &str) -> Result<u32, BackendError> {
+        Ok(self
+            .conn
+            .intern_atom(false, name.as_bytes())
+            .map_err(|e| unavailable("intern_atom", e))?
+            .reply()
+            .map_err(|e| unavailable("intern_atom", e))?
+            .atom)
+    }
+
+    fn cardinal(&self, w: Window, prop: u32) -> Option<u32> {
+        let r = self
+            .conn
+            .get_property(false, w, prop, AtomEnum::CARDINAL, 0, 1)
+            .ok()?
+            .reply()
+            .ok()?;
+        r.value32()?.next()
+    }
+
+    fn title(&self, w: Window, net_wm_name: u32, utf8: u32) -> String {
+        for (prop, ty) in [
+            (net_wm_name, utf8),
+            (AtomEnum::WM_NAME.into(), AtomEnum::STRING.into()),
+        ] {
+            if let Some(r) = self
+                .conn
+                .get_property(false, w, prop, ty, 0, 1024)
+                .ok()
+                .and_then(|c| c.reply().ok())
+            {
+                if !r.value.is_empty() {
+                    return String::from_utf8_lossy(&r.value).into_owned();
+                }
+            }
+        }
+        String::new()
+    }
+
+    /// Top-level candidates: the root's children and (under a reparenting window manager)
+    /// their children.
+    fn candidates(&self) -> Vec<Window> {
+        let mut out = Vec::new();
+        let Some(top) = self
+            .conn
+            .query_tree(self.root)
+            .ok()
+            .and_then(|c| c.reply().ok())
+        else {
+            return out;
+        };
+        for w in top.children {
+            out.push(w);
+            if let Some(kids) = self.conn.query_tree(w).ok().and_then(|c| c.reply().ok()) {
+                out.extend(kids.children);
+            }
+        }
+        out
+    }
+
+    /// The app's viewable top-level windows (`_NET_WM_PID == pid`), largest first.
+    fn toplevels(&self, pid: u32) -> Result<Vec<TopLevel>, BackendError> {
+        let net_wm_pid = self.atom("_NET_WM_PID")?;
+        let net_wm_name = self.atom("_NET_WM_NAME")?;
+        let utf8 = self.atom("UTF8_STRING")?;
+        let mut out = Vec::new();
+        for w in self.candidates() {
+            if self.cardinal(w, net_wm_pid) != Some(pid) {
+                continue;
+            }
+            let Some(attrs) = self
+                .conn
+                .get_window_attributes(w)
+                .ok()
+                .and_then(|c| c.reply().ok())
+            else {
+                continue;
+            };
+            if attrs.map_state != MapState::VIEWABLE || attrs.override_redirect {
+                continue;
+            }
+            let Some(geo) = self.conn.get_geometry(w).ok().and_then(|c| c.reply().ok()) else {
+                continue;
+            };
+            let Some(pos) = self
+                .conn
+                .translate_coordinates(w, self.root, 0, 0)
+                .ok()
+                .and_then(|c| c.reply().ok())
+            else {
+                continue;
+            };
+            out.push(TopLevel {
+                window: w,
+                x: pos.dst_x as i32,
+                y: pos.dst_y as i32,
+                width: geo.width as u32,
+                height: geo.height as u32,
+                title: self.title(w, net_wm_name, utf8),
+            });
+        }
+        out.sort_by_key(|t| std::cmp::Reverse(t.width as u64 * t.height as u64));
+        Ok(out)
+    }
+}
+
+/// Picks the app's window titled `title` (the accessible frame's name), else its largest.
+fn pick(wins: Vec<TopLevel>, title: &str) -> Option<TopLevel> {
+    let by_title = (!title.is_empty())
+        .then(|| wins.iter().find(|w| w.title == title).cloned())
+        .flatten();
+    by_title.or_else(|| wins.into_iter().next())
+}
+
+/// The app's top-level window (by `pid`, preferring the one titled `title`).
+pub fn toplevel(pid: u32, title: &str) -> Result<TopLevel, BackendError> {
+    let x = X::open()?;
+    pick(x.toplevels(pid)?, title).ok_or_else(|| {
+        BackendError::Unsupported(format!(
+            "no viewable X window of process {pid}: synthesized input cannot reach it"
+        ))
+    })
+}
+
+/// Raises the app's window and gives it keyboard focus, so synthesized keys and clicks reach
+/// it. With a window manager that supports `_NET_ACTIVE_WINDOW` it is asked to activate the
+/// window (it may refuse focus stealing); the window is raised and focused directly as well.
+pub fn activate(pid: u32, title: &str) -> Result<TopLevel, BackendError> {
+    let x = X::open()?;
+    let win = pick(x.toplevels(pid)?, title).ok_or_else(|| {
+        BackendError::Unsupported(format!(
+            "no viewable X window of process {pid}: synthesized input cannot reach it"
+        ))
+    })?;
+    let active = x.atom("_NET_ACTIVE_WINDOW")?;
+    let ev = ClientMessageEvent::new(32, win.window, active, [2u32, 0, 0, 0, 0]);
+    let _ = x.conn.send_event(
+        false,
+        x.root,
+        EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY,
+        ev,
+    );
+    x.conn
+        .configure_window(
+            win.window,
+            &ConfigureWindowAux::new().stack_mode(StackMode::ABOVE),
+        )
+        .map_err(|e| unavailable("raise", e))?;
+    x.conn
+        .set_input_focus(InputFocus::PARENT, win.window, x11rb::CURRENT_TIME)
+        .map_err(|e| unavailable("set_input_focus", e))?;
+    // Round trip: the server has applied both before any synthesized event follows.
+    x.conn
+        .get_input_focus()
+        .map_err(|e| unavailable("get_input_focus", e))?
+        .reply()
+        .map_err(|e| unavailable("get_input_focus", e))?;
+    Ok(win)
+}

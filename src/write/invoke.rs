@@ -1,0 +1,300 @@
+//! `invoke`: run one action of an element and report whether the app reacted to *it*. There is
+//! no requested value to read back, so the evidence is the app's reaction, counted only where
+//! the action can be credited with it: the element itself or its subtree changed or went away,
+//! a window, dialog or menu appeared, focus moved, or an element that was quiet before the
+//! action changed. A busy app (a clock ticking, a progress label) is sampled before the action,
+//! and the elements already changing then are not credited. Focus is credited only when it
+//! moves on its own: a window being activated moves focus for reasons of its own, and running
+//! an action may focus the element itself.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use tokio::sync::broadcast::error::RecvError;
+
+use super::engine::{Placement, Sample, WriteOptions, WriteResult, ms};
+use super::rules::{Outcome, Refusal};
+use crate::backend::strategy::{Path, default_action};
+use crate::backend::{Backend, BackendError, Event, EventKind, WriteOp};
+use crate::model::{Node, NodeId, Role, State};
+
+/// How long the app's background activity is sampled before the action. Elements that change
+/// more rarely than this can still be miscredited; the result lists what was credited.
+pub const BASELINE: Duration = Duration::from_millis(300);
+
+/// Whether an event is about focus or window activation.
+fn focus_kind(ev: &Event) -> bool {
+    matches!(ev.kind, EventKind::Focus)
+        || matches!(&ev.kind, EventKind::StateChanged { state, .. } if state == "focused" || state == "active")
+}
+
+/// Why an event counts as the app's reaction to the action, if it does (a few words).
+/// `activated`: a window was activated meanwhile, so focus moves are not the action's.
+fn credit(
+    ev: &Event,
+    id: &NodeId,
+    place: &Placement,
+    busy: &HashSet<NodeId>,
+    activated: bool,
+) -> Option<&'static str> {
+    if focus_kind(ev) {
+        let gained = matches!(ev.kind, EventKind::Focus)
+            || matches!(&ev.kind, EventKind::StateChanged { state, on: true } if state == "focused");
+        // Losing focus is the other side of something taking it; the element taking it is
+        // the action's doing; a window's activation moves focus on its own.
+        return (gained && &ev.source != id && !activated).then_some("focus moved");
+    }
+    if &ev.source == id {
+        return Some("the element");
+    }
+    if matches!(ev.kind, EventKind::WindowOpened | EventKind::WindowClosed) {
+        return Some("a window");
+    }
+    if place.subtree.contains(&ev.source) {
+        return Some("its subtree");
+    }
+    if matches!(ev.kind, EventKind::ChildAdded { .. }) && !busy.contains(&ev.source) {
+        return Some("a new child");
+    }
+    if !busy.contains(&ev.source) {
+        return Some("was quiet before");
+    }
+    None
+}
+
+/// What of an element counts as it changing: everything but focus (running an action may
+/// focus the element, which is not the app reacting) and the transient pressed/armed look.
+fn fingerprint(
+    n: &Node,
+) -> (
+    String,
+    String,
+    Option<crate::model::Value>,
+    crate::model::States,
+) {
+    let mut states = n.states;
+    for s in [State::Focused, State::Armed, State::Pressed] {
+        states.set(s, false);
+    }
+    (
+        n.name.clone(),
+        n.description.clone(),
+        n.value.clone(),
+        states,
+    )
+}
+
+/// The app an event must come from: the element's bus name (AT-SPI ids start with it) or,
+/// for the fixture, any event's app.
+fn node_app(node: &Node, ev: &Event) -> String {
+    match node.id.0.find('/') {
+        Some(i) if node.id.0.starts_with(':') => node.id.0[..i].to_string(),
+        _ => ev.app.clone(),
+    }
+}
+
+/// Runs one action of an element (press, activate, …) and reports what changed.
+pub async fn invoke(
+    backend: &dyn Backend,
+    id: &NodeId,
+    place: &Placement,
+    action: Option<&str>,
+    opts: &WriteOptions,
+) -> WriteResult {
+    let started = Instant::now();
+    let node = match backend.read_node(id).await {
+        Ok(n) => n,
+        Err(e) => {
+            let r = WriteResult::new(
+                &Node::new(id.clone(), Role::Unknown, ""),
+                action.unwrap_or("(default action)").to_string(),
+            );
+            return r.finish(
+                Outcome::Refused,
+                format!("element not readable: {e}"),
+                started,
+            );
+        }
+    };
+    let chosen = match action {
+        Some(a) => node
+            .actions
+            .iter()
+            .find(|x| x.eq_ignore_ascii_case(a))
+            .cloned(),
+        None => default_action(&node.actions).map(str::to_string),
+    };
+    let mut res = WriteResult::new(&node, action.unwrap_or("(default action)").to_string());
+    res.before = Some(crate::model::display::node_line(&node));
+    let fingerprint_before = fingerprint(&node);
+    if !node.is_enabled() {
+        return res.finish(Outcome::Refused, Refusal::Disabled.to_string(), started);
+    }
+    let Some(chosen) = chosen else {
+        let have = if node.actions.is_empty() {
+            "none".into()
+        } else {
+            node.actions.join(", ")
+        };
+        return res.finish(
+            Outcome::Refused,
+            format!("no such action (actions: {have})"),
+            started,
+        );
+    };
+    res.requested = chosen.clone();
+    res.requested_value = chosen.as_str().into();
+    let op = WriteOp::DoAction(chosen.clone());
+    res.method = Some(op.method());
+    res.path = Some(Path::Semantic);
+
+    // Sample the app's background activity first.
+    let mut events = backend.subscribe();
+    let mut busy: HashSet<NodeId> = HashSet::new();
+    let baseline_end = Instant::now() + BASELINE;
+    while let Ok(got) = tokio::time::timeout_at(baseline_end.into(), events.recv()).await {
+        match got {
+            Ok(ev) if ev.app == node_app(&node, &ev) => {
+                busy.insert(ev.source);
+            }
+            Ok(_) | Err(RecvError::Lagged(_)) => {}
+            Err(RecvError::Closed) => break,
+        }
+    }
+
+    let dispatch_at = Instant::now();
+    match backend.write(id, &op).await {
+        Ok(ok) => {
+            res.acks.push(format!("{} → {ok}", op.method()));
+            res.dispatched = true;
+        }
+        Err(BackendError::Timeout { what, ms: waited }) => {
+            res.dispatched = true;
+            res.acks
+                .push(format!("{} → no answer in {waited} ms", op.method()));
+            return res.finish(
+                Outcome::Unconfirmed,
+                format!("{what} did not answer; the action may still run"),
+                started,
+            );
+        }
+        Err(
+            e @ BackendError::AppGone {
+                delivered: true, ..
+            },
+        ) => {
+            res.dispatched = true;
+            return res.finish(
+                Outcome::Unconfirmed,
+                format!("{e} after the action was sent; it may have run"),
+                started,
+            );
+        }
+        Err(e) => {
+            return res.finish(
+                Outcome::Refused,
+                format!("the toolkit refused the call: {e}"),
+                started,
+            );
+        }
+    }
+    res.timings.dispatch_ms = ms(dispatch_at.elapsed());
+
+    // Watch for a reaction the action can be credited with, until it has been quiet for the
+    // settle window.
+    let deadline = dispatch_at + opts.timeout;
+    let mut seen: Vec<Event> = Vec::new();
+    let mut credited = 0usize;
+    let mut ignored = 0usize;
+    let mut last_credit = dispatch_at;
+    loop {
+        let now = Instant::now();
+        if credited > 0 && now.duration_since(last_credit) >= opts.settle || now >= deadline {
+            break;
+        }
+        let wait = opts.poll.max(Duration::from_millis(5));
+        match tokio::time::timeout(wait, events.recv()).await {
+            Ok(Ok(ev)) if ev.app == node_app(&node, &ev) => {
+                // Provisional credit decides when the app has gone quiet; the final one is
+                // given below, once every event is known.
+                if credit(&ev, id, place, &busy, false).is_some() {
+                    last_credit = Instant::now();
+                    credited += 1;
+                }
+                if seen.len() < 10_000 {
+                    seen.push(ev);
+                }
+            }
+            Ok(Ok(_)) => {}
+            // Events were lost: what they were cannot be told, so none is credited.
+            Ok(Err(RecvError::Lagged(n))) => ignored += n as usize,
+            Ok(Err(RecvError::Closed)) => break,
+            Err(_) => {}
+        }
+    }
+    let activated = seen.iter().any(
+        |ev| matches!(&ev.kind, EventKind::StateChanged { state, on: true } if state == "active"),
+    );
+    credited = 0;
+    for ev in &seen {
+        match credit(ev, id, place, &busy, activated) {
+            Some(why) => {
+                credited += 1;
+                if res.events.len() < 50 {
+                    res.events
+                        .push(format!("{} on {} ({why})", ev.summary(), ev.source));
+                }
+            }
+            None => ignored += 1,
+        }
+    }
+    let after = backend.read_node(id).await;
+    res.timings.readback_ms = ms(dispatch_at.elapsed()) - res.timings.dispatch_ms;
+    let background = if ignored > 0 {
+        format!("; {ignored} events not credited (focus changes, elements already changing before)")
+    } else {
+        String::new()
+    };
+    match after {
+        Ok(n) => {
+            let line = crate::model::display::node_line(&n);
+            res.samples.push(Sample {
+                at_ms: ms(dispatch_at.elapsed()),
+                value: line.clone(),
+            });
+            let changed = fingerprint(&n) != fingerprint_before;
+            res.observed = Some(line.clone());
+            res.observed_value = line.into();
+            if changed || credited > 0 {
+                res.finish(
+                    Outcome::Verified,
+                    format!(
+                        "the app reacted ({credited} events{}{background})",
+                        if changed { ", the element changed" } else { "" }
+                    ),
+                    started,
+                )
+            } else {
+                res.finish(
+                    Outcome::Unconfirmed,
+                    format!(
+                        "no reaction the action can be credited with within {} ms{background}",
+                        opts.timeout.as_millis()
+                    ),
+                    started,
+                )
+            }
+        }
+        // The element going away is itself a reaction (a dialog's button closing it).
+        Err(BackendError::Vanished(_)) => res.finish(
+            Outcome::Verified,
+            format!("the element went away after the action ({credited} events{background})"),
+            started,
+        ),
+        Err(e) => res.finish(
+            Outcome::Unconfirmed,
+            format!("read after the action failed: {e}"),
+            started,
+        ),
+    }
+}
