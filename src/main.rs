@@ -89,6 +89,14 @@ async fn connect_ax() -> Result<Arc<dyn Backend>, Failure> {
 }
 
 async fn run(cli: Cli) -> Result<(String, i32), Failure> {
+    // `treeglass --app X tree` would silently read the default window.
+    if cli.command.is_some() && cli.scope.is_set() {
+        return Err(Failure::new(
+            exit::USAGE,
+            "--app, --pid and --window go after the command (treeglass tree --app …); before \
+             it they choose the window the inspector opens on",
+        ));
+    }
     // Workflow commands that need no app (and `run` of a file that is refused) never connect.
     if let Some(Command::Workflow(args)) = &cli.command {
         if let Some(done) = cli::workflow::without_backend(args) {
@@ -113,7 +121,9 @@ async fn run(cli: Cli) -> Result<(String, i32), Failure> {
     }
     // No command on a terminal: the interactive inspector. (Piped, it prints the tree.)
     if cli.command.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-        return run_tui(cli.backend.as_deref()).await;
+        // A pattern that does not compile is a usage error, not a window that is missing.
+        cli::check_scope(&cli.scope)?;
+        return run_tui(cli.backend.as_deref(), &cli.scope).await;
     }
     let backend = pick_backend(cli.backend.as_deref()).await?;
     let session = Session::new(backend.clone());
@@ -129,13 +139,20 @@ async fn run(cli: Cli) -> Result<(String, i32), Failure> {
         Some(Command::Doctor { .. }) => {
             Err(Failure::new(exit::ERROR, "unreachable: handled above"))
         }
-        None => cli::tree(backend.as_ref(), &Default::default()).await,
+        None => {
+            let args = cli::TreeArgs {
+                scope: cli.scope,
+                ..Default::default()
+            };
+            cli::tree(backend.as_ref(), &args).await
+        }
     }
 }
 
 /// The TUI on the backend `--backend` names; by default AT-SPI when reachable, else the demo
-/// app with a banner saying so.
-async fn run_tui(spec: Option<&str>) -> Result<(String, i32), Failure> {
+/// app with a banner saying so. A `scope` (`--app`, `--pid`, `--window`) is matched as `tree`
+/// matches it; when it names nothing, the TUI opens on the apps pane with the reason.
+async fn run_tui(spec: Option<&str>, scope: &cli::Scope) -> Result<(String, i32), Failure> {
     let (backend, banner) = match spec {
         Some(s) => (pick_backend(Some(s)).await?, None),
         None => match connect_atspi().await {
@@ -150,9 +167,23 @@ async fn run_tui(spec: Option<&str>) -> Result<(String, i32), Failure> {
             ),
         },
     };
+    let open = if scope.is_set() {
+        Some(
+            cli::pick(backend.as_ref(), scope)
+                .await
+                .map(|(app, root)| treeglass::tui::app::OpenAt {
+                    bus_name: app.bus_name,
+                    root,
+                })
+                .map_err(|f| f.message),
+        )
+    } else {
+        None
+    };
     let opts = treeglass::tui::Options {
         banner,
         recorder: Some(Box::new(treeglass::tui::WorkflowRecorder::new("."))),
+        open,
     };
     treeglass::tui::run(backend, opts)
         .await

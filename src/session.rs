@@ -4,7 +4,10 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+// tokio's clock, so tests can run the waits in paused time.
+use tokio::time::Instant;
 
 use tokio::sync::broadcast::error::RecvError;
 
@@ -171,9 +174,12 @@ mod tests {
     use super::*;
     use crate::backend::fixture::FixtureBackend;
 
+    /// A runtime whose clock is paused: timers fire as soon as nothing else can run, so the
+    /// waits below are exact and no test depends on the machine's speed.
     fn rt() -> tokio::runtime::Runtime {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
+            .start_paused(true)
             .build()
             .unwrap()
     }
@@ -239,8 +245,13 @@ mod tests {
             adder.await.unwrap();
             assert_eq!(fresh.resolution.outcome(), "unique");
             assert!(fresh.reads >= 2);
-            assert!(fresh.waited >= Duration::from_millis(150));
-            // Woken by the event: without it the re-read would come at the fallback tick or later.
+            // In paused time: the element appeared at 200 ms, and the event woke the wait (the
+            // fallback re-read would have come at the tick, 500 ms).
+            assert!(
+                fresh.waited >= Duration::from_millis(200),
+                "{:?}",
+                fresh.waited
+            );
             assert!(fresh.waited < FALLBACK_TICK, "{:?}", fresh.waited);
 
             let missing = Target::parse("button =\"Item 9\"").unwrap();

@@ -262,13 +262,10 @@ fn length_limit() {
     assert!(Target::parse(&format!("\"{}\"", "é".repeat(MAX_TARGET_CHARS - 2))).is_ok());
 
     let huge = "x".repeat(100 * 1024);
-    let start = std::time::Instant::now();
     let e = err(&huge);
     assert!(e.message.contains("102400 characters"), "{e}");
     assert!(Target::parse_lenient(&huge).is_err());
     assert!(Target::parse(&format!("{{{huge}")).is_err());
-    // Not a timing assertion: a sanity bound a hundred times above the real cost.
-    assert!(start.elapsed().as_secs() < 5);
 
     // Fits as typed, but raw control characters print escaped and would not fit.
     let sneaky = format!("\"{}\"", "\u{1b}".repeat(300));

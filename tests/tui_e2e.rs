@@ -1,6 +1,8 @@
 //! The TUI end to end on the real bus: treeglass runs in tmux against the project's GTK
 //! fixture; the test filters to the text entry, sets a value, sees `verified` on screen, and
-//! checks the app really holds the value.
+//! checks the app really holds the value. `--app` opens on the named app's window (and on the
+//! apps pane with the reason when nothing matches), and the on-screen highlight is a real X
+//! window at the element's bounds that lets input through and is gone after quitting.
 #![allow(clippy::unwrap_used)]
 
 mod common;
@@ -17,8 +19,10 @@ struct Tmux {
 
 impl Tmux {
     fn new() -> Tmux {
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Tmux {
-            socket: format!("tg-e2e-{}", std::process::id()),
+            socket: format!("tg-e2e-{}-{n}", std::process::id()),
         }
     }
 
@@ -68,6 +72,35 @@ impl Tmux {
     }
 }
 
+impl Tmux {
+    /// Starts treeglass with `args` in a 160×48 pane.
+    fn start(&self, args: &[&str]) {
+        let mut cmd = format!("{} --backend atspi", env!("CARGO_BIN_EXE_treeglass"));
+        for a in args {
+            cmd.push_str(&format!(" '{a}'"));
+        }
+        self.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            "tg",
+            "-x",
+            "160",
+            "-y",
+            "48",
+            &cmd,
+        ]);
+    }
+
+    /// Whether the treeglass pane is still there (the session ends when treeglass exits).
+    fn alive(&self) -> bool {
+        Command::new("tmux")
+            .args(["-L", &self.socket, "has-session", "-t", "tg"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }
+}
+
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = Command::new("tmux")
@@ -109,4 +142,137 @@ fn filter_set_and_see_verified_on_screen() {
     assert_eq!(app.state()["full_name"], "Written in the TUI");
 
     tmux.keys(&["q"]);
+}
+
+#[test]
+fn app_option_opens_that_window_at_once() {
+    let _first = FixtureApp::start("open-a");
+    let second = FixtureApp::start("open-b");
+    let tmux = Tmux::new();
+    tmux.start(&["--app", &second.app_arg()]);
+    // The tree pane's title is the window's: the second app's, not whichever came first.
+    let s = tmux.wait_for("\"Full name\"", Duration::from_secs(20));
+    assert!(
+        s.contains(&format!("Tree treeglass fixture {}", second.name)),
+        "{s}"
+    );
+    tmux.keys(&["q"]);
+}
+
+#[test]
+fn app_option_without_a_match_opens_the_apps_pane_with_the_reason() {
+    let app = FixtureApp::start("open-none");
+    let tmux = Tmux::new();
+    tmux.start(&["--app", "^no-such-app-here$"]);
+    let s = tmux.wait_for("cannot open the window asked for", Duration::from_secs(20));
+    assert!(s.contains("no application matches"), "{s}");
+    // The apps pane lists what is there; choosing it opens its window.
+    let s = tmux.wait_for(&app.name, Duration::from_secs(10));
+    assert!(s.contains("Apps ("), "{s}");
+    tmux.keys(&["q"]);
+}
+
+/// The highlight window as `xwininfo` sees it: id, x, y, width, height, viewable.
+fn frame_window() -> Option<(u32, i32, i32, i32, i32, bool)> {
+    let o = Command::new("xwininfo")
+        .args(["-name", treeglass::tui::x11_frame::WINDOW_NAME])
+        .output()
+        .expect("run xwininfo (Debian package x11-utils)");
+    if !o.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&o.stdout);
+    let num = |key: &str| -> i32 {
+        text.lines()
+            .find_map(|l| l.trim().strip_prefix(key))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(i32::MIN)
+    };
+    let id = text
+        .split("Window id: 0x")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|h| u32::from_str_radix(h, 16).ok())?;
+    Some((
+        id,
+        num("Absolute upper-left X:"),
+        num("Absolute upper-left Y:"),
+        num("Width:"),
+        num("Height:"),
+        text.contains("Map State: IsViewable"),
+    ))
+}
+
+/// The input shape of window `id` (empty: every click goes through it).
+fn input_shape(id: u32) -> Vec<x11rb::protocol::xproto::Rectangle> {
+    use x11rb::protocol::shape::{ConnectionExt as _, SK};
+    let (conn, _) = x11rb::connect(None).expect("connect to the test X display");
+    conn.shape_get_rectangles(id, SK::INPUT)
+        .expect("send ShapeGetRectangles")
+        .reply()
+        .expect("ShapeGetRectangles reply")
+        .rectangles
+}
+
+#[test]
+fn highlight_frames_the_element_on_screen_and_goes_with_the_tui() {
+    let app = FixtureApp::start("highlight");
+    let o = treeglass(&[
+        "get",
+        "text \"Full name\"",
+        "--app",
+        &app.app_arg(),
+        "--json",
+    ]);
+    let b = json_of(&o)["bounds"].clone();
+    let bounds = |k: &str| b[k].as_i64().unwrap_or_else(|| panic!("bounds {k}: {b}")) as i32;
+    let (x, y, w, h) = (bounds("x"), bounds("y"), bounds("width"), bounds("height"));
+    assert!(w > 0 && h > 0, "the entry has on-screen bounds: {b}");
+    let t = treeglass::tui::highlight::THICKNESS;
+    let want = (x - t, y - t, w + 2 * t, h + 2 * t);
+
+    let tmux = Tmux::new();
+    tmux.start(&["--app", &app.app_arg()]);
+    tmux.wait_for("\"Full name\"", Duration::from_secs(20));
+    tmux.keys(&["/"]);
+    tmux.type_text("text \"Full name\"");
+    tmux.wait_for("unique", Duration::from_secs(10));
+    tmux.keys(&["Enter"]);
+    tmux.keys(&["o"]);
+    tmux.wait_for("framed on screen (held", Duration::from_secs(10));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let id = loop {
+        match frame_window() {
+            Some((id, fx, fy, fw, fh, true)) if (fx, fy, fw, fh) == want => break id,
+            other => assert!(
+                Instant::now() < deadline,
+                "no viewable frame at {want:?}; xwininfo: {other:?}\n{}",
+                tmux.screen()
+            ),
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(
+        input_shape(id).is_empty(),
+        "the frame must let clicks through"
+    );
+
+    // Letting go takes it off the screen; quitting destroys it.
+    tmux.keys(&["o"]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while frame_window().is_some_and(|f| f.5) {
+        assert!(Instant::now() < deadline, "the frame stayed after o");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    tmux.keys(&["o"]);
+    tmux.wait_for("framed on screen (held", Duration::from_secs(10));
+    tmux.keys(&["q"]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while tmux.alive() || frame_window().is_some() {
+        assert!(
+            Instant::now() < deadline,
+            "treeglass did not exit, or its frame window outlived it"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }

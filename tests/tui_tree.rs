@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crossterm::event::KeyCode;
 use insta::assert_snapshot;
 use treeglass::backend::fixture::FixtureBackend;
+use treeglass::tui::app::Mode;
 use treeglass::tui::harness::Harness;
 
 async fn demo() -> Harness {
@@ -88,7 +89,7 @@ async fn details_pane_shows_everything_about_a_node() {
 async fn help_overlay_lists_every_key() {
     let mut h = demo().await;
     h.key(KeyCode::Char('?'));
-    assert!(h.app.help);
+    assert!(matches!(h.app.mode, Mode::Help { .. }));
     let screen = h.render();
     for b in treeglass::tui::keys::BINDINGS.iter().take(20) {
         assert!(screen.contains(b.help), "missing {:?}\n{screen}", b.help);
@@ -103,7 +104,7 @@ async fn help_overlay_lists_every_key() {
         assert!(rest.contains(b.help), "missing {:?}\n{rest}", b.help);
     }
     h.key(KeyCode::Char('x'));
-    assert!(!h.app.help);
+    assert!(!matches!(h.app.mode, Mode::Help { .. }));
 }
 
 #[tokio::test]
@@ -173,7 +174,7 @@ async fn apps_pane_opens_a_window() {
     assert_eq!(h.app.focus, Pane::Apps);
     h.key(KeyCode::Up);
     h.key(KeyCode::Enter);
-    assert!(h.app.prompt.is_none());
+    assert!(h.app.prompt().is_none());
     assert_eq!(h.app.focus, Pane::Tree);
     h.settle().await.unwrap();
     assert!(h.app.tree.is_some());

@@ -28,7 +28,7 @@ async fn start() -> (FixtureBackend, Harness) {
 fn write_text(h: &mut Harness, target: &str, value: &str) {
     h.select(target);
     h.key(KeyCode::Char('e'));
-    assert!(h.app.prompt.is_some(), "no prompt for {target}");
+    assert!(h.app.prompt().is_some(), "no prompt for {target}");
     h.ctrl('u');
     h.type_str(value);
     h.key(KeyCode::Enter);
@@ -48,7 +48,7 @@ async fn verified_write() {
     h.select("text \"Full name\"");
     h.key(KeyCode::Enter);
     // The prompt is pre-filled with the current value.
-    match &h.app.prompt.as_ref().unwrap().kind {
+    match &h.app.prompt().unwrap().kind {
         PromptKind::Text { input, secret } => {
             assert_eq!(input.text, "Ada Lovelace");
             assert!(!secret);
@@ -124,7 +124,7 @@ async fn password_text_is_never_shown() {
     let (b, mut h) = start().await;
     h.select("password-text");
     h.key(KeyCode::Char('e'));
-    match &h.app.prompt.as_ref().unwrap().kind {
+    match &h.app.prompt().unwrap().kind {
         PromptKind::Text { input, secret } => {
             assert!(secret);
             assert_eq!(
@@ -172,7 +172,7 @@ async fn number_toggle_and_option_picker() {
     h.select("check-box \"Subscribe\"");
     h.key(KeyCode::Char('e'));
     assert!(matches!(
-        h.app.prompt.as_ref().unwrap().kind,
+        h.app.prompt().unwrap().kind,
         PromptKind::Toggle { on: false }
     ));
     h.key(KeyCode::Char(' '));
@@ -215,7 +215,7 @@ async fn invoke_runs_the_default_action_and_the_tree_follows() {
     .unwrap();
     // The action menu lists the node's actions.
     h.key(KeyCode::Char('a'));
-    assert_eq!(h.app.action_menu.as_ref().unwrap().actions, vec!["click"]);
+    assert_eq!(h.app.action_menu().unwrap().actions, vec!["click"]);
     h.key(KeyCode::Enter);
     assert_eq!(h.app.writes.len(), 2);
     h.verdict().await.unwrap();
@@ -240,11 +240,24 @@ async fn copy_menu() {
     let node: serde_json::Value = serde_json::from_str(&c[3]).unwrap();
     assert_eq!(node["name"], "Full name");
     assert_eq!(node["target"], "text \"Full name\"");
+    // The workflow step is the recorder's mapping, expectation included.
     let step: serde_json::Value = serde_json::from_str(&c[4]).unwrap();
     assert_eq!(
         step,
-        serde_json::json!({"id": "set-full-name", "action": "type",
-            "target": "text \"Full name\"", "text": "Ada Lovelace", "transaction": "idempotent"})
+        serde_json::json!({"id": "type-full-name", "action": "type",
+            "target": "text \"Full name\"", "text": "Ada Lovelace", "transaction": "idempotent",
+            "timeoutMs": 10000, "expect": {"textContains": "Ada Lovelace"}})
+    );
+    // A toggle's step checks the state it is in, and says so in `expect`.
+    h.select("check-box \"Subscribe\"");
+    h.settle().await.unwrap();
+    h.key(KeyCode::Char('y'));
+    h.key(KeyCode::Char('s'));
+    let step: serde_json::Value = serde_json::from_str(h.copied.last().unwrap()).unwrap();
+    assert_eq!(step["action"], "uncheck");
+    assert_eq!(
+        step["expect"]["visible"],
+        "check-box \"Subscribe\" [!checked]"
     );
 }
 
@@ -327,8 +340,7 @@ async fn unconfirmed_is_terminal() {
     h.key(KeyCode::Char('e'));
     assert!(
         h.app
-            .prompt
-            .as_ref()
+            .prompt()
             .unwrap()
             .warning
             .as_deref()

@@ -132,7 +132,7 @@ fn a_recorded_session_round_trips_on_the_real_bus() {
     let got: Vec<(&str, Action)> = rec
         .steps()
         .iter()
-        .map(|s| (s.id.as_str(), s.action))
+        .map(|s| (s.step.id.as_str(), s.step.action))
         .collect();
     assert_eq!(
         got,
@@ -222,10 +222,10 @@ fn changes_made_in_the_app_are_recorded_and_replayed() {
         .iter()
         .map(|s| {
             (
-                s.id.as_str(),
-                s.action,
-                s.text.as_deref(),
-                s.value.as_deref(),
+                s.step.id.as_str(),
+                s.step.action,
+                s.step.text.as_deref(),
+                s.step.value.as_deref(),
             )
         })
         .collect();

@@ -63,7 +63,7 @@ async fn every_kind_of_write_maps_to_its_step() {
     let got: Vec<(&str, Action, Transaction)> = rec
         .steps()
         .iter()
-        .map(|s| (s.id.as_str(), s.action, s.transaction))
+        .map(|s| (s.step.id.as_str(), s.step.action, s.step.transaction))
         .collect();
     use Action::*;
     use Transaction::*;
@@ -88,43 +88,46 @@ async fn every_kind_of_write_maps_to_its_step() {
             ("observe", Observe, ReadOnly),
         ]
     );
-    let s = |id: &str| rec.steps().iter().find(|s| s.id == id).unwrap();
+    let s = |id: &str| rec.steps().iter().find(|s| s.step.id == id).unwrap();
     // Shortest unique targets, unique when recorded.
     assert_eq!(
-        s("type-full-name").target.as_deref(),
+        s("type-full-name").step.target.as_deref(),
         Some("text \"Full name\"")
     );
     assert_eq!(s("type-full-name").candidates, Some(1));
-    assert_eq!(s("type-volume").text.as_deref(), Some("60"));
-    assert_eq!(s("select-colour").value.as_deref(), Some("Blue"));
+    assert_eq!(s("type-volume").step.text.as_deref(), Some("60"));
+    assert_eq!(s("select-colour").step.value.as_deref(), Some("Blue"));
     // The demo combo is named after its option; the target uses its description instead.
     assert_eq!(
-        s("select-colour").target.as_deref(),
+        s("select-colour").step.target.as_deref(),
         Some("combo-box \"Colour\"")
     );
     assert!(!s("select-colour").flagged);
-    assert_eq!(s("select-advanced").value, None);
+    assert_eq!(s("select-advanced").step.value, None);
     // Expectations the effect satisfies.
     assert_eq!(
-        s("type-full-name").expect,
+        s("type-full-name").step.expect,
         Some(Predicate::TextContains("Grace Hopper".into()))
     );
     assert_eq!(
-        s("check-subscribe").expect,
+        s("check-subscribe").step.expect,
         Some(Predicate::Visible(
             "check-box \"Subscribe\" [checked]".into()
         ))
     );
     assert_eq!(
-        s("select-advanced").expect,
+        s("select-advanced").step.expect,
         Some(Predicate::Visible("tab \"Advanced\" [selected]".into()))
     );
-    assert_eq!(s("click-press-me").expect, None);
-    assert_eq!(s("wait-presses-1").condition.as_deref(), Some("visible"));
-    assert_eq!(s("wait-presses-1").timeout_ms, 3000);
+    assert_eq!(s("click-press-me").step.expect, None);
+    assert_eq!(
+        s("wait-presses-1").step.condition.as_deref(),
+        Some("visible")
+    );
+    assert_eq!(s("wait-presses-1").step.timeout_ms, Some(3000));
     // The secret became a sensitive input.
     assert_eq!(
-        s("type-password").text.as_deref(),
+        s("type-password").step.text.as_deref(),
         Some("${inputs.password}")
     );
     assert!(rec.inputs()["password"].is_sensitive());
@@ -132,7 +135,7 @@ async fn every_kind_of_write_maps_to_its_step() {
     let flagged: Vec<&str> = rec
         .flagged()
         .into_iter()
-        .map(|i| rec.steps()[i].id.as_str())
+        .map(|i| rec.steps()[i].step.id.as_str())
         .collect();
     assert_eq!(flagged, ["type-shout", "type-account-id"]);
     assert_eq!(s("type-shout").verdict.as_deref(), Some("mismatch"));
@@ -194,7 +197,7 @@ async fn ids_stay_unique_and_drops_prune_inputs() {
         &mut rec,
     )
     .await;
-    let ids: Vec<&str> = rec.steps().iter().map(|s| s.id.as_str()).collect();
+    let ids: Vec<&str> = rec.steps().iter().map(|s| s.step.id.as_str()).collect();
     assert_eq!(
         ids,
         [
@@ -214,13 +217,16 @@ async fn ids_stay_unique_and_drops_prune_inputs() {
     assert_eq!(rec.inputs().keys().collect::<Vec<_>>(), ["password"]);
     // A literal can be turned into an input afterwards.
     rec.mark_sensitive(0).unwrap();
-    assert_eq!(rec.steps()[0].text.as_deref(), Some("${inputs.full_name}"));
+    assert_eq!(
+        rec.steps()[0].step.text.as_deref(),
+        Some("${inputs.full_name}")
+    );
     assert!(rec.inputs()["full_name"].is_sensitive());
     let v = rec.export(&ExportOptions::default()).unwrap();
     assert!(!serde_json::to_string(&v).unwrap().contains("\"a\""));
     // A new id after a drop does not reuse a taken one.
     write_and_record(&session, &place.root, "text \"Full name\"", "d", &mut rec).await;
-    assert_eq!(rec.steps().last().unwrap().id, "type-full-name-4");
+    assert_eq!(rec.steps().last().unwrap().step.id, "type-full-name-4");
 }
 
 #[tokio::test]
@@ -254,7 +260,7 @@ async fn a_target_that_is_not_unique_is_kept_and_flagged() {
     let mut rec = Recorder::new("twins");
     let i = rec.record_invoke(&snap, row, &r, Some("click")).unwrap();
     let step = &rec.steps()[i];
-    assert_eq!(step.target.as_deref(), Some("button"));
+    assert_eq!(step.step.target.as_deref(), Some("button"));
     assert_eq!(step.candidates, Some(2));
     assert!(step.flagged);
     assert!(
@@ -336,7 +342,9 @@ async fn recording_files_round_trip_atomically() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[tokio::test]
+/// In paused time: the sleeps below advance a virtual clock past the watcher's debounce, so
+/// what they separate is separated exactly, however slow the machine.
+#[tokio::test(start_paused = true)]
 async fn observed_changes_become_steps_and_bursts_coalesce() {
     let (fixture, session, place) = demo().await;
     let shared = Arc::new(Mutex::new(Recorder::new("observed")));
@@ -423,7 +431,14 @@ async fn observed_changes_become_steps_and_bursts_coalesce() {
     let got: Vec<(String, Action, Option<String>, bool)> = rec
         .steps()
         .iter()
-        .map(|s| (s.id.clone(), s.action, s.text.clone(), s.observed))
+        .map(|s| {
+            (
+                s.step.id.clone(),
+                s.step.action,
+                s.step.text.clone(),
+                s.observed,
+            )
+        })
         .collect();
     assert_eq!(
         got,

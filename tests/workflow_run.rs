@@ -7,7 +7,6 @@ mod workflow_support;
 
 use std::process::{Command, Stdio};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use treeglass::backend::Backend;
@@ -217,9 +216,8 @@ async fn the_duration_budget_cuts_a_run_short() {
     );
     d["budgets"]["maxRetries"] = json!(8);
     d["budgets"]["maxDurationMs"] = json!(1000);
-    let t = Instant::now();
     let report = run(backend(&f), APP, workflow(&d), &[]).await;
-    assert!(t.elapsed() < Duration::from_secs(5));
+    // Cut short by the budget, not by the step's own timeout (that would be not-found).
     let s = &report.steps[0];
     assert_eq!(s.outcome, StepOutcome::BudgetExhausted, "{}", report.text());
     assert!(s.reason.contains("maxDurationMs"), "{}", s.reason);

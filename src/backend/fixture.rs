@@ -61,6 +61,12 @@ pub struct FixtureNode {
     /// Clears `enabled` and `sensitive`.
     #[serde(default)]
     pub disabled: bool,
+    /// Clears `showing` and `visible` (a closed popup menu, a hidden page).
+    #[serde(default)]
+    pub hidden: bool,
+    /// Screen bounds (default: 0,0 100×24).
+    #[serde(default)]
+    pub bounds: Option<Bounds>,
     /// Text fields: not editable (`read-only`).
     #[serde(default)]
     pub read_only: bool,
@@ -540,7 +546,11 @@ fn insert_tree(
             .collect::<Result<_, _>>()?,
         None => default_interfaces(f.role, !f.actions.is_empty()),
     };
-    let mut states = States::EMPTY.with(State::Showing).with(State::Visible);
+    let mut states = if f.hidden {
+        States::EMPTY
+    } else {
+        States::EMPTY.with(State::Showing).with(State::Visible)
+    };
     if !f.disabled {
         states = states.with(State::Enabled).with(State::Sensitive);
     }
@@ -573,12 +583,12 @@ fn insert_tree(
             node.value = Some(Value::Text { text: mask(text) });
         }
     }
-    node.bounds = Some(Bounds {
+    node.bounds = Some(f.bounds.unwrap_or(Bounds {
         x: 0,
         y: 0,
         width: 100,
         height: 24,
-    });
+    }));
     let mut kids = Vec::new();
     for c in &f.children {
         kids.push(insert_tree(st, c, Some(id.clone()), app)?);
@@ -910,6 +920,8 @@ impl FixtureBackend {
                     value: None,
                     states: vec!["focusable".into()],
                     disabled: false,
+                    hidden: false,
+                    bounds: None,
                     read_only: false,
                     actions: vec!["click".into()],
                     interfaces: None,

@@ -56,7 +56,9 @@ Exit codes:
 /// treeglass — an inspector for desktop accessibility trees with verified writes.
 ///
 /// With no command it opens the interactive inspector: on the AT-SPI accessibility bus when
-/// one is reachable, else on the built-in demo app.
+/// one is reachable, else on the built-in demo app. `--app`, `--pid` and `--window` open it on
+/// that window (matched as `tree` matches them); when nothing matches, it opens on the apps
+/// pane with the reason.
 #[derive(Debug, Parser)]
 #[command(name = "treeglass", version, after_help = EXIT_CODES)]
 pub struct Cli {
@@ -72,6 +74,10 @@ pub struct Cli {
     /// every call. Never written to the terminal.
     #[arg(long, global = true, value_name = "FILE")]
     pub log: Option<std::path::PathBuf>,
+
+    /// The window the inspector opens on (with no command).
+    #[command(flatten)]
+    pub scope: Scope,
 
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -415,6 +421,24 @@ fn regex(pattern: &str, what: &str) -> Result<Regex, Failure> {
         .size_limit(1 << 20)
         .build()
         .map_err(|e| Failure::new(exit::USAGE, format!("bad --{what} pattern: {e}")))
+}
+
+impl Scope {
+    /// Whether any of `--app`, `--pid`, `--window` was given.
+    pub fn is_set(&self) -> bool {
+        self.app.is_some() || self.pid.is_some() || self.window.is_some()
+    }
+}
+
+/// Checks that `scope`'s patterns are valid regular expressions (a usage error otherwise).
+pub fn check_scope(scope: &Scope) -> Result<(), Failure> {
+    if let Some(p) = &scope.app {
+        regex(p, "app")?;
+    }
+    if let Some(p) = &scope.window {
+        regex(p, "window")?;
+    }
+    Ok(())
 }
 
 /// The app and the root (window or app) that `scope` names.

@@ -467,7 +467,7 @@ fn drop_steps(path: &Path, which: &[String]) -> Result<(String, i32), Failure> {
         let i = rec
             .steps()
             .iter()
-            .position(|s| &s.id == w)
+            .position(|s| &s.step.id == w)
             .or_else(|| {
                 w.parse::<usize>()
                     .ok()
@@ -487,7 +487,7 @@ fn drop_steps(path: &Path, which: &[String]) -> Result<(String, i32), Failure> {
     let mut dropped = Vec::new();
     for i in indices.into_iter().rev() {
         if let Some(s) = rec.drop_step(i) {
-            dropped.push(s.id);
+            dropped.push(s.step.id);
         }
     }
     rec.save(path)
@@ -594,7 +594,7 @@ fn note(path: &Path, rec: &Recorder, i: usize) {
     if let Some(s) = rec.steps().get(i) {
         eprintln!(
             "treeglass: recorded step {} into {}{}",
-            sanitize(&s.id, 80),
+            sanitize(&s.step.id, 80),
             path.display(),
             if s.flagged {
                 format!(" (flagged: {})", sanitize(&s.flags.join("; "), 200))

@@ -1,7 +1,67 @@
 //! One-line human forms of nodes, shared by the CLI, the TUI and write results. Secrets show
 //! only their length; app strings are sanitized.
+//!
+//! Which values are shown: a value-bearing element's (text fields, numbers, toggles, choices,
+//! progress bars, anything editable) always; any other element's text only when it adds to its
+//! name (a browser gives every heading and label its name again as text, and every container a
+//! run of U+FFFC). U+FFFC, the embedded-object character that stands for a child element, is
+//! shown as `⟨obj⟩` (`⟨obj×3⟩` for a run); text made only of it is not shown at all.
 
-use super::{Node, State, Value, quoted, sanitize};
+use super::{Node, Role, State, Value, quoted, sanitize};
+
+/// U+FFFC OBJECT REPLACEMENT CHARACTER: a child element's place in its parent's text.
+pub const EMBEDDED_OBJECT: char = '\u{FFFC}';
+
+/// Whether the node's role (or its `editable` state) makes its value what the node is about.
+pub fn value_bearing(n: &Node) -> bool {
+    n.role.is_text()
+        || n.role.is_numeric()
+        || n.role.is_toggle()
+        || n.role.is_choice()
+        || n.role == Role::ProgressBar
+        || n.states.has(State::Editable)
+}
+
+/// `text` with each run of U+FFFC shown as `⟨obj⟩` / `⟨obj×N⟩`; `None` when it holds U+FFFC
+/// and nothing else (white space aside): a container's text that only stands for its children.
+pub fn embedded_marked(text: &str) -> Option<String> {
+    if !text.contains(EMBEDDED_OBJECT) {
+        return Some(text.to_string());
+    }
+    if text
+        .chars()
+        .all(|c| c == EMBEDDED_OBJECT || c.is_whitespace())
+    {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut run = 0usize;
+    let flush = |out: &mut String, run: &mut usize| {
+        match *run {
+            0 => {}
+            1 => out.push_str("⟨obj⟩"),
+            n => out.push_str(&format!("⟨obj×{n}⟩")),
+        }
+        *run = 0;
+    };
+    for c in text.chars() {
+        if c == EMBEDDED_OBJECT {
+            run += 1;
+        } else {
+            flush(&mut out, &mut run);
+            out.push(c);
+        }
+    }
+    flush(&mut out, &mut run);
+    Some(out)
+}
+
+/// Whether `text` says nothing the name does not: empty, or the name again (case and outer
+/// white space aside), or contained in it.
+fn repeats_name(text: &str, name: &str) -> bool {
+    let (t, n) = (text.trim().to_lowercase(), name.trim().to_lowercase());
+    t.is_empty() || (!n.is_empty() && n.contains(&t))
+}
 
 /// States worth showing on a tree line (all states are in JSON and the details pane).
 pub fn key_states(n: &Node) -> Vec<&'static str> {
@@ -27,7 +87,8 @@ pub fn key_states(n: &Node) -> Vec<&'static str> {
     out
 }
 
-/// A node's value for display; secrets are never shown, only their length.
+/// A node's value for display, by the rules in the module doc; secrets are never shown, only
+/// their length.
 pub fn value_text(n: &Node) -> Option<String> {
     let v = n.value.as_ref()?;
     if n.is_secret() {
@@ -35,7 +96,26 @@ pub fn value_text(n: &Node) -> Option<String> {
             return Some(format!("(secret, {} chars)", text.chars().count()));
         }
     }
-    Some(sanitize(&v.display(), 60).into_owned())
+    let bearing = value_bearing(n);
+    match v {
+        Value::Text { text } => {
+            match embedded_marked(text) {
+                Some(t) if bearing || !repeats_name(&t, &n.name) => {
+                    Some(sanitize(&quoted(&t, 0), 60).into_owned())
+                }
+                // A field that holds only embedded objects still says it holds something.
+                None if bearing => Some("⟨obj⟩".into()),
+                _ => None,
+            }
+        }
+        _ if bearing => Some(sanitize(&v.display(), 60).into_owned()),
+        // A number, toggle or choice on an element of another role: shown only when it is not
+        // the name again.
+        _ => {
+            let d = v.as_text()?;
+            (!repeats_name(&d, &n.name)).then(|| sanitize(&v.display(), 60).into_owned())
+        }
+    }
 }
 
 /// One tree line: `row  role "name" = value [states]`.
@@ -53,4 +133,81 @@ pub fn node_line(n: &Node) -> String {
         s.push_str(&format!(" [{}]", states.join(" ")));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{NodeId, Toggle};
+
+    fn node(role: Role, name: &str, value: Value) -> Node {
+        let mut n = Node::new(NodeId("x".into()), role, "x");
+        n.name = name.into();
+        n.value = Some(value);
+        n
+    }
+
+    fn text(t: &str) -> Value {
+        Value::Text { text: t.into() }
+    }
+
+    #[test]
+    fn values_show_for_value_bearing_roles() {
+        assert_eq!(
+            value_text(&node(Role::Text, "Name", text("Ada"))).as_deref(),
+            Some("\"Ada\"")
+        );
+        assert_eq!(
+            value_text(&node(Role::Text, "Name", text(""))).as_deref(),
+            Some("\"\"")
+        );
+        // A field named after its content is still a field: its value shows.
+        assert_eq!(
+            value_text(&node(Role::Text, "Ada", text("Ada"))).as_deref(),
+            Some("\"Ada\"")
+        );
+        let on = Value::Toggle { state: Toggle::On };
+        assert_eq!(
+            value_text(&node(Role::CheckBox, "S", on)).as_deref(),
+            Some("on")
+        );
+    }
+
+    #[test]
+    fn static_text_shows_only_when_it_adds_to_the_name() {
+        assert_eq!(
+            value_text(&node(Role::Label, "Quantity", text("Quantity"))),
+            None
+        );
+        assert_eq!(value_text(&node(Role::Heading, "X", text(" x "))), None);
+        assert_eq!(value_text(&node(Role::Label, "", text(""))), None);
+        assert_eq!(
+            value_text(&node(Role::Label, "", text("Saved 3 files"))).as_deref(),
+            Some("\"Saved 3 files\"")
+        );
+        assert_eq!(
+            value_text(&node(Role::Paragraph, "Intro", text("Read more"))).as_deref(),
+            Some("\"Read more\"")
+        );
+    }
+
+    #[test]
+    fn embedded_objects_are_marked_or_left_out() {
+        let run = "\u{FFFC}\u{FFFC}\u{FFFC}\u{FFFC}";
+        assert_eq!(value_text(&node(Role::Panel, "", text(run))), None);
+        assert_eq!(value_text(&node(Role::Frame, "Page", text(run))), None);
+        assert_eq!(
+            value_text(&node(
+                Role::Paragraph,
+                "",
+                text("See \u{FFFC} or \u{FFFC}\u{FFFC}.")
+            ))
+            .as_deref(),
+            Some("\"See ⟨obj⟩ or ⟨obj×2⟩.\"")
+        );
+        assert_eq!(
+            value_text(&node(Role::Text, "Note", text("\u{FFFC}"))).as_deref(),
+            Some("⟨obj⟩")
+        );
+    }
 }

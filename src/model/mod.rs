@@ -2,6 +2,7 @@
 
 pub mod display;
 mod escape;
+pub mod json;
 mod node;
 mod request;
 mod role;

@@ -98,6 +98,7 @@ pub fn plan(ctx: &Arc<Ctx>, effect: Effect) -> Work {
         other @ (Effect::Copy { .. }
         | Effect::WriteCompleted(_)
         | Effect::Record { .. }
-        | Effect::Export) => Work::Local(other),
+        | Effect::Export
+        | Effect::Highlight(_)) => Work::Local(other),
     }
 }

@@ -18,6 +18,7 @@ use super::app::{App, CompletedWrite, Config, Effect, Msg, TimerId};
 use super::exec::{self, Ctx, Job, Work};
 use super::view;
 use crate::backend::{Backend, Event};
+use crate::model::Bounds;
 
 /// The app, its effect runner and a test terminal.
 pub struct Harness {
@@ -30,6 +31,8 @@ pub struct Harness {
     pub copied: Vec<String>,
     /// Completed writes reported through the recorder hook.
     pub completed: Vec<CompletedWrite>,
+    /// Every on-screen highlight change asked for, in order (`None`: taken away).
+    pub highlights: Vec<Option<Bounds>>,
 }
 
 /// A condition that did not come true in time, with the screen at that moment.
@@ -57,11 +60,22 @@ impl Harness {
         height: u16,
         banner: Option<String>,
     ) -> Harness {
-        let events = backend.subscribe();
         let config = Config {
-            backend: backend.name().to_string(),
             banner,
+            ..Config::default()
         };
+        Harness::with_config(backend, width, height, config)
+    }
+
+    /// A harness with the given settings (the backend's name is filled in).
+    pub fn with_config(
+        backend: Arc<dyn Backend>,
+        width: u16,
+        height: u16,
+        mut config: Config,
+    ) -> Harness {
+        let events = backend.subscribe();
+        config.backend = backend.name().to_string();
         let ctx = Arc::new(Ctx::new(backend));
         // A TestBackend cannot fail to build a terminal.
         let terminal = match Terminal::new(TestBackend::new(width, height)) {
@@ -76,6 +90,7 @@ impl Harness {
             events,
             copied: Vec::new(),
             completed: Vec::new(),
+            highlights: Vec::new(),
         }
     }
 
@@ -86,7 +101,11 @@ impl Harness {
         height: u16,
         banner: Option<String>,
     ) -> Result<Harness, Timeout> {
-        let mut h = Harness::new(backend, width, height, banner);
+        Harness::start_with(Harness::new(backend, width, height, banner)).await
+    }
+
+    /// Starts a harness made with [`Harness::with_config`], as [`Harness::start`] does.
+    pub async fn start_with(mut h: Harness) -> Result<Harness, Timeout> {
         let fx = h.app.init();
         h.run(fx);
         h.settle().await?;
@@ -128,6 +147,10 @@ impl Harness {
                 message: if start { "recording" } else { "stopped" }.into(),
             },
             Effect::Export => Msg::Notice("export is the recorder's job".into()),
+            Effect::Highlight(b) => {
+                self.highlights.push(b);
+                return;
+            }
             _ => return,
         };
         self.send(msg);

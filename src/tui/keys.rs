@@ -19,6 +19,8 @@ pub enum Action {
     CollapseAll,
     ExpandAll,
     ToggleRaw,
+    ShowingOnly,
+    Highlight,
     Filter,
     NextMatch,
     PrevMatch,
@@ -146,6 +148,18 @@ pub const BINDINGS: &[Binding] = &[
         label: "T",
         action: Action::ToggleRaw,
         help: "raw tree ⇄ folded tree (wrappers fold into their child)",
+    },
+    Binding {
+        keys: &[k('s')],
+        label: "s",
+        action: Action::ShowingOnly,
+        help: "only what is showing (and its ancestors) ⇄ everything",
+    },
+    Binding {
+        keys: &[k('o')],
+        label: "o",
+        action: Action::Highlight,
+        help: "hold the on-screen frame around the selection (X11)",
     },
     Binding {
         keys: &[k('/')],

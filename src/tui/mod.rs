@@ -1,23 +1,36 @@
-//! The interactive inspector: `app` (state and `update(Msg) -> Vec<Effect>`, pure), `tree`
-//! (the tree pane's model), `view` (one file per pane), `keys` (keymap and help from one
-//! table), `exec` (effects against the backend), `runtime` (the terminal and event loop) and
-//! `harness` (the same app and effects, headless, for tests and benchmarks). The TUI never
-//! names a concrete backend: it runs on any `Arc<dyn Backend>`.
+//! The interactive inspector: `app` (state and `update(Msg) -> Vec<Effect>`, pure, split by
+//! concern over `control`, `mode`, `nav`, `filter`, `writes`, `copy`, `live` and
+//! `highlight`), `tree` (the tree pane's model), `view` (one file per pane), `keys` (keymap and
+//! help from one table), `exec` (effects against the backend), `runtime` (the terminal and
+//! event loop), `x11_frame` (the on-screen highlight window) and `harness` (the same app and
+//! effects, headless, for tests and benchmarks). The TUI never names a concrete backend: it
+//! runs on any `Arc<dyn Backend>`.
 
 pub mod app;
+mod clip;
+mod control;
+pub mod copy;
 pub mod exec;
+pub mod filter;
 pub mod harness;
+pub mod highlight;
 pub mod input;
 pub mod keys;
 pub mod layout;
+mod live;
+pub mod mode;
+mod nav;
 pub mod record;
 pub mod runtime;
 pub mod tree;
 pub mod view;
+pub mod writes;
+pub mod x11_frame;
 
-pub use app::{App, CompletedWrite, Effect, Msg};
+pub use app::{App, Effect, Msg};
 pub use record::WorkflowRecorder;
 pub use runtime::{Options, Recorder, TuiError, run};
+pub use writes::CompletedWrite;
 
 /// `s` escaped for the terminal (`model::sanitize`) and put in double quotes, with `"` escaped.
 /// Not `{:?}`: that would escape the sanitizer's own backslashes a second time.

@@ -31,24 +31,10 @@ impl WorkflowRecorder {
     }
 }
 
-fn slug(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(c.to_ascii_lowercase());
-        } else if !out.is_empty() && !out.ends_with('-') {
-            out.push('-');
-        }
-        if out.len() >= 48 {
-            break;
-        }
-    }
-    let out = out.trim_end_matches('-').to_string();
-    if out.is_empty() {
-        "recording".into()
-    } else {
-        out
-    }
+/// The file name for a recording of `title`: the project's slug, or `recording`.
+fn file_stem(title: &str) -> String {
+    let s = workflow::slug(title, '-');
+    if s.is_empty() { "recording".into() } else { s }
 }
 
 /// A path in `dir` named after `name` that does not exist yet.
@@ -65,7 +51,7 @@ fn free_path(dir: &Path, name: &str) -> PathBuf {
 
 impl Recorder for WorkflowRecorder {
     fn start(&mut self, app: &str, window: &str) -> Result<String, String> {
-        let name = slug(if window.is_empty() { app } else { window });
+        let name = file_stem(if window.is_empty() { app } else { window });
         // A new recording per start; the previous one stays exported if it was.
         self.rec = Some(workflow::Recorder::new(name));
         self.recording = true;

@@ -19,9 +19,11 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use tokio::sync::{broadcast, mpsc};
 
-use super::app::{App, CompletedWrite, Config, Effect, Msg};
+use super::app::{App, CompletedWrite, Config, Effect, Msg, OpenAt};
+use super::clip::Clipboard;
 use super::exec::{self, Ctx, Work};
 use super::view;
+use super::x11_frame::FrameWindow;
 use crate::backend::Backend;
 
 /// At most one frame per this interval; input is drained before drawing.
@@ -46,6 +48,8 @@ pub struct Options {
     /// A notice for the top line (e.g. "no accessibility bus: showing the demo app").
     pub banner: Option<String>,
     pub recorder: Option<Box<dyn Recorder>>,
+    /// The window to open first (`--app`, `--pid`, `--window`), or why none matched.
+    pub open: Option<Result<OpenAt, String>>,
 }
 
 /// Why the TUI stopped with an error.
@@ -104,60 +108,6 @@ fn install_panic_hook() {
     }));
 }
 
-/// The clipboard: the system clipboard through arboard when there is a display, else the
-/// terminal's clipboard through OSC 52. The arboard handle is kept so X11 keeps serving it.
-#[derive(Default)]
-struct Clipboard {
-    system: Option<arboard::Clipboard>,
-}
-
-/// OSC 52 "set clipboard" for `text`.
-pub fn osc52(text: &str) -> String {
-    format!("\x1b]52;c;{}\x07", base64(text.as_bytes()))
-}
-
-/// Standard base64 with padding.
-pub fn base64(data: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(A[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-impl Clipboard {
-    fn copy(&mut self, what: &str, text: &str) -> Result<String, String> {
-        if self.system.is_none() {
-            self.system = arboard::Clipboard::new().ok();
-        }
-        if let Some(c) = &mut self.system {
-            if c.set_text(text.to_string()).is_ok() {
-                return Ok(format!("copied the {what} to the clipboard"));
-            }
-        }
-        let mut out = std::io::stdout();
-        out.write_all(osc52(text).as_bytes())
-            .and_then(|()| out.flush())
-            .map_err(|e| e.to_string())?;
-        Ok(format!(
-            "copied the {what} through the terminal (OSC 52; no display for the system clipboard)"
-        ))
-    }
-}
-
 fn term_msg(ev: Event) -> Option<Msg> {
     match ev {
         Event::Key(k) => Some(Msg::Key(k)),
@@ -168,13 +118,23 @@ fn term_msg(ev: Event) -> Option<Msg> {
     }
 }
 
+/// The recorder, shared with the blocking task that exports.
+type SharedRecorder = Arc<std::sync::Mutex<Box<dyn Recorder>>>;
+
 struct Loop {
     app: App,
     ctx: Arc<Ctx>,
     tx: mpsc::UnboundedSender<Msg>,
     clipboard: Clipboard,
-    recorder: Option<Box<dyn Recorder>>,
+    recorder: Option<SharedRecorder>,
+    /// The on-screen highlight window (none where it cannot work).
+    frame: Option<FrameWindow>,
     started: Instant,
+}
+
+/// Locks the recorder; a poisoned lock only means an earlier call panicked.
+fn lock(r: &SharedRecorder) -> std::sync::MutexGuard<'_, Box<dyn Recorder>> {
+    r.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Loop {
@@ -213,17 +173,29 @@ impl Loop {
 
     fn local(&mut self, e: Effect) -> Option<Msg> {
         match e {
-            Effect::Copy { what, text } => Some(Msg::Copied(self.clipboard.copy(what, &text))),
+            Effect::Copy { what, text } => {
+                let (clipboard, tx) = (self.clipboard.clone(), self.tx.clone());
+                tokio::spawn(async move {
+                    let _ = tx.send(Msg::Copied(clipboard.copy(what, text).await));
+                });
+                None
+            }
+            Effect::Highlight(bounds) => {
+                if let Some(f) = &self.frame {
+                    f.show(bounds);
+                }
+                None
+            }
             Effect::WriteCompleted(w) => {
                 if self.app.recording {
-                    if let Some(r) = &mut self.recorder {
-                        r.record(&w);
+                    if let Some(r) = &self.recorder {
+                        lock(r).record(&w);
                     }
                 }
                 None
             }
             Effect::Record { start } => {
-                let Some(r) = &mut self.recorder else {
+                let Some(r) = &self.recorder else {
                     return Some(Msg::Recording {
                         on: false,
                         message: "recording is not available in this build (no workflow recorder)"
@@ -236,6 +208,7 @@ impl Loop {
                     .as_ref()
                     .map(|s| (s.app_name.clone(), s.title.clone()))
                     .unwrap_or_default();
+                let mut r = lock(r);
                 Some(if start {
                     match r.start(&app, &window) {
                         Ok(m) => Msg::Recording {
@@ -260,13 +233,24 @@ impl Loop {
                     }
                 })
             }
-            Effect::Export => Some(Msg::Notice(match &mut self.recorder {
-                None => "export needs the workflow recorder, which this build does not have".into(),
-                Some(r) => match r.export() {
-                    Ok(m) => m,
-                    Err(e) => format!("export failed: {e}"),
-                },
-            })),
+            Effect::Export => {
+                let Some(r) = self.recorder.clone() else {
+                    return Some(Msg::Notice(
+                        "export needs the workflow recorder, which this build does not have".into(),
+                    ));
+                };
+                // Writing the file blocks: off the UI task.
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let done = tokio::task::spawn_blocking(move || lock(&r).export()).await;
+                    let _ = tx.send(Msg::Notice(match done {
+                        Ok(Ok(m)) => m,
+                        Ok(Err(e)) => format!("export failed: {e}"),
+                        Err(e) => format!("export failed: {e}"),
+                    }));
+                });
+                None
+            }
             _ => None,
         }
     }
@@ -285,16 +269,29 @@ pub async fn run(backend: Arc<dyn Backend>, opts: Options) -> Result<(), TuiErro
     let size = terminal.size()?;
     let mut bus = backend.subscribe();
     let (tx, mut rx) = mpsc::unbounded_channel();
+    // The fixture's elements have made-up bounds: a frame on the real screen would lie.
+    let start = if backend.name() == "fixture" {
+        Err("the fixture app's elements are not on the screen".to_string())
+    } else {
+        FrameWindow::start()
+    };
+    let (frame, highlight) = match start {
+        Ok((f, screen)) => (Some(f), Ok(screen)),
+        Err(why) => (None, Err(why)),
+    };
     let config = Config {
         backend: backend.name().to_string(),
         banner: opts.banner,
+        open: opts.open,
+        highlight: Some(highlight),
     };
     let mut lp = Loop {
         app: App::new(config, (size.width, size.height)),
         ctx: Arc::new(Ctx::new(backend)),
         tx,
         clipboard: Clipboard::default(),
-        recorder: opts.recorder,
+        recorder: opts.recorder.map(|r| Arc::new(std::sync::Mutex::new(r))),
+        frame,
         started: Instant::now(),
     };
     let fx = lp.app.init();
@@ -374,19 +371,4 @@ pub async fn run(backend: Arc<dyn Backend>, opts: Options) -> Result<(), TuiErro
     }
     drop(terminal);
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn base64_and_osc52() {
-        assert_eq!(base64(b""), "");
-        assert_eq!(base64(b"f"), "Zg==");
-        assert_eq!(base64(b"fo"), "Zm8=");
-        assert_eq!(base64(b"foo"), "Zm9v");
-        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
-        assert_eq!(osc52("hi"), "\x1b]52;c;aGk=\x07");
-    }
 }

@@ -1,12 +1,13 @@
 //! The tree pane's model: one window's snapshot with its target index, the folded (or raw)
-//! visible lines, per-node collapse, the id → row lookup, and in-place patches of single nodes.
+//! visible lines, per-node collapse, the "showing" view (nodes that are neither showing nor
+//! hold a showing one are left out), the id → row lookup, and in-place patches of single nodes.
 //! Pure: no terminal, no IO. Lines are rebuilt only when the tree, folding, collapse or the
 //! hidden set changes, never per frame.
 
 use std::collections::HashSet;
 
 use crate::fold::{self, Line};
-use crate::model::{Node, NodeId, Snapshot};
+use crate::model::{Node, NodeId, Snapshot, State};
 use crate::target::SnapshotIndex;
 
 /// FNV-1a: a cheap, stable hash for the id lookup table (collisions are checked by comparing
@@ -56,6 +57,8 @@ pub struct PatchEffect {
     pub matchable: bool,
     /// Anything shown changed.
     pub visible: bool,
+    /// The visible lines changed (a node started or stopped showing in the showing view).
+    pub lines: bool,
 }
 
 /// One window's tree as the tree pane shows it.
@@ -69,6 +72,9 @@ pub struct TreeState {
     ids: IdIndex,
     /// Show every node instead of folding unnamed single-child wrappers.
     pub raw: bool,
+    /// Leave out nodes that are neither showing nor an ancestor of a showing node (not in the
+    /// raw view, which shows every node).
+    pub showing_only: bool,
     /// Collapsed nodes, by identity so collapse survives re-reads.
     pub collapsed: HashSet<NodeId>,
     /// When set, rows whose entry is false are hidden (non-matching branches).
@@ -95,6 +101,7 @@ impl TreeState {
             index,
             ids,
             raw,
+            showing_only: false,
             collapsed,
             keep: None,
             lines: Vec::new(),
@@ -114,7 +121,13 @@ impl TreeState {
                 .map(|n| self.collapsed.contains(&n.id))
                 .collect()
         };
-        let keep = self.keep.as_deref();
+        let showing = (self.showing_only && !self.raw).then(|| self.showing_set());
+        let keep: Option<Vec<bool>> = match (self.keep.as_deref(), showing) {
+            (Some(k), Some(s)) => Some(k.iter().zip(s).map(|(a, b)| *a && b).collect()),
+            (Some(k), None) => Some(k.to_vec()),
+            (None, s) => s,
+        };
+        let keep = keep.as_deref();
         // A row outside the kept set hides its whole subtree too (the set holds ancestors of
         // every kept row), so treat it as collapsed and drop it below.
         let is_collapsed = |r: usize| {
@@ -126,6 +139,23 @@ impl TreeState {
             lines.retain(|l| k.get(l.row).copied().unwrap_or(false));
         }
         self.lines = lines;
+    }
+
+    /// Turns the showing view on or off (on leaves the raw view: the raw tree is every node).
+    pub fn set_showing_only(&mut self, on: bool) {
+        self.showing_only = on;
+        if on {
+            self.raw = false;
+        }
+        self.rebuild_lines();
+    }
+
+    /// Rows that are showing or hold a showing node, and the root.
+    fn showing_set(&self) -> Vec<bool> {
+        let rows: Vec<usize> = (0..self.snap.nodes.len())
+            .filter(|&r| self.snap.nodes[r].states.has(State::Showing))
+            .collect();
+        self.keep_set(&rows)
     }
 
     /// Hides rows not in `keep` (`None` shows everything).
@@ -252,6 +282,7 @@ impl TreeState {
         if !visible {
             return PatchEffect::default();
         }
+        let showing_flipped = old.states.has(State::Showing) != fresh.states.has(State::Showing);
         let merged = Node {
             parent: old.parent,
             children: old.children.clone(),
@@ -262,7 +293,15 @@ impl TreeState {
         if matchable {
             self.index.update_row(&self.snap, row, &old);
         }
-        PatchEffect { matchable, visible }
+        let lines = showing_flipped && self.showing_only && !self.raw;
+        if lines {
+            self.rebuild_lines();
+        }
+        PatchEffect {
+            matchable,
+            visible,
+            lines,
+        }
     }
 
     /// Rows that are `rows` or an ancestor of one: what stays when non-matching branches hide.

@@ -16,6 +16,8 @@ pub const MAX_DURATION_MS: u64 = 900_000;
 pub const MAX_RETRIES: u32 = 8;
 /// The schema's limit on `budgets.maxExtractedBytes`.
 pub const MAX_EXTRACTED_BYTES: u64 = 4_194_304;
+/// A step's timeout when it gives none (the command line's resolution default too).
+pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
 /// The schema's limit on predicate strings (`visible`, `titleContains`, `textContains`).
 pub const MAX_PREDICATE_CHARS: usize = 1024;
 

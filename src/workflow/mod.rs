@@ -17,7 +17,10 @@ pub mod validate;
 pub mod watch;
 
 pub use format::{Action, Predicate, Step, Transaction, Workflow};
-pub use record::{ExportError, ExportOptions, RecordError, RecordedStep, Recorder, Recording};
+pub use record::{
+    ExportError, ExportOptions, RecordError, RecordedStep, Recorder, Recording, slug,
+    step_for_state,
+};
 pub use run::{Place, RunOptions, RunRefusal, RunReport, Runner, StepOutcome, StepReport};
 pub use schema::Issue;
 pub use validate::{MAX_FILE_BYTES, Validation, validate_bytes, validate_path, validate_value};

@@ -33,8 +33,6 @@ use crate::target::{
 };
 use crate::write::{Outcome, WriteResult};
 
-/// A step's resolution timeout when nothing else is known (the CLI's default).
-pub const DEFAULT_STEP_TIMEOUT_MS: u64 = 10_000;
 /// The recording file format version.
 pub const RECORDING_VERSION: u32 = 1;
 /// Recording files larger than this are refused.
@@ -44,16 +42,18 @@ const WRITE_ALLOWANCE_MS: u64 = 2_000;
 /// Extra time for the whole run (preconditions, terminal condition, outputs).
 const RUN_ALLOWANCE_MS: u64 = 5_000;
 
-/// One recorded step with what the recorder knows beyond the exported file: the candidate count
-/// of its target, the element's role and name, the verdict it got, and why it is flagged.
+/// One recorded step: the workflow step itself (`step`, exactly as it is exported) and what the
+/// recorder knows beyond the exported file: the candidate count of its target, the element's
+/// role and name, the verdict it got, and why it is flagged. In a recording file the step's
+/// fields sit beside the recorder's (`#[serde(flatten)]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecordedStep {
-    pub id: String,
-    pub action: Action,
-    pub transaction: Transaction,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target: Option<String>,
+    /// `type`: `text` holds the text, or `${inputs.NAME}` for a sensitive field; `select`:
+    /// `value` holds the option label (absent when the target itself is selected); `wait`:
+    /// `condition` is `visible` or `gone`.
+    #[serde(flatten)]
+    pub step: Step,
     /// How many elements the target matched in the snapshot it was recorded in (1: unique).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub candidates: Option<usize>,
@@ -62,18 +62,6 @@ pub struct RecordedStep {
     /// The element's name when recorded.
     #[serde(default)]
     pub name: String,
-    /// `type`: the text, or `${inputs.NAME}` for a sensitive field.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    /// `select`: the option label (absent when the target itself is selected).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<String>,
-    /// `wait`: `visible` or `gone`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub condition: Option<String>,
-    pub timeout_ms: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expect: Option<Predicate>,
     /// The write's outcome when recorded (`verified`, `mismatch`, …); none for observed
     /// changes, waits and observations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -97,30 +85,44 @@ pub struct RecordedStep {
     pub node: Option<NodeId>,
 }
 
+impl Default for RecordedStep {
+    /// An observation step with nothing known about it (a base for struct updates).
+    fn default() -> RecordedStep {
+        RecordedStep {
+            step: Step::new("", Action::Observe, Transaction::ReadOnly),
+            candidates: None,
+            role: None,
+            name: String::new(),
+            verdict: None,
+            mismatch: None,
+            reason: String::new(),
+            observed: false,
+            flagged: false,
+            flags: Vec::new(),
+            node: None,
+        }
+    }
+}
+
 impl RecordedStep {
     /// The step as it appears in a workflow file.
     pub fn to_step(&self) -> Step {
-        let mut s = Step::new(self.id.clone(), self.action, self.transaction);
-        s.target = self.target.clone();
-        s.text = self.text.clone();
-        s.value = self.value.clone();
-        s.condition = self.condition.clone();
-        s.timeout_ms = Some(self.timeout_ms);
-        s.expect = self.expect.clone();
+        let mut s = self.step.clone();
+        s.timeout_ms = Some(s.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS));
         s
     }
 
     /// One line for listings: `type-full-name  type text "Full name" ← "Ada"  verified`.
     pub fn summary(&self) -> String {
-        let mut s = format!("{}  {}", self.id, self.action.as_str());
-        if let Some(t) = &self.target {
+        let mut s = format!("{}  {}", self.step.id, self.step.action.as_str());
+        if let Some(t) = &self.step.target {
             s.push(' ');
             s.push_str(&crate::model::sanitize(t, 80));
         }
-        if let Some(t) = &self.text {
+        if let Some(t) = &self.step.text {
             s.push_str(&format!(" ← {:?}", crate::model::sanitize(t, 60).as_ref()));
         }
-        if let Some(v) = &self.value {
+        if let Some(v) = &self.step.value {
             s.push_str(&format!(" ← {:?}", crate::model::sanitize(v, 60).as_ref()));
         }
         match (&self.verdict, self.observed) {
@@ -370,8 +372,9 @@ pub fn default_action(node: &Node) -> Option<String> {
         .cloned()
 }
 
-/// `lower-case-words` of `s`, at most 48 characters; empty when `s` has no letters or digits.
-fn slug(s: &str, sep: char) -> String {
+/// `lower-case-words` of `s` joined by `sep`, at most 48 characters; empty when `s` has no
+/// letters or digits. The one slug: step ids, input names and exported file names.
+pub fn slug(s: &str, sep: char) -> String {
     let mut out = String::new();
     for c in s.chars() {
         if c.is_alphanumeric() {
@@ -470,6 +473,46 @@ fn expect_for(
     }
 }
 
+/// The value that brings `node` to the state it is in now through `set` (what an observed change
+/// records), or `None` when it holds nothing recordable: a mixed check box, a deselected row, an
+/// element with no value. A sensitive field's text is never read: a non-empty one answers a
+/// placeholder that the step replaces with an input reference.
+fn state_value(node: &Node) -> Option<String> {
+    let secret = is_sensitive(node);
+    let raw = match (&node.value, node.role) {
+        (Some(Value::Text { text }), _) if secret => {
+            if text.is_empty() {
+                String::new()
+            } else {
+                // Never read: the step refers to an input.
+                "\u{1}".into()
+            }
+        }
+        (Some(Value::Text { text }), _) => text.clone(),
+        (Some(Value::Number { current, .. }), _) => format_number(*current),
+        (
+            Some(Value::Toggle {
+                state: Toggle::Mixed,
+            }),
+            _,
+        ) => return None,
+        (Some(Value::Toggle { state }), _) => (*state == Toggle::On).to_string(),
+        (Some(Value::Choice { selected }), _) => selected.clone()?,
+        (None, r) if r.is_selectable_item() => {
+            if !node.states.has(State::Selected) {
+                return None;
+            }
+            "true".into()
+        }
+        (None, Role::Expander) => node.states.has(State::Expanded).to_string(),
+        (None, r) if r.is_toggle() => {
+            (node.states.has(State::Checked) || node.states.has(State::Pressed)).to_string()
+        }
+        _ => return None,
+    };
+    Some(raw)
+}
+
 /// Whether a suggested target survives a change of the element's value.
 enum Stability {
     Stable,
@@ -518,6 +561,30 @@ fn stable_alternative(snap: &Snapshot, row: usize, t: &Target) -> Stability {
         Some(alt) => Stability::Replaced(alt),
         None => Stability::ValueNamed(value),
     }
+}
+
+/// The workflow step that brings `row` to the state it is in now, by the recorder's own mapping,
+/// target choice and expectation (what the TUI copies as "workflow step"). An element with no
+/// value to set but with actions becomes a `click` on it; `None` for anything else.
+pub fn step_for_state(snap: &Snapshot, row: usize) -> Option<Step> {
+    let node = snap.get(row)?;
+    let mut rec = Recorder::new("step");
+    let r = Record {
+        snap,
+        row,
+        given: None,
+        observed: false,
+        result: None,
+    };
+    // Only elements that take a value through `set` have a state to bring back (a label's text
+    // is not typed into it).
+    let value = node.is_editable_kind().then(|| state_value(node)).flatten();
+    let i = match value {
+        Some(raw) => rec.record_value(&r, node, &raw, is_sensitive(node)),
+        None if !node.actions.is_empty() => rec.record_click(&r, node, None),
+        None => return None,
+    };
+    rec.steps.get(i).map(RecordedStep::to_step)
 }
 
 /// Records steps; see the module doc. `Send`, so a TUI or a watcher task can share it behind a
@@ -595,8 +662,9 @@ impl Recorder {
     /// fields the recorder could not tell were secret.
     pub fn mark_sensitive(&mut self, i: usize) -> Result<(), RecordError> {
         let step = self.steps.get(i).ok_or(RecordError::NoStep(i))?;
-        if step.action != Action::Type
+        if step.step.action != Action::Type
             || step
+                .step
                 .text
                 .as_deref()
                 .is_some_and(|t| t.contains("${inputs."))
@@ -605,8 +673,12 @@ impl Recorder {
         }
         let input = self.new_input(&step.name.clone(), step.role);
         let step = &mut self.steps[i];
-        step.text = Some(format!("${{inputs.{input}}}"));
-        step.expect = step.target.as_ref().map(|t| Predicate::Visible(t.clone()));
+        step.step.text = Some(format!("${{inputs.{input}}}"));
+        step.step.expect = step
+            .step
+            .target
+            .as_ref()
+            .map(|t| Predicate::Visible(t.clone()));
         Ok(())
     }
 
@@ -614,7 +686,7 @@ impl Recorder {
         let used: HashSet<String> = self
             .steps
             .iter()
-            .flat_map(|s| [s.text.as_deref(), s.value.as_deref()])
+            .flat_map(|s| [s.step.text.as_deref(), s.step.value.as_deref()])
             .flatten()
             .filter_map(|t| validate::input_refs(t).ok())
             .flatten()
@@ -624,7 +696,7 @@ impl Recorder {
     }
 
     fn unique_id(&self, base: &str) -> String {
-        let taken: HashSet<&str> = self.steps.iter().map(|s| s.id.as_str()).collect();
+        let taken: HashSet<&str> = self.steps.iter().map(|s| s.step.id.as_str()).collect();
         if !taken.contains(base) {
             return base.to_string();
         }
@@ -776,8 +848,8 @@ impl Recorder {
             if let Some(last) = self.steps.last() {
                 let echo = last.observed
                     && last.node.as_ref() == Some(&node.id)
-                    && last.action == m.action
-                    && (secret || last.text == m.text && last.value == m.value);
+                    && last.step.action == m.action
+                    && (secret || last.step.text == m.text && last.step.value == m.value);
                 if echo {
                     self.steps.pop();
                     self.prune_inputs();
@@ -817,25 +889,24 @@ impl Recorder {
         }
         let base = format!("{}-{}", m.action.as_str(), id_label(node));
         let step = RecordedStep {
-            id: self.unique_id(&base),
-            action: m.action,
-            transaction: m.transaction,
-            target: target.map(|t| t.to_string()),
+            step: Step {
+                target: target.map(|t| t.to_string()),
+                text: m.text,
+                value: m.value,
+                timeout_ms: Some(DEFAULT_TIMEOUT_MS),
+                expect,
+                ..Step::new(self.unique_id(&base), m.action, m.transaction)
+            },
             candidates,
             role: Some(node.role),
             name: node.name.clone(),
-            text: m.text,
-            value: m.value,
-            condition: None,
-            timeout_ms: DEFAULT_STEP_TIMEOUT_MS,
-            expect,
             verdict,
             mismatch,
             reason,
             observed: r.observed,
-            flagged: false,
             flags,
             node: Some(node.id.clone()),
+            ..RecordedStep::default()
         };
         self.push(step)
     }
@@ -859,7 +930,12 @@ impl Recorder {
             observed: false,
             result: Some(result),
         };
-        let (target, candidates, mut flags) = Self::target_for(&rec);
+        Ok(self.record_click(&rec, node, action))
+    }
+
+    /// A `click` step on `r`'s element (`action`: the one the user named, if any).
+    fn record_click(&mut self, r: &Record<'_>, node: &Node, action: Option<&str>) -> usize {
+        let (target, candidates, mut flags) = Self::target_for(r);
         if let Some(a) = action {
             let default = default_action(node);
             if !default
@@ -872,33 +948,36 @@ impl Recorder {
                 ));
             }
         }
-        if !result.outcome.is_ok() {
-            flags.push(format!("the action was {}", result.outcome.as_str()));
+        if let Some(result) = r.result {
+            if !result.outcome.is_ok() {
+                flags.push(format!("the action was {}", result.outcome.as_str()));
+            }
         }
         let name = id_label(node);
         let m = Mapping::new(Action::Click);
         let step = RecordedStep {
-            id: self.unique_id(&format!("click-{name}")),
-            action: m.action,
-            transaction: m.transaction,
-            target: target.map(|t| t.to_string()),
+            step: Step {
+                target: target.map(|t| t.to_string()),
+                timeout_ms: Some(DEFAULT_TIMEOUT_MS),
+                ..Step::new(
+                    self.unique_id(&format!("click-{name}")),
+                    m.action,
+                    m.transaction,
+                )
+            },
             candidates,
             role: Some(node.role),
             name: node.name.clone(),
-            text: None,
-            value: None,
-            condition: None,
-            timeout_ms: DEFAULT_STEP_TIMEOUT_MS,
-            expect: None,
-            verdict: Some(result.outcome.as_str().to_string()),
-            mismatch: result.mismatch.map(|k| k.as_str().to_string()),
-            reason: result.reason.clone(),
-            observed: false,
-            flagged: false,
+            verdict: r.result.map(|res| res.outcome.as_str().to_string()),
+            mismatch: r
+                .result
+                .and_then(|res| res.mismatch.map(|k| k.as_str().to_string())),
+            reason: r.result.map(|res| res.reason.clone()).unwrap_or_default(),
             flags,
             node: Some(node.id.clone()),
+            ..RecordedStep::default()
         };
-        Ok(self.push(step))
+        self.push(step)
     }
 
     /// Records an explicit wait for `target` (up to `timeout`).
@@ -929,25 +1008,19 @@ impl Recorder {
         }
         let m = Mapping::new(Action::Wait);
         let step = RecordedStep {
-            id: self.unique_id(&format!("wait-{what}")),
-            action: m.action,
-            transaction: m.transaction,
-            target: Some(target.to_string()),
-            candidates: None,
-            role: None,
-            name: String::new(),
-            text: None,
-            value: None,
-            condition: Some(if visible { "visible" } else { "gone" }.into()),
-            timeout_ms: ms,
-            expect,
-            verdict: None,
-            mismatch: None,
-            reason: String::new(),
-            observed: false,
-            flagged: false,
+            step: Step {
+                target: Some(target.to_string()),
+                condition: Some(if visible { "visible" } else { "gone" }.into()),
+                timeout_ms: Some(ms),
+                expect,
+                ..Step::new(
+                    self.unique_id(&format!("wait-{what}")),
+                    m.action,
+                    m.transaction,
+                )
+            },
             flags,
-            node: None,
+            ..RecordedStep::default()
         };
         self.push(step)
     }
@@ -956,25 +1029,11 @@ impl Recorder {
     pub fn record_observe(&mut self) -> usize {
         let m = Mapping::new(Action::Observe);
         let step = RecordedStep {
-            id: self.unique_id("observe"),
-            action: m.action,
-            transaction: m.transaction,
-            target: None,
-            candidates: None,
-            role: None,
-            name: String::new(),
-            text: None,
-            value: None,
-            condition: None,
-            timeout_ms: DEFAULT_STEP_TIMEOUT_MS,
-            expect: None,
-            verdict: None,
-            mismatch: None,
-            reason: String::new(),
-            observed: false,
-            flagged: false,
-            flags: Vec::new(),
-            node: None,
+            step: Step {
+                timeout_ms: Some(DEFAULT_TIMEOUT_MS),
+                ..Step::new(self.unique_id("observe"), m.action, m.transaction)
+            },
+            ..RecordedStep::default()
         };
         self.push(step)
     }
@@ -990,37 +1049,7 @@ impl Recorder {
     pub fn record_observed(&mut self, snap: &Snapshot, row: usize) -> Option<usize> {
         let node = snap.get(row)?;
         let secret = is_sensitive(node);
-        let raw: String = match (&node.value, node.role) {
-            (Some(Value::Text { text }), _) if secret => {
-                if text.is_empty() {
-                    String::new()
-                } else {
-                    // Never read: the step refers to an input.
-                    "\u{1}".into()
-                }
-            }
-            (Some(Value::Text { text }), _) => text.clone(),
-            (Some(Value::Number { current, .. }), _) => format_number(*current),
-            (
-                Some(Value::Toggle {
-                    state: Toggle::Mixed,
-                }),
-                _,
-            ) => return None,
-            (Some(Value::Toggle { state }), _) => (*state == Toggle::On).to_string(),
-            (Some(Value::Choice { selected }), _) => selected.clone()?,
-            (None, r) if r.is_selectable_item() => {
-                if !node.states.has(State::Selected) {
-                    return None;
-                }
-                "true".into()
-            }
-            (None, Role::Expander) => node.states.has(State::Expanded).to_string(),
-            (None, r) if r.is_toggle() => {
-                (node.states.has(State::Checked) || node.states.has(State::Pressed)).to_string()
-            }
-            _ => return None,
-        };
+        let raw = state_value(node)?;
         let mapped = map_write(node, &raw);
         // Choosing one radio button unchecks another: a side effect, not a step.
         if mapped.action == Action::Uncheck
@@ -1035,14 +1064,14 @@ impl Recorder {
             .rposition(|s| s.node.as_ref() == Some(&node.id))
         {
             let prev = &self.steps[last];
-            let same = prev.action == mapped.action
-                && (secret && prev.action == Action::Type
-                    || prev.text == mapped.text && prev.value == mapped.value);
+            let same = prev.step.action == mapped.action
+                && (secret && prev.step.action == Action::Type
+                    || prev.step.text == mapped.text && prev.step.value == mapped.value);
             if same {
                 return None;
             }
             let is_last = last + 1 == self.steps.len();
-            let text_entry = matches!(prev.action, Action::Type | Action::Clear)
+            let text_entry = matches!(prev.step.action, Action::Type | Action::Clear)
                 && matches!(mapped.action, Action::Type | Action::Clear);
             if is_last && prev.observed && text_entry {
                 self.drop_step(last);
@@ -1180,7 +1209,7 @@ impl Recorder {
             .collect();
         let duration: u64 = steps
             .iter()
-            .map(|s| s.timeout_ms.unwrap_or(DEFAULT_STEP_TIMEOUT_MS) + WRITE_ALLOWANCE_MS)
+            .map(|s| s.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS) + WRITE_ALLOWANCE_MS)
             .sum::<u64>()
             + RUN_ALLOWANCE_MS;
         let budgets = Budgets {
@@ -1398,8 +1427,8 @@ mod tests {
         let mut r = Recorder::new("t");
         let a = r.record_observe();
         let b = r.record_observe();
-        assert_eq!(r.steps()[a].id, "observe");
-        assert_eq!(r.steps()[b].id, "observe-2");
+        assert_eq!(r.steps()[a].step.id, "observe");
+        assert_eq!(r.steps()[b].step.id, "observe-2");
     }
 
     #[test]

@@ -65,9 +65,6 @@ fn mask_words(s: &str, word: &str) -> String {
     out
 }
 
-/// A step's timeout when it gives none.
-pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
-
 /// Knobs of a run that the file does not set.
 #[derive(Debug, Clone, Copy)]
 pub struct RunOptions {

@@ -480,7 +480,7 @@ pub fn semantic(wf: &Workflow) -> (Vec<Issue>, Vec<Issue>) {
     let timeouts: u64 = wf
         .steps
         .iter()
-        .map(|s| s.timeout_ms.unwrap_or(super::run::DEFAULT_TIMEOUT_MS) * u64::from(s.repeats()))
+        .map(|s| s.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS) * u64::from(s.repeats()))
         .sum();
     if timeouts > wf.budgets.max_duration_ms {
         c.warnings.push(Issue::new(

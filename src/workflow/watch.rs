@@ -6,7 +6,10 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+// tokio's clock, so the debounce runs in paused time in tests.
+use tokio::time::Instant;
 
 use serde::Serialize;
 use tokio::sync::broadcast::error::RecvError;
@@ -127,6 +130,7 @@ impl Watch {
             opts,
             baseline,
             pending: HashMap::new(),
+            arrivals: 0,
             rescan: false,
             summary: WatchSummary::default(),
         };
@@ -155,8 +159,10 @@ struct Watcher {
     recorder: SharedRecorder,
     opts: WatchOptions,
     baseline: HashMap<NodeId, Observable>,
-    /// Elements with events not yet looked at: (first event, last event).
-    pending: HashMap<NodeId, (Instant, Instant)>,
+    /// Elements with events not yet looked at: (the order of their first event, the time of
+    /// their last). An arrival count, not a time, orders them: events can share an instant.
+    pending: HashMap<NodeId, (u64, Instant)>,
+    arrivals: u64,
     /// Events were lost: compare the whole window at the next flush.
     rescan: bool,
     summary: WatchSummary,
@@ -178,10 +184,12 @@ impl Watcher {
                         if interesting(&ev.kind) {
                             self.summary.events += 1;
                             let now = Instant::now();
+                            self.arrivals += 1;
+                            let seq = self.arrivals;
                             self.pending
                                 .entry(ev.source)
                                 .and_modify(|e| e.1 = now)
-                                .or_insert((now, now));
+                                .or_insert((seq, now));
                         }
                     }
                     Err(RecvError::Lagged(n)) => {
@@ -205,8 +213,11 @@ impl Watcher {
         // Drain what arrived before the stop, then record everything pending.
         while let Ok(ev) = events.try_recv() {
             if interesting(&ev.kind) {
-                let now = Instant::now();
-                self.pending.entry(ev.source).or_insert((now, now));
+                self.arrivals += 1;
+                let seq = self.arrivals;
+                self.pending
+                    .entry(ev.source)
+                    .or_insert((seq, Instant::now()));
             }
         }
         self.flush(None).await?;
@@ -216,7 +227,7 @@ impl Watcher {
     /// Records pending elements quiet for `quiet` (all when `None`), against one fresh read.
     async fn flush(&mut self, quiet: Option<Duration>) -> Result<(), BackendError> {
         let now = Instant::now();
-        let mut due: Vec<(NodeId, Instant)> = self
+        let mut due: Vec<(NodeId, u64)> = self
             .pending
             .iter()
             .filter(|(_, (_, last))| quiet.is_none_or(|q| now.duration_since(*last) >= q))

@@ -51,7 +51,21 @@ fn node_lines(n: &Node, out: &mut Vec<Line<'static>>) {
             max.map_or("unreadable".into(), format_number),
             step.map_or("unreadable".into(), format_number)
         ),
-        Some(_) => display::value_text(n).unwrap_or_default(),
+        // A static element's text, in full here even where the tree line leaves it out.
+        Some(Value::Text { text }) if !display::value_bearing(n) && !n.is_secret() => {
+            let shown = match display::embedded_marked(text) {
+                Some(t) => crate::model::quoted(&t, 200),
+                None => format!(
+                    "({} embedded objects: its children)",
+                    text.chars()
+                        .filter(|c| *c == display::EMBEDDED_OBJECT)
+                        .count()
+                ),
+            };
+            out.push(field("text", shown, theme::VALUE));
+            "—".to_string()
+        }
+        Some(_) => display::value_text(n).unwrap_or_else(|| "—".into()),
     };
     out.push(field("value", value, theme::VALUE));
     out.push(field("states", n.states.names().join(" "), theme::STATES));
@@ -128,6 +142,23 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         Span::raw(bounds),
         Span::styled(fresh, theme::DIM),
     ]));
+    if let Some(why) = app.highlight_problem() {
+        out.push(field(
+            "highlight",
+            format!("none: {}", sanitize(&why, 120)),
+            theme::DIM,
+        ));
+    } else if app.highlight.shown.is_some() {
+        out.push(field(
+            "highlight",
+            if app.highlight.held {
+                "framed on screen (held; o lets go)".into()
+            } else {
+                "framed on screen".into()
+            },
+            theme::OK,
+        ));
+    }
     out.push(field("path", crate::tui::path(&tree.snap, row), theme::DIM));
     out.push(field(
         "token",

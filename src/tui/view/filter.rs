@@ -15,16 +15,17 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         return;
     }
     let f = &app.filter;
+    let editing = app.filter_editing();
     let title = Line::from(Span::styled(
-        if f.editing {
+        if editing {
             " Filter (typing) "
         } else {
             " Filter "
         },
-        if f.editing { theme::OK } else { theme::LABEL },
+        if editing { theme::OK } else { theme::LABEL },
     ));
     let mut b = block(app, None, title);
-    if f.editing {
+    if editing {
         b = b.border_style(theme::FOCUS_BORDER);
     }
     if let Some(badge) = f.badge {
@@ -69,7 +70,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
             format!("{hint}n/N next/prev · H hide non-matching · Enter keep · Esc clear"),
             theme::DIM,
         )));
-    } else if f.editing {
+    } else if editing {
         lines.push(Line::from(Span::styled(
             "a target: button \"Save\" · text [editable] in group \"Profile\" · or plain text",
             theme::DIM,
@@ -81,7 +82,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         )));
     }
     frame.render_widget(Paragraph::new(lines), inner);
-    if f.editing && app.prompt.is_none() && !app.help {
+    if editing {
         let x = inner.x + 2 + f.input.cursor_chars() as u16;
         frame.set_cursor_position(Position::new(
             x.min(inner.x + inner.width.saturating_sub(1)),

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::theme;
-use crate::tui::app::App;
+use crate::tui::app::{App, Mode};
 use crate::tui::keys::{BINDINGS, MODE_HELP};
 
 /// The main view's keys, one line each.
@@ -86,9 +86,13 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         (vec![(inner, one)], n)
     };
     let max_scroll = (all as u16).saturating_sub(inner.height);
+    let scroll = match app.mode {
+        Mode::Help { scroll } => scroll,
+        _ => 0,
+    };
     for (rect, lines) in cols {
         frame.render_widget(
-            Paragraph::new(lines).scroll((app.help_scroll.min(max_scroll), 0)),
+            Paragraph::new(lines).scroll((scroll.min(max_scroll), 0)),
             rect,
         );
     }

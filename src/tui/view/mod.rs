@@ -17,7 +17,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, BorderType};
 
-use super::app::{App, Pane};
+use super::app::{App, Mode, Pane};
 
 /// Draws the whole screen.
 pub fn render(app: &App, frame: &mut Frame<'_>) {
@@ -37,7 +37,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>) {
         frame.area()
     };
     overlay::render(app, frame, over);
-    if app.help {
+    if matches!(app.mode, Mode::Help { .. }) {
         help::render(app, frame, frame.area());
     }
 }
@@ -72,9 +72,8 @@ pub(crate) mod theme {
 /// A pane's bordered block, highlighted when it has the focus.
 pub(crate) fn block<'a>(app: &App, pane: Option<Pane>, title: Line<'a>) -> Block<'a> {
     let focused = pane.is_some_and(|p| p == app.focus)
-        && app.prompt.is_none()
-        && !app.help
-        && !(app.filter.editing && pane == Some(Pane::Tree));
+        && !matches!(app.mode, Mode::Prompt(_) | Mode::Help { .. })
+        && !(app.filter_editing() && pane == Some(Pane::Tree));
     Block::bordered()
         .border_type(if focused {
             BorderType::Thick

@@ -8,15 +8,14 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::{centered, pad, theme};
 use crate::model::{format_number, sanitize};
-use crate::tui::app::{App, PromptKind};
+use crate::tui::app::{ActionMenu, App, CopyKind, Mode, Prompt, PromptKind};
 
 pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
-    if app.prompt.is_some() {
-        prompt(app, frame, area);
-    } else if app.copy_menu {
-        copy_menu(app, frame, area);
-    } else if app.action_menu.is_some() {
-        action_menu(app, frame, area);
+    match &app.mode {
+        Mode::Prompt(p) => prompt(p, frame, area),
+        Mode::Copy(items) => copy_menu(items, frame, area),
+        Mode::Actions(m) => action_menu(m, frame, area),
+        Mode::Normal | Mode::Help { .. } | Mode::Filter => {}
     }
 }
 
@@ -31,10 +30,7 @@ fn boxed(frame: &mut Frame<'_>, area: Rect, w: u16, h: u16, title: Line<'static>
     inner
 }
 
-fn prompt(app: &App, frame: &mut Frame<'_>, area: Rect) {
-    let Some(p) = &app.prompt else {
-        return;
-    };
+fn prompt(p: &Prompt, frame: &mut Frame<'_>, area: Rect) {
     let mut lines: Vec<Line<'static>> = Vec::new();
     if let Some(w) = &p.warning {
         lines.push(Line::from(Span::styled(format!("⚠ {w}"), theme::BAD)));
@@ -131,22 +127,16 @@ fn prompt(app: &App, frame: &mut Frame<'_>, area: Rect) {
     }
 }
 
-fn copy_menu(app: &App, frame: &mut Frame<'_>, area: Rect) {
-    let items = [
-        ("t", "token"),
-        ("g", "target"),
-        ("v", "value"),
-        ("j", "node JSON"),
-        ("s", "workflow step"),
-    ];
+fn copy_menu(items: &[(CopyKind, Result<String, String>)], frame: &mut Frame<'_>, area: Rect) {
     let mut lines = Vec::new();
-    for (key, what) in items {
-        let preview = match app.copy_text(what) {
+    for (what, text) in items {
+        let (key, what) = (what.key(), what.label());
+        let preview = match text {
             Ok(t) => {
                 let one: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
                 Span::styled(sanitize(&one, 48).into_owned(), theme::VALUE)
             }
-            Err(e) => Span::styled(format!("({})", sanitize(&e, 48)), theme::DIM),
+            Err(e) => Span::styled(format!("({})", sanitize(e, 48)), theme::DIM),
         };
         lines.push(Line::from(vec![
             Span::styled(format!(" {key}  "), theme::MATCH),
@@ -168,10 +158,7 @@ fn copy_menu(app: &App, frame: &mut Frame<'_>, area: Rect) {
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-fn action_menu(app: &App, frame: &mut Frame<'_>, area: Rect) {
-    let Some(m) = &app.action_menu else {
-        return;
-    };
+fn action_menu(m: &ActionMenu, frame: &mut Frame<'_>, area: Rect) {
     let mut lines = Vec::new();
     for (i, a) in m.actions.iter().enumerate() {
         let l = Line::from(format!(" {}", a));

@@ -43,9 +43,9 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     let left = match &app.notice {
         Some(n) => Line::from(Span::styled(format!(" {}", sanitize(n, 200)), theme::WARN)),
         None => {
-            let hint = if app.prompt.is_some() {
+            let hint = if app.prompt().is_some() {
                 "Enter write and read back · Esc cancel"
-            } else if app.filter.editing {
+            } else if app.filter_editing() {
                 "typing a filter · Enter keep · Esc clear · ↑↓ matches"
             } else {
                 "? help · / filter · n/N matches · e set · i invoke · y copy · f follow · v events · q quit"

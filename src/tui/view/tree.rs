@@ -31,7 +31,13 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
             " {} · {} nodes · {} ",
             t.snap.id,
             t.snap.nodes.len(),
-            if t.raw { "raw" } else { "folded" }
+            if t.raw {
+                "raw"
+            } else if t.showing_only {
+                "showing"
+            } else {
+                "folded"
+            }
         );
         if t.hiding() {
             info.push_str("· hiding non-matching ");
@@ -51,6 +57,22 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     let inner = b.inner(area);
     frame.render_widget(b, area);
     let Some(tree) = &app.tree else {
+        if let Some(why) = &app.open_error {
+            let mut lines = vec![Line::from(Span::styled(
+                "cannot open the window asked for on the command line:",
+                theme::BAD,
+            ))];
+            lines.extend(
+                why.lines()
+                    .map(|l| Line::from(sanitize(l, 200).into_owned())),
+            );
+            lines.push(Line::from(Span::styled(
+                "choose a window in the apps pane (↑ ↓ Enter)",
+                theme::DIM,
+            )));
+            frame.render_widget(Paragraph::new(lines), inner);
+            return;
+        }
         let msg = if app.loading {
             "reading the tree…"
         } else {

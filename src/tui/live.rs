@@ -1,0 +1,480 @@
+//! Keeping the tree live: the app list, window reads, single-node re-reads after events, event
+//! bursts coalesced behind one debounce timer, follow-focus, and the events pane's log.
+
+use std::collections::HashSet;
+
+use super::app::{APPS_POLL, App, DEBOUNCE, EVENTS_KEPT, Effect, Gone, Pane, TimerId};
+use super::tree::TreeState;
+use crate::backend::{AppInfo, BackendError, Event, EventKind};
+use crate::model::{Node, NodeId, Snapshot, State, sanitize};
+
+/// Live-update bookkeeping: what the current burst of events asks for.
+#[derive(Debug, Default)]
+pub(super) struct Pending {
+    pub(super) full: bool,
+    pub(super) apps: bool,
+    pub(super) nodes: Vec<NodeId>,
+    pub(super) node_set: HashSet<NodeId>,
+    pub(super) timer: Option<u64>,
+    pub(super) timer_gen: u64,
+    pub(super) snapshot_inflight: bool,
+    pub(super) snapshot_again: bool,
+    pub(super) reads_inflight: bool,
+    /// Follow-focus: the element focus moved to.
+    pub(super) focus: Option<NodeId>,
+    /// When the app list was last re-read because of an unknown app's event.
+    pub(super) strangers_ms: u64,
+}
+
+impl App {
+    // ----- backend results -----
+
+    pub(super) fn on_apps(&mut self, r: Result<Vec<AppInfo>, BackendError>, fx: &mut Vec<Effect>) {
+        let apps = match r {
+            Ok(a) => a,
+            Err(e) => {
+                self.notice = Some(format!("cannot list apps: {e}"));
+                return;
+            }
+        };
+        self.apps = apps;
+        self.apps_loaded = true;
+        let entries = self.app_entries();
+        self.apps_sel = self.apps_sel.min(entries.len().saturating_sub(1));
+        match &mut self.shown {
+            Some(s) => {
+                let still = self
+                    .apps
+                    .iter()
+                    .any(|a| a.windows.iter().any(|w| w.id == s.window));
+                if !still && !s.gone {
+                    s.gone = true;
+                    self.notice = Some("the window closed".into());
+                }
+                if let Some(w) = self
+                    .apps
+                    .iter()
+                    .flat_map(|a| a.windows.iter())
+                    .find(|w| w.id == s.window)
+                {
+                    s.title = w.name.clone();
+                    s.gone = false;
+                }
+                // The list may have shifted under the cursor: keep it on the shown window.
+                if self.focus != Pane::Apps {
+                    let window = s.window.clone();
+                    if let Some(i) = entries.iter().position(|e| {
+                        e.window
+                            .and_then(|w| self.apps.get(e.app)?.windows.get(w))
+                            .is_some_and(|w| w.id == window)
+                    }) {
+                        self.apps_sel = i;
+                    }
+                }
+            }
+            // The window asked for on the command line is not there: the user chooses.
+            None if self.open_error.is_some() => {}
+            None => {
+                // First list: the window asked for on the command line, else the active
+                // window, else the first window there is.
+                let windows = || {
+                    self.apps.iter().enumerate().flat_map(|(ai, a)| {
+                        a.windows.iter().enumerate().map(move |(wi, w)| (ai, wi, w))
+                    })
+                };
+                let pick = match self.config.open.take() {
+                    None => windows()
+                        .find(|(_, _, w)| w.states.has(State::Active))
+                        .or_else(|| windows().next()),
+                    Some(Ok(at)) => {
+                        // The window itself, else (an app with several windows and none
+                        // named) that app's active window, else its first.
+                        let of_app = |ai: usize| self.apps.get(ai).is_some_and(|a| a.id == at.root);
+                        let found = windows()
+                            .find(|(_, _, w)| w.id == at.root)
+                            .or_else(|| {
+                                windows()
+                                    .find(|(ai, _, w)| of_app(*ai) && w.states.has(State::Active))
+                            })
+                            .or_else(|| windows().find(|(ai, _, _)| of_app(*ai)));
+                        if found.is_none() {
+                            self.fail_open(
+                                "the window chosen on the command line has closed".into(),
+                            );
+                            return;
+                        }
+                        found
+                    }
+                    Some(Err(why)) => {
+                        self.fail_open(why);
+                        return;
+                    }
+                }
+                .map(|(ai, wi, _)| (ai, wi));
+                match pick {
+                    Some((ai, wi)) => {
+                        self.apps_sel = entries
+                            .iter()
+                            .position(|e| e.app == ai && e.window == Some(wi))
+                            .unwrap_or(0);
+                        self.open_entry(fx);
+                    }
+                    None => {
+                        self.loading = false;
+                        self.notice = Some("no application with a window on the bus".into());
+                    }
+                }
+            }
+        }
+    }
+
+    /// The window asked for on the command line cannot be opened: the apps pane takes the
+    /// keys and the reason stays in the tree pane until a window is chosen.
+    fn fail_open(&mut self, why: String) {
+        self.loading = false;
+        self.focus = Pane::Apps;
+        self.notice = why.lines().next().map(str::to_string);
+        self.open_error = Some(why);
+    }
+
+    pub(super) fn request_snapshot(&mut self, fx: &mut Vec<Effect>) {
+        let Some(s) = &self.shown else {
+            return;
+        };
+        if self.pending.snapshot_inflight {
+            self.pending.snapshot_again = true;
+            return;
+        }
+        self.pending.snapshot_inflight = true;
+        self.pending.full = false;
+        self.pending.nodes.clear();
+        self.pending.node_set.clear();
+        fx.push(Effect::Snapshot {
+            root: s.window.clone(),
+        });
+    }
+
+    pub(super) fn on_snapshot(
+        &mut self,
+        root: NodeId,
+        result: Result<Box<Snapshot>, BackendError>,
+        fx: &mut Vec<Effect>,
+    ) {
+        let Some(shown) = &mut self.shown else {
+            return;
+        };
+        if shown.window != root {
+            return;
+        }
+        self.pending.snapshot_inflight = false;
+        self.loading = false;
+        match result {
+            Ok(snap) => {
+                shown.gone = false;
+                self.install(root, *snap);
+            }
+            Err(BackendError::Vanished(_)) => {
+                shown.gone = true;
+                self.notice = Some("the window is gone".into());
+                fx.push(Effect::LoadApps);
+            }
+            Err(e) => self.notice = Some(format!("cannot read the window: {e}")),
+        }
+        if self.pending.snapshot_again {
+            self.pending.snapshot_again = false;
+            self.request_snapshot(fx);
+        }
+    }
+
+    /// Replaces the tree with a fresh read, keeping folding, collapse, the filter and the
+    /// selection (by identity; a vanished element is shown as gone).
+    pub(super) fn install(&mut self, root: NodeId, snap: Snapshot) {
+        let (raw, collapsed, showing_only) = match self.tree.take() {
+            Some(old) => {
+                // Keep the old tree only long enough to describe a vanished selection.
+                let gone = match &self.selection {
+                    Some(sel) if sel.gone.is_none() && snap.row_of(&sel.id).is_none() => {
+                        old.node(sel.row).map(|n| {
+                            Box::new(Gone {
+                                node: n.clone(),
+                                path: crate::tui::path(&old.snap, sel.row),
+                                token: old.snap.token(sel.row).to_string(),
+                                missing_in: snap.id,
+                            })
+                        })
+                    }
+                    _ => None,
+                };
+                if let (Some(g), Some(sel)) = (gone, &mut self.selection) {
+                    sel.gone = Some(g);
+                }
+                (old.raw, old.collapsed, old.showing_only)
+            }
+            None => (false, HashSet::new(), false),
+        };
+        let mut tree = TreeState::new(root, snap, raw, collapsed);
+        if showing_only {
+            tree.set_showing_only(true);
+        }
+        self.tree = Some(tree);
+        self.tree_version += 1;
+        self.details_read = None;
+        self.refilter();
+        // Find the selection again.
+        match self.selection.clone() {
+            None => {
+                self.select_line(0);
+            }
+            Some(sel) => {
+                let row = self.tree.as_ref().and_then(|t| t.row_of(&sel.id));
+                match row {
+                    Some(r) => {
+                        self.select_row(r);
+                    }
+                    None => {
+                        // Gone (described above from the old tree): keep its position.
+                        let n = self.tree.as_ref().map_or(0, |t| t.lines.len());
+                        if let Some(s) = &mut self.selection {
+                            s.line = sel.line.min(n);
+                        }
+                    }
+                }
+            }
+        }
+        self.apply_focus();
+    }
+
+    pub(super) fn on_nodes(
+        &mut self,
+        results: Vec<(NodeId, Result<Node, BackendError>)>,
+        details: bool,
+        fx: &mut Vec<Effect>,
+    ) {
+        if details {
+            self.details_inflight = false;
+        } else {
+            self.pending.reads_inflight = false;
+        }
+        let mut refilter = false;
+        let mut changed = false;
+        let mut lines = false;
+        for (id, r) in results {
+            match r {
+                Ok(node) => {
+                    if let Some(t) = &mut self.tree {
+                        if let Some(row) = t.row_of(&id) {
+                            let e = t.patch(row, node);
+                            refilter |= e.matchable;
+                            changed |= e.visible;
+                            lines |= e.lines;
+                        }
+                    }
+                    if details {
+                        self.details_read = Some((id, None));
+                    }
+                }
+                Err(e) => {
+                    if matches!(e, BackendError::Vanished(_)) {
+                        // It left the tree: the structure changed.
+                        self.pending.full = true;
+                    }
+                    if details {
+                        self.details_read = Some((id, Some(e.to_string())));
+                    }
+                }
+            }
+        }
+        if lines {
+            self.relocate_selection();
+        }
+        if changed {
+            self.tree_version += 1;
+        }
+        if refilter && self.filter.active() {
+            self.refilter();
+        }
+        self.apply_focus();
+        if self.pending.full || !self.pending.nodes.is_empty() {
+            self.arm(fx);
+        }
+    }
+
+    // ----- live updates -----
+
+    pub(super) fn app_matches(&self, ev: &Event) -> bool {
+        self.shown
+            .as_ref()
+            .is_some_and(|s| ev.app == s.bus_name || ev.app == s.app_name)
+    }
+
+    pub(super) fn log_event(&mut self, line: String) {
+        if self.events.len() >= EVENTS_KEPT {
+            self.events.pop_front();
+        }
+        self.events.push_back(line);
+    }
+
+    pub(super) fn queue_node(&mut self, id: NodeId) {
+        if self.pending.node_set.insert(id.clone()) {
+            self.pending.nodes.push(id);
+        }
+    }
+
+    pub(super) fn on_event(&mut self, ev: &Event, fx: &mut Vec<Effect>) {
+        let known_app = self
+            .apps
+            .iter()
+            .any(|a| ev.app == a.bus_name || ev.app == a.name);
+        let lifecycle = matches!(
+            ev.kind,
+            EventKind::AppAdded
+                | EventKind::AppRemoved
+                | EventKind::WindowOpened
+                | EventKind::WindowClosed
+        );
+        // An event from an app the list does not have: it may have just started. Re-list at
+        // most once a second for those (some bus clients never show up in the list).
+        let stranger =
+            !known_app && self.apps_loaded && self.clock_ms >= self.pending.strangers_ms + 1000;
+        if lifecycle || stranger {
+            if stranger {
+                self.pending.strangers_ms = self.clock_ms;
+            }
+            self.pending.apps = true;
+        }
+        if !self.app_matches(ev) {
+            if self.pending.apps {
+                self.arm(fx);
+            }
+            return;
+        }
+        let row = self.tree.as_ref().and_then(|t| t.row_of(&ev.source));
+        let is_root = self.shown.as_ref().is_some_and(|s| s.window == ev.source);
+        if row.is_some() || is_root {
+            let who = match (row, &self.tree) {
+                (Some(r), Some(t)) => t
+                    .node(r)
+                    .map(|n| {
+                        if n.name.is_empty() {
+                            n.role.to_string()
+                        } else {
+                            format!("{} {}", n.role, crate::tui::quoted(&n.name, 30))
+                        }
+                    })
+                    .unwrap_or_default(),
+                _ => sanitize(&ev.source.0, 60).into_owned(),
+            };
+            let at = self.clock_ms;
+            self.log_event(format!(
+                "{:>6}.{:03}s {} · {}",
+                at / 1000,
+                at % 1000,
+                ev.summary(),
+                who
+            ));
+        }
+        let focus_event = matches!(ev.kind, EventKind::Focus)
+            || matches!(&ev.kind, EventKind::StateChanged { state, on: true } if state == "focused");
+        if focus_event && self.follow_focus {
+            self.pending.focus = Some(ev.source.clone());
+        }
+        match &ev.kind {
+            EventKind::ChildAdded { .. } | EventKind::ChildRemoved { .. } => {
+                if row.is_some() || is_root {
+                    self.pending.full = true;
+                }
+            }
+            EventKind::WindowClosed if is_root => self.pending.full = true,
+            EventKind::AppAdded | EventKind::AppRemoved | EventKind::WindowOpened => {}
+            _ => {
+                if row.is_some() {
+                    self.queue_node(ev.source.clone());
+                } else if focus_event && self.follow_focus {
+                    // Focus moved to an element the tree does not hold yet.
+                    self.pending.full = true;
+                }
+            }
+        }
+        if self.pending.full
+            || self.pending.apps
+            || !self.pending.nodes.is_empty()
+            || self.pending.focus.is_some()
+        {
+            self.arm(fx);
+        }
+    }
+
+    /// Starts the debounce timer unless one is running.
+    pub(super) fn arm(&mut self, fx: &mut Vec<Effect>) {
+        if self.pending.timer.is_some() {
+            return;
+        }
+        self.pending.timer_gen += 1;
+        let g = self.pending.timer_gen;
+        self.pending.timer = Some(g);
+        fx.push(Effect::Timer {
+            id: TimerId::Debounce(g),
+            after: DEBOUNCE,
+        });
+    }
+
+    pub(super) fn on_timer(&mut self, id: TimerId, fx: &mut Vec<Effect>) {
+        match id {
+            TimerId::AppsPoll => {
+                fx.push(Effect::LoadApps);
+                fx.push(Effect::Timer {
+                    id: TimerId::AppsPoll,
+                    after: APPS_POLL,
+                });
+            }
+            TimerId::HighlightFlash(g) => self.highlight_timer(g),
+            TimerId::Debounce(g) => {
+                if self.pending.timer != Some(g) {
+                    return;
+                }
+                self.pending.timer = None;
+                self.flush(fx);
+            }
+        }
+    }
+
+    /// Applies what the burst asked for: the app list, a full re-read or single-node reads.
+    pub fn flush(&mut self, fx: &mut Vec<Effect>) {
+        if std::mem::take(&mut self.pending.apps) {
+            fx.push(Effect::LoadApps);
+        }
+        if self.pending.full {
+            self.request_snapshot(fx);
+            return;
+        }
+        if !self.pending.nodes.is_empty() {
+            if self.pending.reads_inflight {
+                self.arm(fx);
+                return;
+            }
+            self.pending.reads_inflight = true;
+            self.pending.node_set.clear();
+            fx.push(Effect::ReadNodes {
+                ids: std::mem::take(&mut self.pending.nodes),
+                details: false,
+            });
+        } else {
+            self.apply_focus();
+        }
+    }
+
+    /// Follow-focus: select the element focus moved to, once the tree holds it.
+    pub(super) fn apply_focus(&mut self) {
+        if !self.follow_focus {
+            self.pending.focus = None;
+            return;
+        }
+        let Some(id) = self.pending.focus.clone() else {
+            return;
+        };
+        if let Some(row) = self.tree.as_ref().and_then(|t| t.row_of(&id)) {
+            self.pending.focus = None;
+            self.select_row(row);
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! Writes and invokes started from the TUI: the history with each one's timeline, what a recorder
+//! is handed when one completes, and the elements whose last write was unconfirmed.
+
+use std::sync::Arc;
+
+use super::app::{App, Effect};
+use crate::model::{Node, NodeId, Snapshot};
+use crate::write::{Outcome, Placement, WriteResult};
+
+/// A finished write or invoke with what a recorder needs to turn it into a workflow step.
+#[derive(Debug, Clone)]
+pub struct CompletedWrite {
+    /// `set` or `invoke`.
+    pub kind: WriteKind,
+    /// The target written into the step: the shortest unique target when the write started
+    /// (the element's token when it had none).
+    pub target: String,
+    /// The node as the tree held it when the write started.
+    pub node: Node,
+    /// The value typed, for `set`. For a secret field this is the secret itself: it is handed
+    /// over once so a recorder can replace it with a sensitive input, and the TUI drops it.
+    pub value: Option<String>,
+    pub result: WriteResult,
+    /// While recording: the tree the element was in when the write started, and its row.
+    pub snapshot: Option<(Arc<Snapshot>, usize)>,
+}
+
+/// What a write was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteKind {
+    Set,
+    Invoke { action: Option<String> },
+}
+
+/// One write in the history, with its timeline once it finished.
+#[derive(Debug, Clone)]
+pub struct WriteEntry {
+    pub id: u64,
+    pub kind: WriteKind,
+    pub node: Node,
+    pub target: String,
+    pub token: String,
+    /// What was asked, for display (a secret shows only its length).
+    pub requested: String,
+    /// The raw value until the write completes (then handed to the recorder hook and dropped).
+    value: Option<String>,
+    snapshot: Option<(Arc<Snapshot>, usize)>,
+    pub result: Option<WriteResult>,
+}
+
+impl App {
+    pub(super) fn target_for(&self, row: usize) -> (String, String) {
+        let Some(tree) = &self.tree else {
+            return (String::new(), String::new());
+        };
+        let token = tree.snap.token(row).to_string();
+        let target = if self.selection.as_ref().is_some_and(|s| s.row == row) {
+            self.suggestion().map(str::to_string)
+        } else {
+            crate::target::suggest_with(&tree.index, &tree.snap, row).map(|t| t.to_string())
+        };
+        (target.unwrap_or_else(|| token.clone()), token)
+    }
+
+    pub(super) fn start_set(
+        &mut self,
+        row: usize,
+        id: NodeId,
+        value: String,
+        fx: &mut Vec<Effect>,
+    ) {
+        let Some(tree) = &self.tree else {
+            return;
+        };
+        let Some(node) = tree.node(row).filter(|n| n.id == id).cloned() else {
+            self.notice = Some("the element changed; select it again".into());
+            return;
+        };
+        let place = Placement::of(&tree.snap, row);
+        let (target, token) = self.target_for(row);
+        let secret = node.is_secret();
+        let requested = if secret {
+            format!("(secret, {} chars)", value.chars().count())
+        } else {
+            crate::tui::quoted(&value, 60)
+        };
+        let write = self.next_write;
+        self.next_write += 1;
+        self.writes.push(WriteEntry {
+            id: write,
+            kind: WriteKind::Set,
+            node: node.clone(),
+            target,
+            token,
+            requested,
+            value: Some(value.clone()),
+            snapshot: self.recording.then(|| (Arc::new(tree.snap.clone()), row)),
+            result: None,
+        });
+        self.writes_sel = self.writes.len() - 1;
+        fx.push(Effect::SetValue {
+            write,
+            node: node.id,
+            place,
+            value,
+        });
+    }
+
+    pub(super) fn start_invoke(
+        &mut self,
+        id: NodeId,
+        action: Option<String>,
+        fx: &mut Vec<Effect>,
+    ) {
+        let Some(tree) = &self.tree else {
+            return;
+        };
+        let Some(row) = tree.row_of(&id) else {
+            self.notice = Some("the element is gone".into());
+            return;
+        };
+        let Some(node) = tree.node(row).cloned() else {
+            return;
+        };
+        let place = Placement::of(&tree.snap, row);
+        let (target, token) = self.target_for(row);
+        let write = self.next_write;
+        self.next_write += 1;
+        self.writes.push(WriteEntry {
+            id: write,
+            kind: WriteKind::Invoke {
+                action: action.clone(),
+            },
+            node,
+            target,
+            token,
+            requested: action.clone().unwrap_or_else(|| "(default action)".into()),
+            value: None,
+            snapshot: self.recording.then(|| (Arc::new(tree.snap.clone()), row)),
+            result: None,
+        });
+        self.writes_sel = self.writes.len() - 1;
+        fx.push(Effect::Invoke {
+            write,
+            node: id,
+            place,
+            action,
+        });
+    }
+
+    pub(super) fn on_write_done(
+        &mut self,
+        write: u64,
+        mut result: WriteResult,
+        fx: &mut Vec<Effect>,
+    ) {
+        let Some(i) = self.writes.iter().position(|w| w.id == write) else {
+            return;
+        };
+        let entry = &mut self.writes[i];
+        result.target = Some(entry.target.clone());
+        result.token = Some(entry.token.clone());
+        if result.outcome == Outcome::Unconfirmed {
+            self.unconfirmed.insert(entry.node.id.clone());
+        } else if result.dispatched {
+            self.unconfirmed.remove(&entry.node.id);
+        }
+        entry.result = Some(result.clone());
+        self.notice = Some(format!(
+            "#{} {}{}",
+            entry.id,
+            result.outcome.as_str(),
+            result
+                .mismatch
+                .map(|m| format!(" ({})", m.as_str()))
+                .unwrap_or_default()
+        ));
+        fx.push(Effect::WriteCompleted(Box::new(CompletedWrite {
+            kind: entry.kind.clone(),
+            target: entry.target.clone(),
+            node: entry.node.clone(),
+            value: entry.value.take(),
+            result,
+            snapshot: entry.snapshot.take(),
+        })));
+        // Re-read the element even if the app sent no event.
+        let id = entry.node.id.clone();
+        self.queue_node(id);
+        self.arm(fx);
+    }
+}
