@@ -5,7 +5,9 @@
 pub mod backend;
 pub mod cli;
 pub mod clipboard;
+pub mod files;
 pub mod fold;
+pub mod json;
 pub mod model;
 pub mod session;
 pub mod target;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use clap::Parser;
 use treeglass::backend::Backend;
 use treeglass::backend::fixture::FixtureBackend;
-use treeglass::cli::{self, Cli, Command, Failure, exit};
+use treeglass::cli::{self, Cli, Command, Failure, Printed, exit};
 use treeglass::session::Session;
 
 /// Picks the backend named by `--backend`, or AT-SPI when reachable, else the demo app.
@@ -28,10 +28,10 @@ async fn pick_backend(spec: Option<&str>) -> Result<Arc<dyn Backend>, Failure> {
         None => match connect_atspi().await {
             Ok(b) => Ok(b),
             Err(f) => {
-                eprintln!(
-                    "treeglass: no accessibility bus ({}); showing the built-in demo app",
+                cli::warn(&format!(
+                    "no accessibility bus ({}); showing the built-in demo app",
                     f.message
-                );
+                ));
                 Ok(Arc::new(FixtureBackend::demo()))
             }
         },
@@ -88,14 +88,15 @@ async fn connect_ax() -> Result<Arc<dyn Backend>, Failure> {
     ))
 }
 
-async fn run(cli: Cli) -> Result<(String, i32), Failure> {
+async fn run(cli: Cli) -> Result<(Printed, i32), Failure> {
+    let text = |(s, code): (String, i32)| (Printed::Text(s), code);
     // Workflow commands that need no app (and `run` of a file that is refused) never connect.
     if let Some(Command::Workflow(args)) = &cli.command {
         if let Some(done) = cli::workflow::without_backend(args) {
-            return done;
+            return done.map(text);
         }
     }
-    let ok = |s: String| (s, exit::OK);
+    let ok = |s: String| (Printed::Text(s), exit::OK);
     // The clipboard needs no accessibility backend.
     if let Some(Command::Clipboard(cmd)) = &cli.command {
         let cmd = cmd.clone();
@@ -106,22 +107,26 @@ async fn run(cli: Cli) -> Result<(String, i32), Failure> {
     }
     // No command on a terminal: the interactive inspector. (Piped, it prints the tree.)
     if cli.command.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-        return run_tui(cli.backend.as_deref()).await;
+        return run_tui(cli.backend.as_deref()).await.map(text);
     }
     let backend = pick_backend(cli.backend.as_deref()).await?;
     let session = Session::new(backend.clone());
     match cli.command {
         Some(Command::Apps { json }) => cli::apps(backend.as_ref(), json).await.map(ok),
-        Some(Command::Tree(args)) => cli::tree(backend.as_ref(), &args).await.map(ok),
-        Some(Command::Find(args)) => cli::find(&session, &args).await,
+        Some(Command::Tree(args)) => cli::tree(backend.as_ref(), &args)
+            .await
+            .map(|p| (p, exit::OK)),
+        Some(Command::Find(args)) => cli::find(&session, &args).await.map(text),
         Some(Command::Get(args)) => cli::get(&session, &args).await.map(ok),
-        Some(Command::Set(args)) => cli::set(&session, &args).await,
-        Some(Command::Invoke(args)) => cli::invoke(&session, &args).await,
-        Some(Command::Workflow(args)) => cli::workflow::with_backend(backend.clone(), &args).await,
+        Some(Command::Set(args)) => cli::set(&session, &args).await.map(text),
+        Some(Command::Invoke(args)) => cli::invoke(&session, &args).await.map(text),
+        Some(Command::Workflow(args)) => cli::workflow::with_backend(backend.clone(), &args)
+            .await
+            .map(text),
         Some(Command::Clipboard(_)) => Err(Failure::new(exit::ERROR, "unreachable: handled above")),
         None => cli::tree(backend.as_ref(), &Default::default())
             .await
-            .map(ok),
+            .map(|p| (p, exit::OK)),
     }
 }
 
@@ -146,10 +151,14 @@ async fn run_tui(spec: Option<&str>) -> Result<(String, i32), Failure> {
         banner,
         recorder: Some(Box::new(treeglass::tui::WorkflowRecorder::new("."))),
     };
-    treeglass::tui::run(backend, opts)
-        .await
-        .map(|()| (String::new(), exit::OK))
-        .map_err(|e| Failure::new(exit::ERROR, e.to_string()))
+    match treeglass::tui::run(backend, opts).await {
+        Ok(treeglass::tui::Ended::Quit) => Ok((String::new(), exit::OK)),
+        Ok(treeglass::tui::Ended::Signal { number, name }) => {
+            cli::warn(&format!("stopped by {name}; the terminal was restored"));
+            Ok((String::new(), 128 + number))
+        }
+        Err(e) => Err(Failure::new(exit::ERROR, e.to_string())),
+    }
 }
 
 fn main() {
@@ -161,21 +170,20 @@ fn main() {
     {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("treeglass: cannot start the async runtime: {e}");
+            cli::warn(&format!("cannot start the async runtime: {e}"));
             std::process::exit(exit::ERROR);
         }
     };
-    let code = runtime.block_on(async {
-        match run(cli).await {
-            Ok((out, code)) => {
-                print!("{out}");
-                code
-            }
-            Err(f) => {
-                eprintln!("treeglass: {}", f.message);
-                f.code
-            }
+    let code = match runtime.block_on(run(cli)) {
+        Ok((printed, code)) => {
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+            cli::finish(code, cli::emit(printed, &mut out))
         }
-    });
+        Err(f) => {
+            cli::warn(&f.message);
+            f.code
+        }
+    };
     std::process::exit(code);
 }

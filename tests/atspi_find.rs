@@ -114,7 +114,7 @@ fn find_waits_for_an_element_that_appears_later() {
             "button \"Item 1\"",
             "--app",
             &app_arg,
-            "--timeout-ms",
+            "--wait-ms",
             "8000",
             "--json",
         ]);
@@ -153,7 +153,7 @@ fn find_reports_near_misses_after_the_timeout() {
         "button =\"Item 9\"",
         "--app",
         &app.app_arg(),
-        "--timeout-ms",
+        "--wait-ms",
         "800",
         "--json",
     ]);
@@ -184,7 +184,7 @@ fn renamed_element_is_found_under_its_new_name_only() {
         "check-box =\"Subscribe\"",
         "--app",
         &app.app_arg(),
-        "--timeout-ms",
+        "--wait-ms",
         "300",
     ]);
     assert_eq!(o.status.code(), Some(11));

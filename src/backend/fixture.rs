@@ -163,8 +163,8 @@ pub struct FixtureBackend {
 pub enum FixtureError {
     #[error("fixture JSON is invalid: {0}")]
     Json(#[from] serde_json::Error),
-    #[error("cannot read fixture file {path}: {err}")]
-    Io { path: String, err: std::io::Error },
+    #[error("cannot read fixture file {0}")]
+    File(#[from] crate::files::FileError),
     #[error("unknown state `{0}` in fixture")]
     State(String),
     #[error("unknown interface `{0}` in fixture")]
@@ -240,12 +240,13 @@ impl FixtureBackend {
         }
     }
 
-    /// Loads a fixture from a JSON file.
+    /// Loads a fixture from a JSON file (a regular file of at most
+    /// [`crate::files::MAX_FIXTURE_BYTES`]).
     pub fn from_path(path: &str) -> Result<FixtureBackend, FixtureError> {
-        let text = std::fs::read_to_string(path).map_err(|err| FixtureError::Io {
-            path: path.to_string(),
-            err,
-        })?;
+        let text = crate::files::read_capped_text(
+            std::path::Path::new(path),
+            crate::files::MAX_FIXTURE_BYTES,
+        )?;
         FixtureBackend::from_json(&text)
     }
 

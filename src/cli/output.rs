@@ -1,19 +1,21 @@
 //! Text and JSON forms of apps, trees and nodes for the command line. Every string that came
 //! from an application goes through `sanitize` before it is printed.
 
+use std::io::{self, Write};
+
 use serde_json::{Value as Json, json};
 
 use crate::backend::AppInfo;
 use crate::fold;
 pub use crate::model::display::{key_states, node_line, value_text};
-use crate::model::{Snapshot, Value, quoted, sanitize};
+use crate::model::{Snapshot, Value, literal, quoted, sanitize};
 use crate::session::Fresh;
 use crate::target::{Candidate, Resolution, Target};
 use crate::write::WriteResult;
 
-/// Pretty JSON (serialising plain data cannot fail; an empty object stands in if it ever did).
+/// Pretty, terminal-safe JSON through the one JSON writer ([`crate::json`]).
 pub fn json_pretty(v: &Json) -> String {
-    serde_json::to_string_pretty(v).unwrap_or_else(|_| "{}".into())
+    crate::json::to_string(v)
 }
 
 pub fn apps_text(apps: &[AppInfo]) -> String {
@@ -112,39 +114,103 @@ pub fn node_json(snap: &Snapshot, row: usize) -> Json {
     })
 }
 
-/// The snapshot as JSON: metadata and the nested tree. `targets`, when given, adds each
-/// node's suggested target (`null` where none is unique).
-pub fn tree_json(snap: &Snapshot, targets: Option<&[Option<String>]>) -> Json {
-    // Build bottom-up so deep trees never recurse.
-    let mut built: Vec<Option<Json>> = vec![None; snap.nodes.len()];
-    for row in (0..snap.nodes.len()).rev() {
-        let mut obj = node_json(snap, row);
-        if let Some(t) = targets {
-            obj["target"] = t
-                .get(row)
+/// `node_json` with the suggested target (when suggestions were asked for), as an object.
+fn node_object(
+    snap: &Snapshot,
+    row: usize,
+    targets: Option<&[Option<String>]>,
+) -> serde_json::Map<String, Json> {
+    let mut obj = match node_json(snap, row) {
+        Json::Object(m) => m,
+        _ => serde_json::Map::new(),
+    };
+    if let Some(t) = targets {
+        obj.insert(
+            "target".into(),
+            t.get(row)
                 .cloned()
                 .flatten()
-                .map_or(Json::Null, Json::String);
-        }
-        let kids: Vec<Json> = snap.nodes[row]
-            .children
-            .iter()
-            .filter_map(|&c| built[c].take())
-            .collect();
-        obj["children"] = Json::Array(kids);
-        built[row] = Some(obj);
+                .map_or(Json::Null, Json::String),
+        );
     }
-    json!({
-        "snapshot": snap.id.to_string(),
-        "app": snap.app,
-        "window": snap.window,
-        "complete": snap.complete(),
-        "node_count": snap.nodes.len(),
-        "unreadable": snap.unreadable,
-        "truncated": snap.truncated.map(|t| t.as_str()),
-        "read_ms": (snap.read_ms * 100.0).round() / 100.0,
-        "root": built.first_mut().and_then(Option::take).unwrap_or(Json::Null),
-    })
+    obj
+}
+
+/// Writes `obj`'s entries whose keys sort before (`before`) or after `"children"`, in key order.
+fn entries<W: Write>(
+    w: &mut crate::json::Writer<W>,
+    obj: &serde_json::Map<String, Json>,
+    before: bool,
+) -> io::Result<()> {
+    let mut keys: Vec<&String> = obj
+        .keys()
+        .filter(|k| (k.as_str() < "children") == before)
+        .collect();
+    keys.sort();
+    for k in keys {
+        w.entry(k, &obj[k.as_str()])?;
+    }
+    Ok(())
+}
+
+/// A node whose `children` are being written: its entries after "children", its children, and
+/// the index of the next child.
+type OpenNode<'s> = (serde_json::Map<String, Json>, &'s [usize], usize);
+
+fn start_node<'s, W: Write>(
+    w: &mut crate::json::Writer<W>,
+    open: &mut Vec<OpenNode<'s>>,
+    snap: &'s Snapshot,
+    row: usize,
+    targets: Option<&[Option<String>]>,
+) -> io::Result<()> {
+    let obj = node_object(snap, row, targets);
+    w.begin_object()?;
+    entries(w, &obj, true)?;
+    w.key("children")?;
+    w.begin_array()?;
+    open.push((obj, &snap.nodes[row].children, 0));
+    Ok(())
+}
+
+/// Writes the snapshot as JSON: metadata and the nested tree (`children` in every node), keys
+/// in alphabetical order; `targets`, when given, adds each node's suggested target (`null`
+/// where none is unique). Streamed node by node without recursion: besides the snapshot, only
+/// the nodes on the path to the current one are held, however deep or large the tree.
+pub fn write_tree_json(
+    out: &mut dyn Write,
+    snap: &Snapshot,
+    targets: Option<&[Option<String>]>,
+) -> io::Result<()> {
+    let mut w = crate::json::Writer::new(out);
+    w.begin_object()?;
+    w.entry("app", &snap.app)?;
+    w.entry("complete", &snap.complete())?;
+    w.entry("node_count", &snap.nodes.len())?;
+    w.entry("read_ms", &((snap.read_ms * 100.0).round() / 100.0))?;
+    w.key("root")?;
+    if snap.nodes.is_empty() {
+        w.value(&Json::Null)?;
+    } else {
+        let mut open: Vec<OpenNode<'_>> = Vec::new();
+        start_node(&mut w, &mut open, snap, 0, targets)?;
+        while let Some((_, kids, next)) = open.last_mut() {
+            if let Some(&child) = kids.get(*next) {
+                *next += 1;
+                w.element()?;
+                start_node(&mut w, &mut open, snap, child, targets)?;
+            } else if let Some((obj, _, _)) = open.pop() {
+                w.end_array()?;
+                entries(&mut w, &obj, false)?;
+                w.end_object()?;
+            }
+        }
+    }
+    w.entry("snapshot", &snap.id.to_string())?;
+    w.entry("truncated", &snap.truncated.map(|t| t.as_str()))?;
+    w.entry("unreadable", &snap.unreadable)?;
+    w.entry("window", &snap.window)?;
+    w.end_object()
 }
 
 fn candidate_lines(out: &mut String, cands: &[Candidate]) {
@@ -203,41 +269,98 @@ pub fn resolution_text(target: &Target, fresh: &Fresh) -> String {
     out
 }
 
-/// Human form of a write result: before → dispatched → samples → verdict.
-pub fn write_text(r: &WriteResult) -> String {
+/// What a write result's `requested` holds: a value (escaped by the write engine) or the name
+/// of an action (as the app or the user gave it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Request {
+    Value,
+    Action,
+}
+
+/// Echoed values (requested, before, observed, samples) are cut to this many characters in
+/// text and JSON output: a 10 MB value is in the app, not in every line of the log.
+pub const ECHO_CHARS: usize = 200;
+
+fn cap(s: &mut String) {
+    if s.chars().nth(ECHO_CHARS).is_some() {
+        let end = s
+            .char_indices()
+            .nth(ECHO_CHARS - 1)
+            .map_or(s.len(), |(i, _)| i);
+        s.truncate(end);
+        s.push('…');
+    }
+}
+
+/// Cuts every echoed value of `r` to [`ECHO_CHARS`] characters.
+pub fn cap_echoes(r: &mut WriteResult) {
+    cap(&mut r.requested);
+    for v in [&mut r.before, &mut r.observed].into_iter().flatten() {
+        cap(v);
+    }
+    for s in &mut r.samples {
+        cap(&mut s.value);
+    }
+}
+
+/// Human form of a write result: before → dispatched → samples → verdict. Action names and
+/// the toolkit's answers came from the app and are escaped here.
+pub fn write_text(r: &WriteResult, request: Request) -> String {
     let mut out = String::new();
     let what = match (&r.target, &r.token) {
-        (Some(t), Some(k)) => format!("{t}  ({k}, {})", r.role),
-        (Some(t), None) => t.clone(),
-        _ => r.node.to_string(),
+        (Some(t), Some(k)) => format!("{}  ({k}, {})", sanitize(t, 0), r.role),
+        (Some(t), None) => sanitize(t, 0).into_owned(),
+        _ => literal(&r.node.0, 0).into_owned(),
     };
     out.push_str(&format!("element:    {what}\n"));
-    out.push_str(&format!("requested:  {}\n", r.requested));
+    let requested = match request {
+        Request::Value => sanitize(&r.requested, ECHO_CHARS),
+        Request::Action => literal(&r.requested, 80),
+    };
+    out.push_str(&format!("requested:  {requested}\n"));
     if let Some(b) = &r.before {
-        out.push_str(&format!("before:     {b}\n"));
+        out.push_str(&format!("before:     {}\n", sanitize(b, ECHO_CHARS)));
     }
     if r.dispatched {
         out.push_str(&format!(
             "dispatched: {} ({} ms){}\n",
-            r.method.as_deref().unwrap_or("?"),
+            r.method.as_deref().map_or("?".into(), |m| literal(m, 120)),
             r.timings.dispatch_ms,
             if r.acks.is_empty() {
                 String::new()
             } else {
-                format!("  toolkit said: {}", r.acks.join("; "))
+                format!(
+                    "  toolkit said: {}",
+                    r.acks
+                        .iter()
+                        .map(|a| literal(a, 200))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                )
             }
         ));
     } else {
         out.push_str("dispatched: nothing was sent\n");
     }
     for s in &r.samples {
-        out.push_str(&format!("  +{:>7.1} ms  {}\n", s.at_ms, s.value));
+        out.push_str(&format!(
+            "  +{:>7.1} ms  {}\n",
+            s.at_ms,
+            sanitize(&s.value, ECHO_CHARS)
+        ));
     }
     if !r.events.is_empty() {
-        out.push_str(&format!("events:     {}\n", r.events.join(", ")));
+        out.push_str(&format!(
+            "events:     {}\n",
+            r.events
+                .iter()
+                .map(|e| sanitize(e, 120))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
     }
     if let Some(o) = &r.observed {
-        out.push_str(&format!("observed:   {o}\n"));
+        out.push_str(&format!("observed:   {}\n", sanitize(o, ECHO_CHARS)));
     }
     let kind = r
         .mismatch
@@ -250,4 +373,87 @@ pub fn write_text(r: &WriteResult) -> String {
         r.advice
     ));
     out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::backend::fixture::FixtureBackend;
+    use crate::backend::{Backend, Limits};
+    use crate::model::is_hostile;
+
+    fn hostile_free(s: &str) -> bool {
+        s.chars().all(|c| c == '\n' || !is_hostile(c))
+    }
+
+    /// The tree JSON as it was built before it was streamed: one `serde_json::Value`.
+    fn tree_value(snap: &Snapshot, targets: Option<&[Option<String>]>) -> Json {
+        let mut built: Vec<Option<Json>> = vec![None; snap.nodes.len()];
+        for row in (0..snap.nodes.len()).rev() {
+            let mut obj = Json::Object(node_object(snap, row, targets));
+            let kids: Vec<Json> = snap.nodes[row]
+                .children
+                .iter()
+                .filter_map(|&c| built[c].take())
+                .collect();
+            obj["children"] = Json::Array(kids);
+            built[row] = Some(obj);
+        }
+        json!({
+            "snapshot": snap.id.to_string(),
+            "app": snap.app,
+            "window": snap.window,
+            "complete": snap.complete(),
+            "node_count": snap.nodes.len(),
+            "unreadable": snap.unreadable,
+            "truncated": snap.truncated.map(|t| t.as_str()),
+            "read_ms": (snap.read_ms * 100.0).round() / 100.0,
+            "root": built.first_mut().and_then(Option::take).unwrap_or(Json::Null),
+        })
+    }
+
+    #[tokio::test]
+    async fn streamed_tree_json_is_the_same_document_byte_for_byte() {
+        let b = FixtureBackend::demo();
+        let apps = b.apps().await.unwrap();
+        let snap = b
+            .snapshot(&apps[0].windows[0].id, &Limits::default())
+            .await
+            .unwrap();
+        let targets: Vec<Option<String>> = crate::target::suggest_all(&snap)
+            .into_iter()
+            .map(|t| t.map(|t| t.to_string()))
+            .collect();
+        for t in [None, Some(targets.as_slice())] {
+            let mut out = Vec::new();
+            write_tree_json(&mut out, &snap, t).unwrap();
+            let streamed = String::from_utf8(out).unwrap();
+            assert_eq!(
+                streamed,
+                serde_json::to_string_pretty(&tree_value(&snap, t)).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn write_text_escapes_what_the_app_sent_and_caps_values() {
+        let mut r = crate::write::WriteResult::refused_unresolved("button", "why", "x");
+        r.requested = "act\x1b]52;c;aGk=\x07ion\u{202e}".replace("\\x1b", "\x1b");
+        r.requested = "act\u{1b}]52;c;aGk=\u{7}ion\u{202e}".into();
+        r.method = Some("Action.DoAction(\u{1b}[2J)".into());
+        r.acks = vec!["Action.DoAction(\u{1b}[2J) → error: \u{9b}31m".into()];
+        r.dispatched = true;
+        r.events = vec!["other:\u{1b}[H on :1.2/\u{2066}".into()];
+        let out = write_text(&r, Request::Action);
+        assert!(hostile_free(&out), "{out}");
+        assert!(out.contains("act\\x1b]52"), "{out}");
+        let mut big = crate::write::WriteResult::refused_unresolved("text", "why", "x");
+        big.requested = format!("{:?}", "v".repeat(10_000_000));
+        big.before = Some("b".repeat(1_000_000));
+        cap_echoes(&mut big);
+        assert!(big.requested.chars().count() <= ECHO_CHARS);
+        assert!(big.before.as_ref().unwrap().ends_with('…'));
+        assert!(write_text(&big, Request::Value).len() < 2_000);
+    }
 }

@@ -8,7 +8,7 @@ mod snapshot;
 mod states;
 pub mod synthetic;
 
-pub use escape::{quoted, sanitize};
+pub use escape::{AppText, is_hostile, literal, quoted, sanitize, scrub_lines};
 pub use node::{Bounds, Node, NodeId, Toggle, Value, format_number};
 pub use role::Role;
 pub use snapshot::{Snapshot, SnapshotId, Token, TokenError, Truncation, preorder};
