@@ -117,7 +117,8 @@ fn stopped_by(signal: &str, number: i32) {
         .status()
         .unwrap();
     assert!(kill.success());
-    let screen = tmux.wait_for("exit=", Duration::from_secs(10));
+    // The stty line comes last: once it shows, everything before it has.
+    let screen = tmux.wait_for("icanon", Duration::from_secs(10));
     assert!(
         screen.contains(&format!("exit={}", 128 + number)),
         "{signal}: {screen}"

@@ -7,7 +7,8 @@ use serde_json::{Value as Json, json};
 
 use crate::backend::AppInfo;
 use crate::fold;
-pub use crate::model::display::{key_states, node_line, value_text};
+use crate::model::display::cap_echo as cap;
+pub use crate::model::display::{ECHO_CHARS, key_states, node_line, value_text};
 use crate::model::{Snapshot, Value, literal, quoted, sanitize};
 use crate::session::Fresh;
 use crate::target::{Candidate, Resolution, Target};
@@ -275,21 +276,6 @@ pub fn resolution_text(target: &Target, fresh: &Fresh) -> String {
 pub enum Request {
     Value,
     Action,
-}
-
-/// Echoed values (requested, before, observed, samples) are cut to this many characters in
-/// text and JSON output: a 10 MB value is in the app, not in every line of the log.
-pub const ECHO_CHARS: usize = 200;
-
-fn cap(s: &mut String) {
-    if s.chars().nth(ECHO_CHARS).is_some() {
-        let end = s
-            .char_indices()
-            .nth(ECHO_CHARS - 1)
-            .map_or(s.len(), |(i, _)| i);
-        s.truncate(end);
-        s.push('…');
-    }
 }
 
 /// Cuts every echoed value of `r` to [`ECHO_CHARS`] characters.
