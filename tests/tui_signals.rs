@@ -72,19 +72,21 @@ impl Drop for Tmux {
     }
 }
 
-/// The pid of the shell's one child (treeglass) in the pane.
+/// The pid of the shell's one child (treeglass) in the pane, from /proc (no procps needed).
 fn treeglass_pid(tmux: &Tmux) -> String {
     let shell = tmux.run(&["display", "-p", "-t", "tg", "#{pane_pid}"]);
-    let o = Command::new("ps")
-        .args(["-o", "pid=", "--ppid", &shell])
-        .output()
-        .unwrap();
-    let pid = String::from_utf8_lossy(&o.stdout).trim().to_string();
-    assert!(
-        !pid.is_empty() && !pid.contains('\n'),
-        "children of {shell}: {pid:?}"
-    );
-    pid
+    let children: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| {
+            let pid = e.ok()?.file_name().to_string_lossy().into_owned();
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // pid (comm) state ppid …: comm may hold spaces, so split after its ')'.
+            let ppid = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.to_string();
+            (ppid == shell).then_some(pid)
+        })
+        .collect();
+    assert_eq!(children.len(), 1, "children of {shell}: {children:?}");
+    children[0].clone()
 }
 
 fn stopped_by(signal: &str, number: i32) {
@@ -112,8 +114,8 @@ fn stopped_by(signal: &str, number: i32) {
         before.contains("alternate=1") && before.contains("cursor=0") && !before.ends_with("0000"),
         "the TUI should own the terminal: {before}"
     );
-    let kill = Command::new("kill")
-        .args([&format!("-{signal}"), &treeglass_pid(&tmux)])
+    let kill = Command::new("sh")
+        .args(["-c", &format!("kill -{signal} {}", treeglass_pid(&tmux))])
         .status()
         .unwrap();
     assert!(kill.success());
