@@ -81,7 +81,12 @@ fn treeglass_pid(tmux: &Tmux) -> String {
             let pid = e.ok()?.file_name().to_string_lossy().into_owned();
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
             // pid (comm) state ppid …: comm may hold spaces, so split after its ')'.
-            let ppid = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.to_string();
+            let ppid = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(1)?
+                .to_string();
             (ppid == shell).then_some(pid)
         })
         .collect();

@@ -91,16 +91,20 @@ pub fn completeness(snap: &Snapshot) -> String {
     }
 }
 
-/// A node's JSON (without children).
-pub fn node_json(snap: &Snapshot, row: usize) -> Json {
-    let n = &snap.nodes[row];
-    let value = match (&n.value, n.is_secret()) {
+/// A node's `value` in JSON: a secret shows only its length.
+fn value_json(n: &crate::model::Node) -> Json {
+    match (&n.value, n.is_secret()) {
         (Some(Value::Text { text }), true) => {
             json!({ "kind": "secret", "length": text.chars().count() })
         }
         (Some(v), false) => serde_json::to_value(v).unwrap_or(Json::Null),
         (_, _) => Json::Null,
-    };
+    }
+}
+
+/// A node's JSON (without children). [`write_tree_json`] writes the same fields.
+pub fn node_json(snap: &Snapshot, row: usize) -> Json {
+    let n = &snap.nodes[row];
     json!({
         "row": row,
         "token": snap.token(row).to_string(),
@@ -108,70 +112,48 @@ pub fn node_json(snap: &Snapshot, row: usize) -> Json {
         "raw_role": n.raw_role,
         "name": n.name,
         "description": n.description,
-        "value": value,
+        "value": value_json(n),
         "states": n.states,
         "actions": n.actions,
         "interfaces": n.interfaces,
     })
 }
 
-/// `node_json` with the suggested target (when suggestions were asked for), as an object.
-fn node_object(
+/// Opens a node's object and writes its entries up to its `children` array, which it opens
+/// (keys in alphabetical order, as in [`node_json`]).
+fn start_node<W: Write>(
+    w: &mut crate::json::Writer<W>,
+    snap: &Snapshot,
+    row: usize,
+) -> io::Result<()> {
+    w.begin_object()?;
+    w.entry("actions", &snap.nodes[row].actions)?;
+    w.key("children")?;
+    w.begin_array()
+}
+
+/// Closes a node's `children` array, writes its other entries and closes the node.
+fn end_node<W: Write>(
+    w: &mut crate::json::Writer<W>,
     snap: &Snapshot,
     row: usize,
     targets: Option<&[Option<String>]>,
-) -> serde_json::Map<String, Json> {
-    let mut obj = match node_json(snap, row) {
-        Json::Object(m) => m,
-        _ => serde_json::Map::new(),
-    };
+) -> io::Result<()> {
+    let n = &snap.nodes[row];
+    w.end_array()?;
+    w.entry("description", &n.description)?;
+    w.entry("interfaces", &n.interfaces)?;
+    w.entry("name", &n.name)?;
+    w.entry("raw_role", &n.raw_role)?;
+    w.entry("role", &n.role)?;
+    w.entry("row", &row)?;
+    w.entry("states", &n.states)?;
     if let Some(t) = targets {
-        obj.insert(
-            "target".into(),
-            t.get(row)
-                .cloned()
-                .flatten()
-                .map_or(Json::Null, Json::String),
-        );
+        w.entry("target", &t.get(row).cloned().flatten())?;
     }
-    obj
-}
-
-/// Writes `obj`'s entries whose keys sort before (`before`) or after `"children"`, in key order.
-fn entries<W: Write>(
-    w: &mut crate::json::Writer<W>,
-    obj: &serde_json::Map<String, Json>,
-    before: bool,
-) -> io::Result<()> {
-    let mut keys: Vec<&String> = obj
-        .keys()
-        .filter(|k| (k.as_str() < "children") == before)
-        .collect();
-    keys.sort();
-    for k in keys {
-        w.entry(k, &obj[k.as_str()])?;
-    }
-    Ok(())
-}
-
-/// A node whose `children` are being written: its entries after "children", its children, and
-/// the index of the next child.
-type OpenNode<'s> = (serde_json::Map<String, Json>, &'s [usize], usize);
-
-fn start_node<'s, W: Write>(
-    w: &mut crate::json::Writer<W>,
-    open: &mut Vec<OpenNode<'s>>,
-    snap: &'s Snapshot,
-    row: usize,
-    targets: Option<&[Option<String>]>,
-) -> io::Result<()> {
-    let obj = node_object(snap, row, targets);
-    w.begin_object()?;
-    entries(w, &obj, true)?;
-    w.key("children")?;
-    w.begin_array()?;
-    open.push((obj, &snap.nodes[row].children, 0));
-    Ok(())
+    w.entry("token", &snap.token(row).to_string())?;
+    w.entry("value", &value_json(n))?;
+    w.end_object()
 }
 
 /// Writes the snapshot as JSON: metadata and the nested tree (`children` in every node), keys
@@ -193,17 +175,20 @@ pub fn write_tree_json(
     if snap.nodes.is_empty() {
         w.value(&Json::Null)?;
     } else {
-        let mut open: Vec<OpenNode<'_>> = Vec::new();
-        start_node(&mut w, &mut open, snap, 0, targets)?;
-        while let Some((_, kids, next)) = open.last_mut() {
-            if let Some(&child) = kids.get(*next) {
+        // The path to the node being written: each open node's row and its next child's index
+        // (two words a level, however big the nodes).
+        let mut open: Vec<(usize, usize)> = vec![(0, 0)];
+        start_node(&mut w, snap, 0)?;
+        while let Some((row, next)) = open.last_mut() {
+            if let Some(&child) = snap.nodes[*row].children.get(*next) {
                 *next += 1;
                 w.element()?;
-                start_node(&mut w, &mut open, snap, child, targets)?;
-            } else if let Some((obj, _, _)) = open.pop() {
-                w.end_array()?;
-                entries(&mut w, &obj, false)?;
-                w.end_object()?;
+                start_node(&mut w, snap, child)?;
+                open.push((child, 0));
+            } else {
+                let row = *row;
+                open.pop();
+                end_node(&mut w, snap, row, targets)?;
             }
         }
     }
@@ -377,7 +362,14 @@ mod tests {
     fn tree_value(snap: &Snapshot, targets: Option<&[Option<String>]>) -> Json {
         let mut built: Vec<Option<Json>> = vec![None; snap.nodes.len()];
         for row in (0..snap.nodes.len()).rev() {
-            let mut obj = Json::Object(node_object(snap, row, targets));
+            let mut obj = node_json(snap, row);
+            if let Some(t) = targets {
+                obj["target"] = t
+                    .get(row)
+                    .cloned()
+                    .flatten()
+                    .map_or(Json::Null, Json::String);
+            }
             let kids: Vec<Json> = snap.nodes[row]
                 .children
                 .iter()
