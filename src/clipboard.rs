@@ -74,9 +74,18 @@ pub fn read(with_text: bool) -> Result<Contents, ClipboardError> {
     Ok(c)
 }
 
+/// PNG files for `clipboard write --image` are capped at this (64 MiB).
+const MAX_IMAGE_BYTES: u64 = 64 << 20;
+
 fn image_data(path: &str) -> Result<arboard::ImageData<'static>, ClipboardError> {
-    let img = image::open(path)
-        .map_err(|e| ClipboardError::Input(format!("cannot read image {path}: {e}")))?
+    let shown = crate::model::sanitize(path, 0);
+    let bytes = crate::files::read_capped(Path::new(path), MAX_IMAGE_BYTES)
+        .map_err(|e| ClipboardError::Input(format!("cannot read image: {e}")))?;
+    let img = image::ImageReader::new(std::io::Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(|e| ClipboardError::Input(format!("cannot read image {shown}: {e}")))?
+        .decode()
+        .map_err(|e| ClipboardError::Input(format!("cannot read image {shown}: {e}")))?
         .to_rgba8();
     let (w, h) = img.dimensions();
     Ok(arboard::ImageData {

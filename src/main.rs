@@ -5,7 +5,7 @@ use std::sync::Arc;
 use clap::Parser;
 use treeglass::backend::Backend;
 use treeglass::backend::fixture::FixtureBackend;
-use treeglass::cli::{self, Cli, Command, Failure, exit};
+use treeglass::cli::{self, Cli, Command, Failure, Printed, exit};
 use treeglass::session::Session;
 
 /// Picks the backend named by `--backend`, or AT-SPI when reachable, else the demo app.
@@ -28,10 +28,10 @@ async fn pick_backend(spec: Option<&str>) -> Result<Arc<dyn Backend>, Failure> {
         None => match connect_atspi().await {
             Ok(b) => Ok(b),
             Err(f) => {
-                eprintln!(
-                    "treeglass: no accessibility bus ({}); showing the built-in demo app",
+                cli::warn(&format!(
+                    "no accessibility bus ({}); showing the built-in demo app",
                     f.message
-                );
+                ));
                 Ok(Arc::new(FixtureBackend::demo()))
             }
         },
@@ -88,7 +88,7 @@ async fn connect_ax() -> Result<Arc<dyn Backend>, Failure> {
     ))
 }
 
-async fn run(cli: Cli) -> Result<(String, i32), Failure> {
+async fn run(cli: Cli) -> Result<(Printed, i32), Failure> {
     // `treeglass --app X tree` would silently read the default window.
     if cli.command.is_some() && cli.scope.is_set() {
         return Err(Failure::new(
@@ -97,13 +97,14 @@ async fn run(cli: Cli) -> Result<(String, i32), Failure> {
              it they choose the window the inspector opens on",
         ));
     }
+    let text = |(s, code): (String, i32)| (Printed::Text(s), code);
     // Workflow commands that need no app (and `run` of a file that is refused) never connect.
     if let Some(Command::Workflow(args)) = &cli.command {
         if let Some(done) = cli::workflow::without_backend(args) {
-            return done;
+            return done.map(text);
         }
     }
-    let ok = |s: String| (s, exit::OK);
+    let ok = |s: String| (Printed::Text(s), exit::OK);
     // The clipboard needs no accessibility backend.
     if let Some(Command::Clipboard(cmd)) = &cli.command {
         let cmd = cmd.clone();
@@ -114,27 +115,29 @@ async fn run(cli: Cli) -> Result<(String, i32), Failure> {
     }
     // The doctor must work exactly when nothing else does: it connects by itself.
     if let Some(Command::Doctor { json }) = &cli.command {
-        return Ok(cli::doctor(
+        return Ok(text(cli::doctor(
             doctor_report(cli.backend.as_deref()).await,
             *json,
-        ));
+        )));
     }
     // No command on a terminal: the interactive inspector. (Piped, it prints the tree.)
     if cli.command.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         // A pattern that does not compile is a usage error, not a window that is missing.
         cli::check_scope(&cli.scope)?;
-        return run_tui(cli.backend.as_deref(), &cli.scope).await;
+        return run_tui(cli.backend.as_deref(), &cli.scope).await.map(text);
     }
     let backend = pick_backend(cli.backend.as_deref()).await?;
     let session = Session::new(backend.clone());
     match cli.command {
         Some(Command::Apps { json }) => cli::apps(backend.as_ref(), json).await.map(ok),
         Some(Command::Tree(args)) => cli::tree(backend.as_ref(), &args).await,
-        Some(Command::Find(args)) => cli::find(&session, &args).await,
+        Some(Command::Find(args)) => cli::find(&session, &args).await.map(text),
         Some(Command::Get(args)) => cli::get(&session, &args).await.map(ok),
-        Some(Command::Set(args)) => cli::set(&session, &args).await,
-        Some(Command::Invoke(args)) => cli::invoke(&session, &args).await,
-        Some(Command::Workflow(args)) => cli::workflow::with_backend(backend.clone(), &args).await,
+        Some(Command::Set(args)) => cli::set(&session, &args).await.map(text),
+        Some(Command::Invoke(args)) => cli::invoke(&session, &args).await.map(text),
+        Some(Command::Workflow(args)) => cli::workflow::with_backend(backend.clone(), &args)
+            .await
+            .map(text),
         Some(Command::Clipboard(_)) => Err(Failure::new(exit::ERROR, "unreachable: handled above")),
         Some(Command::Doctor { .. }) => {
             Err(Failure::new(exit::ERROR, "unreachable: handled above"))
@@ -185,10 +188,14 @@ async fn run_tui(spec: Option<&str>, scope: &cli::Scope) -> Result<(String, i32)
         recorder: Some(Box::new(treeglass::tui::WorkflowRecorder::new("."))),
         open,
     };
-    treeglass::tui::run(backend, opts)
-        .await
-        .map(|()| (String::new(), exit::OK))
-        .map_err(|e| Failure::new(exit::ERROR, e.to_string()))
+    match treeglass::tui::run(backend, opts).await {
+        Ok(treeglass::tui::Ended::Quit) => Ok((String::new(), exit::OK)),
+        Ok(treeglass::tui::Ended::Signal { number, name }) => {
+            cli::warn(&format!("stopped by {name}; the terminal was restored"));
+            Ok((String::new(), 128 + number))
+        }
+        Err(e) => Err(Failure::new(exit::ERROR, e.to_string())),
+    }
 }
 
 /// The diagnosis for `--backend` (by default the platform's accessibility stack).
@@ -244,21 +251,20 @@ fn main() {
     {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("treeglass: cannot start the async runtime: {e}");
+            cli::warn(&format!("cannot start the async runtime: {e}"));
             std::process::exit(exit::ERROR);
         }
     };
-    let code = runtime.block_on(async {
-        match run(cli).await {
-            Ok((out, code)) => {
-                print!("{out}");
-                code
-            }
-            Err(f) => {
-                eprintln!("treeglass: {}", f.message);
-                f.code
-            }
+    let code = match runtime.block_on(run(cli)) {
+        Ok((printed, code)) => {
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+            cli::finish(code, cli::emit(printed, &mut out))
         }
-    });
+        Err(f) => {
+            cli::warn(&f.message);
+            f.code
+        }
+    };
     std::process::exit(code);
 }

@@ -186,7 +186,7 @@ fn find_reports_near_misses_after_the_timeout() {
         "button =\"Item 9\"",
         "--app",
         &app.app_arg(),
-        "--timeout-ms",
+        "--wait-ms",
         "800",
         "--json",
     ]);
@@ -218,7 +218,7 @@ fn renamed_element_is_found_under_its_new_name_only() {
         "check-box =\"Subscribe\"",
         "--app",
         &app.app_arg(),
-        "--timeout-ms",
+        "--wait-ms",
         "300",
     ]);
     assert_eq!(o.status.code(), Some(11));

@@ -253,7 +253,7 @@ fn late_field_verified_when_the_timeout_allows_unconfirmed_when_not() {
         &app,
         "text \"Slow field\"",
         "second",
-        &["--timeout-ms", "300"],
+        &["--readback-ms", "300"],
     );
     assert_eq!((code, outcome(&v)), (21, "unconfirmed"), "{v:#}");
     assert_eq!(v["dispatched"], true);
@@ -287,14 +287,9 @@ fn list_row_and_tab_selected() {
 #[test]
 fn unresolvable_targets_are_refused_with_their_exit_codes() {
     let app = FixtureApp::start("unres");
-    let (code, v) = set(
-        &app,
-        "text \"No such field\"",
-        "x",
-        &["--resolve-timeout-ms", "300"],
-    );
+    let (code, v) = set(&app, "text \"No such field\"", "x", &["--wait-ms", "300"]);
     assert_eq!((code, outcome(&v)), (11, "refused"), "{v:#}");
-    let (code, v) = set(&app, "text", "x", &["--resolve-timeout-ms", "300"]);
+    let (code, v) = set(&app, "text", "x", &["--wait-ms", "300"]);
     assert_eq!((code, outcome(&v)), (10, "refused"), "{v:#}");
     assert!(v["reason"].as_str().unwrap().contains("ambiguous"), "{v:#}");
 }

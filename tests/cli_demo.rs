@@ -161,7 +161,7 @@ fn find_on_the_demo_app() {
         "fixture",
         "find",
         "button \"Op\"",
-        "--timeout-ms",
+        "--wait-ms",
         "200",
     ]);
     assert_eq!(o.status.code(), Some(10));
@@ -170,7 +170,7 @@ fn find_on_the_demo_app() {
         "fixture",
         "find",
         "check-box \"Zqxwv\"",
-        "--timeout-ms",
+        "--wait-ms",
         "200",
         "--json",
     ]);
@@ -194,7 +194,7 @@ fn hostile_strings_from_apps_are_escaped() {
         vec!["tree"],
         vec!["apps"],
         vec!["tree", "--targets"],
-        vec!["find", "button", "--timeout-ms", "100"],
+        vec!["find", "button", "--wait-ms", "100"],
     ] {
         let mut all = vec!["--backend", spec.as_str()];
         all.extend(args.iter());

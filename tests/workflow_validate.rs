@@ -412,3 +412,76 @@ async fn a_refused_run_leaves_the_app_untouched() {
         })
     );
 }
+
+#[test]
+fn duplicate_keys_are_refused_with_their_pointer() {
+    // A reviewer reads the first "target"; a parser that keeps the last would click the second.
+    let good = std::fs::read_to_string(sample("good-demo.json")).unwrap();
+    let bad = good.replacen(
+        "\"target\": \"button \\\"Press me\\\"\",",
+        "\"target\": \"button \\\"Press me\\\"\", \"target\": \"button \\\"Add item\\\"\",",
+        1,
+    );
+    assert_ne!(
+        bad, good,
+        "the sample changed: the duplicate was not inserted"
+    );
+    let v = validate_bytes(bad.as_bytes());
+    assert!(!v.is_valid());
+    assert_eq!(v.errors.len(), 1, "{:#?}", v.errors);
+    let e = &v.errors[0];
+    assert_eq!(
+        (e.kind, e.pointer.as_str()),
+        ("duplicate_key", "/steps/5/target")
+    );
+    assert!(e.line.is_some() && e.column.is_some());
+    assert!(e.to_string().contains("/steps/5/target"), "{e}");
+    // Nested objects and the document's top level too.
+    for (doc, pointer) in [
+        (
+            r#"{"schemaVersion": 1, "schemaVersion": 1}"#,
+            "/schemaVersion",
+        ),
+        (
+            r#"{"terminalCondition": {"all": [{"not": {"dialogOpen": true, "dialogOpen": false}}]}}"#,
+            "/terminalCondition/all/0/not/dialogOpen",
+        ),
+    ] {
+        let v = validate_bytes(doc.as_bytes());
+        assert_eq!(pointers(&v), vec![pointer], "{doc}");
+    }
+
+    let dir = std::env::temp_dir().join(format!("tg-dup-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("dup.json");
+    std::fs::write(&path, &bad).unwrap();
+    let o = treeglass_offline(&["workflow", "validate", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(30), "{}", text(&o));
+    assert!(text(&o).contains("/steps/5/target"), "{}", text(&o));
+    // Nothing runs from it (not even a connection to the bus).
+    let o = treeglass_offline(&[
+        "--backend",
+        "atspi",
+        "workflow",
+        "run",
+        path.to_str().unwrap(),
+        "--app",
+        "x",
+    ]);
+    assert_eq!(o.status.code(), Some(30), "{}", text(&o));
+    // An inputs file with a key given twice is refused too.
+    let inputs = dir.join("inputs.json");
+    std::fs::write(&inputs, r#"{"password": "a", "password": "b"}"#).unwrap();
+    let o = treeglass_offline(&[
+        "--backend",
+        "fixture",
+        "workflow",
+        "run",
+        sample("good-demo.json").to_str().unwrap(),
+        "--inputs-file",
+        inputs.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("duplicate key"), "{}", text(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -80,6 +80,9 @@ pub struct FixtureNode {
     pub behaviour: Behaviour,
     #[serde(default)]
     pub children: Vec<FixtureNode>,
+    /// The node's level in an app's `outline` (0 = a window); only there.
+    #[serde(default)]
+    pub level: Option<usize>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -92,7 +95,12 @@ struct FixtureApp {
     toolkit: Option<String>,
     #[serde(default)]
     toolkit_version: Option<String>,
+    #[serde(default)]
     windows: Vec<FixtureNode>,
+    /// More windows, as a pre-order list of nodes with levels instead of nested `children`:
+    /// trees deeper than JSON nesting allows (serde_json stops at 128 levels).
+    #[serde(default)]
+    outline: Vec<FixtureNode>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -161,12 +169,14 @@ pub struct FixtureBackend {
 pub enum FixtureError {
     #[error("fixture JSON is invalid: {0}")]
     Json(#[from] serde_json::Error),
-    #[error("cannot read fixture file {path}: {err}")]
-    Io { path: String, err: std::io::Error },
+    #[error("cannot read fixture file {0}")]
+    File(#[from] crate::files::FileError),
     #[error("unknown state `{0}` in fixture")]
     State(String),
     #[error("unknown interface `{0}` in fixture")]
     Interface(String),
+    #[error("fixture outline: {0}")]
+    Outline(String),
 }
 
 fn lock(inner: &Inner) -> MutexGuard<'_, State_> {
@@ -236,12 +246,13 @@ impl FixtureBackend {
         }
     }
 
-    /// Loads a fixture from a JSON file.
+    /// Loads a fixture from a JSON file (a regular file of at most
+    /// [`crate::files::MAX_FIXTURE_BYTES`]).
     pub fn from_path(path: &str) -> Result<FixtureBackend, FixtureError> {
-        let text = std::fs::read_to_string(path).map_err(|err| FixtureError::Io {
-            path: path.to_string(),
-            err,
-        })?;
+        let text = crate::files::read_capped_text(
+            std::path::Path::new(path),
+            crate::files::MAX_FIXTURE_BYTES,
+        )?;
         FixtureBackend::from_json(&text)
     }
 
@@ -260,15 +271,23 @@ impl FixtureBackend {
                 let mut windows = Vec::new();
                 let mut infos = Vec::new();
                 for w in &app.windows {
+                    if w.level.is_some() {
+                        return Err(FixtureError::Outline(
+                            "`level` belongs to outline entries, not to nested windows".into(),
+                        ));
+                    }
                     let wid = insert_tree(&mut st, w, Some(app_id.clone()), &app.name)?;
-                    let e = &st.nodes[&wid];
+                    windows.push(wid);
+                }
+                windows.extend(insert_outline(&mut st, &app.outline, &app_id, &app.name)?);
+                for wid in &windows {
+                    let e = &st.nodes[wid];
                     infos.push(WindowInfo {
                         id: wid.clone(),
                         name: e.node.name.clone(),
                         role: e.node.role,
                         states: e.node.states,
                     });
-                    windows.push(wid);
                 }
                 st.nodes.insert(
                     app_id.clone(),
@@ -591,6 +610,11 @@ fn insert_tree(
     }));
     let mut kids = Vec::new();
     for c in &f.children {
+        if c.level.is_some() {
+            return Err(FixtureError::Outline(
+                "`level` belongs to outline entries, not to nested children".into(),
+            ));
+        }
         kids.push(insert_tree(st, c, Some(id.clone()), app)?);
     }
     st.nodes.insert(
@@ -605,6 +629,45 @@ fn insert_tree(
         },
     );
     Ok(id)
+}
+
+/// Inserts an app's outline (pre-order, each entry one level below its parent at most) without
+/// recursion, so a chain thousands of levels deep loads; returns the windows (level 0).
+fn insert_outline(
+    st: &mut State_,
+    outline: &[FixtureNode],
+    app_id: &NodeId,
+    app: &str,
+) -> Result<Vec<NodeId>, FixtureError> {
+    let mut windows = Vec::new();
+    let mut open: Vec<(usize, NodeId)> = Vec::new();
+    for (i, f) in outline.iter().enumerate() {
+        let Some(level) = f.level else {
+            return Err(FixtureError::Outline(format!("entry {i} has no `level`")));
+        };
+        while open.last().is_some_and(|(l, _)| *l >= level) {
+            open.pop();
+        }
+        let deepest = open.last().map_or(0, |(l, _)| l + 1);
+        if level > deepest {
+            return Err(FixtureError::Outline(format!(
+                "entry {i} is at level {level}, but the deepest level it can take is {deepest}"
+            )));
+        }
+        let parent = open.last().map(|(_, id)| id.clone());
+        let id = insert_tree(
+            st,
+            f,
+            Some(parent.clone().unwrap_or_else(|| app_id.clone())),
+            app,
+        )?;
+        match parent.and_then(|p| st.nodes.get_mut(&p)) {
+            Some(p) => p.kids.push(id.clone()),
+            None => windows.push(id.clone()),
+        }
+        open.push((level, id));
+    }
+    Ok(windows)
 }
 
 fn mask(text: &str) -> String {
@@ -927,6 +990,7 @@ impl FixtureBackend {
                     interfaces: None,
                     behaviour: Behaviour::default(),
                     children: vec![],
+                    level: None,
                 };
                 let app = e.app.to_string();
                 if let Ok(nid) = insert_tree(st, &child, Some(cid.clone()), &app) {
@@ -1112,5 +1176,77 @@ mod tests {
     #[test]
     fn demo_parses() {
         FixtureBackend::from_json(DEMO_APP_JSON).expect("demo app JSON must load");
+    }
+
+    fn lines(b: &FixtureBackend, limits: &Limits) -> Vec<String> {
+        let st = lock(&b.inner);
+        let root = st.apps[0].windows[0].clone();
+        drop(st);
+        let snap = b.snapshot_sync(&root, limits).expect("snapshot");
+        snap.nodes
+            .iter()
+            .map(|n| format!("{} {} {}", n.depth, n.role, n.name))
+            .collect()
+    }
+
+    #[test]
+    fn an_outline_builds_the_same_tree_as_nesting() {
+        let nested = FixtureBackend::from_json(
+            r#"{"apps":[{"name":"a","windows":[{"role":"frame","name":"w","children":[
+                {"role":"panel","children":[{"role":"button","name":"b1"}]},
+                {"role":"label","name":"l"}]}]}]}"#,
+        )
+        .expect("nested");
+        let outline = FixtureBackend::from_json(
+            r#"{"apps":[{"name":"a","outline":[
+                {"level":0,"role":"frame","name":"w"},
+                {"level":1,"role":"panel"},
+                {"level":2,"role":"button","name":"b1"},
+                {"level":1,"role":"label","name":"l"}]}]}"#,
+        )
+        .expect("outline");
+        let limits = Limits::default();
+        assert_eq!(lines(&nested, &limits), lines(&outline, &limits));
+        assert_eq!(lines(&outline, &limits).len(), 4);
+    }
+
+    #[test]
+    fn an_outline_carries_a_chain_deeper_than_json_nesting() {
+        let entries: Vec<String> = (0..5000)
+            .map(|l| format!(r#"{{"level":{l},"role":"panel","name":"n{l}"}}"#))
+            .collect();
+        let text = format!(
+            r#"{{"apps":[{{"name":"deep","outline":[{}]}}]}}"#,
+            entries.join(",")
+        );
+        let b = FixtureBackend::from_json(&text).expect("deep outline");
+        let limits = Limits {
+            max_depth: 10_000,
+            ..Limits::default()
+        };
+        let got = lines(&b, &limits);
+        assert_eq!(got.len(), 5000);
+        assert_eq!(got[4999], "4999 panel n4999");
+    }
+
+    #[test]
+    fn outline_levels_are_checked() {
+        for (bad, why) in [
+            (r#"[{"level":1,"role":"frame"}]"#, "level 1"),
+            (
+                r#"[{"level":0,"role":"frame"},{"level":2,"role":"panel"}]"#,
+                "level 2",
+            ),
+            (r#"[{"role":"frame"}]"#, "no `level`"),
+        ] {
+            let text = format!(r#"{{"apps":[{{"name":"a","outline":{bad}}}]}}"#);
+            let err = FixtureBackend::from_json(&text)
+                .err()
+                .expect(bad)
+                .to_string();
+            assert!(err.contains(why), "{bad}: {err}");
+        }
+        let nested_level = r#"{"apps":[{"name":"a","windows":[{"role":"frame","children":[{"level":1,"role":"panel"}]}]}]}"#;
+        assert!(FixtureBackend::from_json(nested_level).is_err());
     }
 }

@@ -4,6 +4,7 @@
 pub mod output;
 pub mod workflow;
 
+use std::io::{self, Write};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,7 +12,7 @@ use clap::{Args, Parser, Subcommand};
 use regex::Regex;
 
 use crate::backend::{AppInfo, Backend, BackendError, Limits, WindowInfo};
-use crate::model::{NodeId, Snapshot, Token, sanitize};
+use crate::model::{NodeId, Snapshot, Token, sanitize, scrub_lines};
 use crate::session::{Fresh, MAX_RESOLVE_TIMEOUT, Session, TokenRefusal};
 use crate::target::{Resolution, Target};
 use crate::write::{Outcome, Placement, WriteOptions, WriteResult};
@@ -145,6 +146,11 @@ Outcomes: verified (read-back equals the request), already (nothing sent), misma
 where it landed: observe before writing again), secure (password: the length matches),
 refused (a precondition failed; nothing sent).
 
+Waits: --wait-ms (default 10 s) is how long the target may take to resolve to one element;
+--readback-ms (default 1.5 s) is how long the value is read back after the write.
+Echoed values are cut to 200 characters; secret fields (password fields, and text fields
+named like password, PIN, token, secret…) are never echoed: only their length.
+
 Exit codes: 0 verified/already/secure, 20 mismatch, 21 unconfirmed, 22 refused (and 2, 3, 4,
 5, 10–13 as for find).";
 
@@ -238,10 +244,12 @@ pub fn clipboard(cmd: &ClipboardCommand) -> Result<String, Failure> {
     };
     // Say what the clipboard holds now, then keep serving it (X11 clipboards live in their owner).
     if let Some(owner) = owner {
-        print!("{out}");
-        let _ = std::io::Write::flush(&mut std::io::stdout());
+        let written = emit(Printed::Text(out), &mut io::stdout().lock());
         owner.serve();
-        return Ok(String::new());
+        return match finish(exit::OK, written) {
+            exit::OK => Ok(String::new()),
+            code => Err(Failure::new(code, "the clipboard was written and served")),
+        };
     }
     Ok(out)
 }
@@ -254,13 +262,18 @@ pub struct ElementArgs {
     pub target: String,
     #[command(flatten)]
     pub scope: Scope,
-    /// How long to wait for the target to become unique (re-reading on events), at most 120000.
+    /// How long to wait for the target to resolve to one element (re-reading on events), at
+    /// most 120000.
     #[arg(
-        long = "resolve-timeout-ms",
+        long = "wait-ms",
+        alias = "resolve-timeout-ms",
         value_name = "MS",
         default_value_t = 10_000
     )]
-    pub resolve_timeout_ms: u64,
+    pub wait_ms: u64,
+    /// Read the tree down to this depth (deeper elements cannot be found).
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_depth)]
+    pub max_depth: usize,
 }
 
 #[derive(Debug, Args)]
@@ -270,9 +283,18 @@ pub struct FindArgs {
     pub target: String,
     #[command(flatten)]
     pub scope: Scope,
-    /// How long to wait for the target to become unique (re-reading on events), at most 120000.
-    #[arg(long = "timeout-ms", value_name = "MS", default_value_t = 10_000)]
-    pub timeout_ms: u64,
+    /// How long to wait for the target to resolve to one element (re-reading on events), at
+    /// most 120000.
+    #[arg(
+        long = "wait-ms",
+        alias = "timeout-ms",
+        value_name = "MS",
+        default_value_t = 10_000
+    )]
+    pub wait_ms: u64,
+    /// Read the tree down to this depth (deeper elements cannot be found).
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_depth)]
+    pub max_depth: usize,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -294,9 +316,15 @@ pub struct SetArgs {
     /// The value (`-` reads it from standard input).
     #[arg(value_name = "VALUE", allow_hyphen_values = true)]
     pub value: String,
-    /// Read-back timeout.
-    #[arg(long = "timeout-ms", value_name = "MS", default_value_t = 1500)]
-    pub timeout_ms: u64,
+    /// How long to read the value back after writing it before judging the write (the
+    /// verdict comes earlier when the value settles).
+    #[arg(
+        long = "readback-ms",
+        alias = "timeout-ms",
+        value_name = "MS",
+        default_value_t = 1500
+    )]
+    pub readback_ms: u64,
     /// How long a read-back value must hold before it counts as settled.
     #[arg(long = "settle-ms", value_name = "MS", default_value_t = 60)]
     pub settle_ms: u64,
@@ -322,9 +350,14 @@ pub struct InvokeArgs {
     /// The action's name (default: click, press, activate… whichever the element has).
     #[arg(long, value_name = "NAME")]
     pub action: Option<String>,
-    /// How long to watch for the app's reaction.
-    #[arg(long = "timeout-ms", value_name = "MS", default_value_t = 1500)]
-    pub timeout_ms: u64,
+    /// How long to watch for the app's reaction after the action.
+    #[arg(
+        long = "readback-ms",
+        alias = "timeout-ms",
+        value_name = "MS",
+        default_value_t = 1500
+    )]
+    pub readback_ms: u64,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -387,6 +420,60 @@ impl Default for TreeArgs {
     }
 }
 
+/// Output written straight to standard output as it is produced.
+pub type Streamed = Box<dyn FnOnce(&mut dyn Write) -> io::Result<()> + Send>;
+
+/// What a command prints on standard output.
+pub enum Printed {
+    Text(String),
+    /// Written as it is produced (`tree --json`), never held whole in memory.
+    Stream(Streamed),
+}
+
+impl From<String> for Printed {
+    fn from(s: String) -> Printed {
+        Printed::Text(s)
+    }
+}
+
+/// Writes a command's output. Text passes [`scrub_lines`] on the way: the app strings in it
+/// were escaped when they were put in, and this makes sure nothing else slipped through.
+pub fn emit(printed: Printed, out: &mut dyn Write) -> io::Result<()> {
+    match printed {
+        Printed::Text(s) => out.write_all(scrub_lines(&s).as_bytes()),
+        Printed::Stream(write) => write(out),
+    }?;
+    out.flush()
+}
+
+/// The exit code once the output is written (`written`): the command's own code when it was
+/// written, and also when the reader closed the pipe (it wanted no more, as with `| head`:
+/// not an error, and a verdict's code is kept); any other output error is reported and a
+/// success becomes 1 (a failure keeps its own code, e.g. a `set` verdict's).
+pub fn finish(code: i32, written: io::Result<()>) -> i32 {
+    match written {
+        Ok(()) => code,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => code,
+        Err(e) => {
+            warn(&format!(
+                "cannot write the output: {e}{}",
+                if code == exit::OK {
+                    String::new()
+                } else {
+                    format!(" (the command itself ended with exit code {code})")
+                }
+            ));
+            if code == exit::OK { exit::ERROR } else { code }
+        }
+    }
+}
+
+/// A line on standard error, prefixed `treeglass: `. An error writing it is ignored: there is
+/// nowhere left to report it, and it must not turn into a panic.
+pub fn warn(message: &str) {
+    let _ = writeln!(io::stderr().lock(), "treeglass: {}", scrub_lines(message));
+}
+
 /// A failure with the exit code it maps to.
 #[derive(Debug)]
 pub struct Failure {
@@ -410,6 +497,19 @@ impl From<BackendError> for Failure {
             BackendError::Vanished(_) => exit::NO_SUCH,
             BackendError::AppGone { .. } => exit::APP_GONE,
             _ => exit::ERROR,
+        };
+        Failure::new(code, e.to_string())
+    }
+}
+
+impl From<crate::files::FileError> for Failure {
+    /// A file that is not a regular file, too big or in the way is bad input (exit 2); a
+    /// failing read or write is an error (exit 1).
+    fn from(e: crate::files::FileError) -> Failure {
+        use crate::files::FileError;
+        let code = match e {
+            FileError::Io { .. } => exit::ERROR,
+            _ => exit::USAGE,
         };
         Failure::new(code, e.to_string())
     }
@@ -458,7 +558,7 @@ pub async fn pick(backend: &dyn Backend, scope: &Scope) -> Result<(AppInfo, Node
             .map(|a| {
                 format!(
                     "  {} (pid {})",
-                    crate::model::sanitize(&a.name, 60),
+                    crate::model::literal(&a.name, 60),
                     a.pid.map_or("?".into(), |p| p.to_string())
                 )
             })
@@ -475,7 +575,7 @@ pub async fn pick(backend: &dyn Backend, scope: &Scope) -> Result<(AppInfo, Node
                     scope
                         .app
                         .as_deref()
-                        .map(|a| format!(" --app {a:?}"))
+                        .map(|a| format!(" --app {}", crate::model::quoted(a, 100)))
                         .or(scope.pid.map(|p| format!(" --pid {p}")))
                         .unwrap_or_default(),
                     list(&all)
@@ -523,8 +623,9 @@ pub async fn pick(backend: &dyn Backend, scope: &Scope) -> Result<(AppInfo, Node
                     return Err(Failure::new(
                         exit::NO_SUCH,
                         format!(
-                            "no window of {} matches --window {p:?}; windows: {}",
-                            app.name,
+                            "no window of {} matches --window {}; windows: {}",
+                            crate::model::quoted(&app.name, 60),
+                            crate::model::quoted(p, 100),
                             app.windows
                                 .iter()
                                 .map(|w| crate::model::quoted(&w.name, 60))
@@ -541,8 +642,9 @@ pub async fn pick(backend: &dyn Backend, scope: &Scope) -> Result<(AppInfo, Node
                             return Err(Failure::new(
                                 exit::USAGE,
                                 format!(
-                                    "{} windows match --window {p:?}; be more specific",
-                                    many.len()
+                                    "{} windows match --window {}; be more specific",
+                                    many.len(),
+                                    crate::model::quoted(p, 100)
                                 ),
                             ));
                         }
@@ -580,9 +682,9 @@ pub fn app_gone(app: &AppInfo, what: &str) -> Failure {
     )
 }
 
-/// `treeglass tree`. Exits `APP_GONE` (after printing what was read) when the app left the bus
-/// mid-read.
-pub async fn tree(backend: &dyn Backend, args: &TreeArgs) -> Result<(String, i32), Failure> {
+/// `treeglass tree`: the text form, or the JSON form streamed as it is written. Exits
+/// `APP_GONE` (after printing what was read) when the app left the bus mid-read.
+pub async fn tree(backend: &dyn Backend, args: &TreeArgs) -> Result<(Printed, i32), Failure> {
     let (app, root) = pick(backend, &args.scope).await?;
     let limits = Limits {
         max_nodes: args.max_nodes.max(1),
@@ -608,10 +710,13 @@ pub async fn tree(backend: &dyn Backend, args: &TreeArgs) -> Result<(String, i32
             .map(|t| t.map(|t| t.to_string()))
             .collect()
     });
+    let actions = args.actions;
     let out = if args.json {
-        output::json_pretty(&output::tree_json(&snap, targets.as_deref(), args.actions))
+        Printed::Stream(Box::new(move |out| {
+            output::write_tree_json(out, &snap, targets.as_deref(), actions)
+        }))
     } else {
-        output::tree_text(&snap, args.raw, targets.as_deref())
+        Printed::Text(output::tree_text(&snap, args.raw, targets.as_deref()))
     };
     Ok((out, code))
 }
@@ -652,7 +757,14 @@ pub fn resolution_code(r: &Resolution) -> i32 {
 
 /// `treeglass find`.
 pub async fn find(session: &Session, args: &FindArgs) -> Result<(String, i32), Failure> {
-    let (target, fresh) = resolve_arg(session, &args.target, &args.scope, args.timeout_ms).await?;
+    let (target, fresh) = resolve_arg(
+        session,
+        &args.target,
+        &args.scope,
+        args.wait_ms,
+        args.max_depth,
+    )
+    .await?;
     let code = resolution_code(&fresh.resolution);
     let out = if args.json {
         let mut v = serde_json::to_value(&fresh.resolution).unwrap_or_default();
@@ -673,16 +785,16 @@ async fn resolve_arg(
     raw: &str,
     scope: &Scope,
     timeout_ms: u64,
+    max_depth: usize,
 ) -> Result<(Target, Fresh), Failure> {
     let target = parse_target(raw)?;
     let (_, root) = pick(session.backend.as_ref(), scope).await?;
+    let limits = Limits {
+        max_depth,
+        ..Limits::default()
+    };
     let fresh = session
-        .resolve_fresh(
-            &root,
-            &target,
-            resolve_timeout(timeout_ms),
-            &Limits::default(),
-        )
+        .resolve_fresh(&root, &target, resolve_timeout(timeout_ms), &limits)
         .await?;
     Ok((target, fresh))
 }
@@ -693,8 +805,14 @@ async fn element(
     session: &Session,
     args: &ElementArgs,
 ) -> Result<(Target, Arc<Snapshot>, usize), Failure> {
-    let (target, fresh) =
-        resolve_arg(session, &args.target, &args.scope, args.resolve_timeout_ms).await?;
+    let (target, fresh) = resolve_arg(
+        session,
+        &args.target,
+        &args.scope,
+        args.wait_ms,
+        args.max_depth,
+    )
+    .await?;
     match fresh.resolution.unique_row() {
         Some(row) => Ok((target, fresh.snapshot, row)),
         None => Err(Failure::new(
@@ -736,22 +854,34 @@ fn write_code(r: &WriteResult) -> i32 {
     }
 }
 
+/// A write result as printed: echoed values capped, then text or JSON.
+fn write_output(mut r: WriteResult, json: bool, request: output::Request) -> String {
+    output::cap_echoes(&mut r);
+    if json {
+        output::json_pretty(&serde_json::to_value(&r).unwrap_or_default())
+    } else {
+        output::write_text(&r, request)
+    }
+}
+
 /// `treeglass set`.
 pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Failure> {
     let value = if args.value == "-" {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|e| {
-            Failure::new(
-                exit::USAGE,
-                format!("cannot read the value from stdin: {e}"),
-            )
+        let bytes = crate::files::read_capped_from(
+            std::io::stdin().lock(),
+            crate::files::MAX_STDIN_VALUE_BYTES,
+            "standard input",
+        )
+        .map_err(|e| Failure::new(exit::USAGE, format!("cannot read the value: {e}")))?;
+        let s = String::from_utf8(bytes).map_err(|_| {
+            Failure::new(exit::USAGE, "the value on standard input is not UTF-8 text")
         })?;
         s.strip_suffix('\n').map(str::to_string).unwrap_or(s)
     } else {
         args.value.clone()
     };
     let opts = WriteOptions {
-        timeout: Duration::from_millis(args.timeout_ms),
+        timeout: Duration::from_millis(args.readback_ms),
         settle: Duration::from_millis(args.settle_ms),
         watch: Duration::from_millis(args.watch_ms),
         force: args.force,
@@ -768,7 +898,7 @@ pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Fai
         {
             // Resolution failed: a refusal, with the resolution's own exit code.
             if args.record.is_some() {
-                eprintln!("treeglass: not recorded: the target did not resolve to one element");
+                warn("not recorded: the target did not resolve to one element");
             }
             // The value as given; one read from standard input may be a secret: its length.
             let shown = if args.value == "-" {
@@ -778,11 +908,7 @@ pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Fai
             };
             let r =
                 WriteResult::refused_unresolved(&args.element.target, f.message.clone(), &shown);
-            let out = if args.json {
-                output::json_pretty(&serde_json::to_value(&r).unwrap_or_default())
-            } else {
-                output::write_text(&r)
-            };
+            let out = write_output(r, args.json, output::Request::Value);
             return Ok((out, f.code));
         }
         Err(f) => return Err(f),
@@ -796,23 +922,18 @@ pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Fai
     let mut code = write_code(&r);
     if let Some(path) = &args.record {
         if let Err(f) = workflow::record_write(path, &snap, row, &r, &value) {
-            eprintln!("treeglass: not recorded: {}", f.message);
+            warn(&format!("not recorded: {}", f.message));
             code = if code == exit::OK { f.code } else { code };
         }
     }
-    let out = if args.json {
-        output::json_pretty(&serde_json::to_value(&r).unwrap_or_default())
-    } else {
-        output::write_text(&r)
-    };
-    Ok((out, code))
+    Ok((write_output(r, args.json, output::Request::Value), code))
 }
 
 /// `treeglass invoke`.
 pub async fn invoke(session: &Session, args: &InvokeArgs) -> Result<(String, i32), Failure> {
     let (target, snap, row) = element(session, &args.element).await?;
     let opts = WriteOptions {
-        timeout: Duration::from_millis(args.timeout_ms),
+        timeout: Duration::from_millis(args.readback_ms),
         ..WriteOptions::default()
     };
     let mut r = crate::write::invoke(
@@ -828,16 +949,11 @@ pub async fn invoke(session: &Session, args: &InvokeArgs) -> Result<(String, i32
     let mut code = write_code(&r);
     if let Some(path) = &args.record {
         if let Err(f) = workflow::record_invoke(path, &snap, row, &r, args.action.as_deref()) {
-            eprintln!("treeglass: not recorded: {}", f.message);
+            warn(&format!("not recorded: {}", f.message));
             code = if code == exit::OK { f.code } else { code };
         }
     }
-    let out = if args.json {
-        output::json_pretty(&serde_json::to_value(&r).unwrap_or_default())
-    } else {
-        output::write_text(&r)
-    };
-    Ok((out, code))
+    Ok((write_output(r, args.json, output::Request::Action), code))
 }
 
 /// `treeglass doctor`: the report and its exit code.

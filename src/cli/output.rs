@@ -1,20 +1,24 @@
 //! Text and JSON forms of apps, trees and nodes for the command line. Every string that came
 //! from an application goes through `sanitize` before it is printed.
 
+use std::io::{self, Write};
+
 use serde_json::Value as Json;
 
 use crate::backend::AppInfo;
 use crate::fold;
-pub use crate::model::display::{key_states, node_line, value_text};
-pub use crate::model::json::{node_json, tree_json};
-use crate::model::{Snapshot, quoted, sanitize};
+use crate::model::display::cap_echo as cap;
+pub use crate::model::display::{ECHO_CHARS, key_states, node_line, value_text};
+pub use crate::model::json::node_json;
+use crate::model::json::value_json;
+use crate::model::{Snapshot, literal, quoted, sanitize};
 use crate::session::Fresh;
 use crate::target::{Candidate, Resolution, Target};
 use crate::write::WriteResult;
 
-/// Pretty JSON (serialising plain data cannot fail; an empty object stands in if it ever did).
+/// Pretty, terminal-safe JSON through the one JSON writer ([`crate::json`]).
 pub fn json_pretty(v: &Json) -> String {
-    serde_json::to_string_pretty(v).unwrap_or_else(|_| "{}".into())
+    crate::json::to_string(v)
 }
 
 pub fn apps_text(apps: &[AppInfo]) -> String {
@@ -89,6 +93,91 @@ pub fn completeness(snap: &Snapshot) -> String {
     }
 }
 
+/// Opens a node's object and writes its entries up to its `children` array, which it opens
+/// (keys in alphabetical order, as in [`node_json`]).
+fn start_node<W: Write>(
+    w: &mut crate::json::Writer<W>,
+    snap: &Snapshot,
+    row: usize,
+    actions: bool,
+) -> io::Result<()> {
+    w.begin_object()?;
+    if actions {
+        w.entry("actions", &snap.nodes[row].actions)?;
+    }
+    w.key("children")?;
+    w.begin_array()
+}
+
+/// Closes a node's `children` array, writes its other entries and closes the node.
+fn end_node<W: Write>(
+    w: &mut crate::json::Writer<W>,
+    snap: &Snapshot,
+    row: usize,
+    targets: Option<&[Option<String>]>,
+) -> io::Result<()> {
+    let n = &snap.nodes[row];
+    w.end_array()?;
+    w.entry("description", &n.description)?;
+    w.entry("interfaces", &n.interfaces)?;
+    w.entry("name", &n.name)?;
+    w.entry("raw_role", &n.raw_role)?;
+    w.entry("role", &n.role)?;
+    w.entry("row", &row)?;
+    w.entry("states", &n.states)?;
+    if let Some(t) = targets {
+        w.entry("target", &t.get(row).cloned().flatten())?;
+    }
+    w.entry("token", &snap.token(row).to_string())?;
+    w.entry("value", &value_json(n))?;
+    w.end_object()
+}
+
+/// Writes the snapshot as JSON: metadata and the nested tree (`children` in every node), keys
+/// in alphabetical order, the same fields as [`node_json`]; `targets`, when given, adds each
+/// node's suggested target (`null` where none is unique); `actions` keeps each node's action
+/// names (left out when the read did not ask for them: an empty list would say "none"). Streamed node by node without recursion: besides the snapshot, only
+/// the nodes on the path to the current one are held, however deep or large the tree.
+pub fn write_tree_json(
+    out: &mut dyn Write,
+    snap: &Snapshot,
+    targets: Option<&[Option<String>]>,
+    actions: bool,
+) -> io::Result<()> {
+    let mut w = crate::json::Writer::new(out);
+    w.begin_object()?;
+    w.entry("app", &snap.app)?;
+    w.entry("complete", &snap.complete())?;
+    w.entry("node_count", &snap.nodes.len())?;
+    w.entry("read_ms", &((snap.read_ms * 100.0).round() / 100.0))?;
+    w.key("root")?;
+    if snap.nodes.is_empty() {
+        w.value(&Json::Null)?;
+    } else {
+        // The path to the node being written: each open node's row and its next child's index
+        // (two words a level, however big the nodes).
+        let mut open: Vec<(usize, usize)> = vec![(0, 0)];
+        start_node(&mut w, snap, 0, actions)?;
+        while let Some((row, next)) = open.last_mut() {
+            if let Some(&child) = snap.nodes[*row].children.get(*next) {
+                *next += 1;
+                w.element()?;
+                start_node(&mut w, snap, child, actions)?;
+                open.push((child, 0));
+            } else {
+                let row = *row;
+                open.pop();
+                end_node(&mut w, snap, row, targets)?;
+            }
+        }
+    }
+    w.entry("snapshot", &snap.id.to_string())?;
+    w.entry("truncated", &snap.truncated.map(|t| t.as_str()))?;
+    w.entry("unreadable", &snap.unreadable)?;
+    w.entry("window", &snap.window)?;
+    w.end_object()
+}
+
 fn candidate_lines(out: &mut String, cands: &[Candidate]) {
     for c in cands {
         out.push_str(&format!("  {}  {}  ({})\n", c.token, c.path, c.why));
@@ -145,42 +234,84 @@ pub fn resolution_text(target: &Target, fresh: &Fresh) -> String {
     out
 }
 
-/// Human form of a write result: before → dispatched → samples → verdict.
-pub fn write_text(r: &WriteResult) -> String {
+/// What a write result's `requested` holds: a value (escaped by the write engine) or the name
+/// of an action (as the app or the user gave it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Request {
+    Value,
+    Action,
+}
+
+/// Cuts every echoed value of `r` to [`ECHO_CHARS`] characters.
+pub fn cap_echoes(r: &mut WriteResult) {
+    cap(&mut r.requested);
+    for v in [&mut r.before, &mut r.observed].into_iter().flatten() {
+        cap(v);
+    }
+    for s in &mut r.samples {
+        cap(&mut s.value);
+    }
+}
+
+/// Human form of a write result: before → dispatched → samples → verdict. Action names and
+/// the toolkit's answers came from the app and are escaped here.
+pub fn write_text(r: &WriteResult, request: Request) -> String {
     let mut out = String::new();
     let what = match (&r.target, &r.token) {
-        (Some(t), Some(k)) => format!("{t}  ({k}, {})", r.role),
-        (Some(t), None) => t.clone(),
-        _ => r.node.to_string(),
+        (Some(t), Some(k)) => format!("{}  ({k}, {})", sanitize(t, 0), r.role),
+        (Some(t), None) => sanitize(t, 0).into_owned(),
+        _ => literal(&r.node.0, 0).into_owned(),
     };
     out.push_str(&format!("element:    {what}\n"));
-    out.push_str(&format!("requested:  {}\n", r.requested));
+    let requested = match request {
+        Request::Value => sanitize(&r.requested, ECHO_CHARS),
+        Request::Action => literal(&r.requested, 80),
+    };
+    out.push_str(&format!("requested:  {requested}\n"));
     if let Some(b) = &r.before {
-        out.push_str(&format!("before:     {b}\n"));
+        out.push_str(&format!("before:     {}\n", sanitize(b, ECHO_CHARS)));
     }
     if r.dispatched {
         out.push_str(&format!(
             "dispatched: {} [{} path] ({} ms){}\n",
-            r.method.as_deref().unwrap_or("?"),
+            r.method.as_deref().map_or("?".into(), |m| literal(m, 120)),
             r.path.map_or("?", |p| p.as_str()),
             r.timings.dispatch_ms,
             if r.acks.is_empty() {
                 String::new()
             } else {
-                format!("  toolkit said: {}", r.acks.join("; "))
+                format!(
+                    "  toolkit said: {}",
+                    r.acks
+                        .iter()
+                        .map(|a| literal(a, 200))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                )
             }
         ));
     } else {
         out.push_str("dispatched: nothing was sent\n");
     }
     for s in &r.samples {
-        out.push_str(&format!("  +{:>7.1} ms  {}\n", s.at_ms, s.value));
+        out.push_str(&format!(
+            "  +{:>7.1} ms  {}\n",
+            s.at_ms,
+            sanitize(&s.value, ECHO_CHARS)
+        ));
     }
     if !r.events.is_empty() {
-        out.push_str(&format!("events:     {}\n", r.events.join(", ")));
+        out.push_str(&format!(
+            "events:     {}\n",
+            r.events
+                .iter()
+                .map(|e| sanitize(e, 120))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
     }
     if let Some(o) = &r.observed {
-        out.push_str(&format!("observed:   {o}\n"));
+        out.push_str(&format!("observed:   {}\n", sanitize(o, ECHO_CHARS)));
     }
     let kind = r
         .mismatch
@@ -193,4 +324,95 @@ pub fn write_text(r: &WriteResult) -> String {
         r.advice
     ));
     out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::backend::fixture::FixtureBackend;
+    use crate::backend::{Backend, Limits};
+    use crate::model::is_hostile;
+    use serde_json::json;
+
+    fn hostile_free(s: &str) -> bool {
+        s.chars().all(|c| c == '\n' || !is_hostile(c))
+    }
+
+    /// The tree JSON as it was built before it was streamed: one `serde_json::Value`.
+    fn tree_value(snap: &Snapshot, targets: Option<&[Option<String>]>) -> Json {
+        let mut built: Vec<Option<Json>> = vec![None; snap.nodes.len()];
+        for row in (0..snap.nodes.len()).rev() {
+            let mut obj = node_json(snap, row);
+            if let Some(t) = targets {
+                obj["target"] = t
+                    .get(row)
+                    .cloned()
+                    .flatten()
+                    .map_or(Json::Null, Json::String);
+            }
+            let kids: Vec<Json> = snap.nodes[row]
+                .children
+                .iter()
+                .filter_map(|&c| built[c].take())
+                .collect();
+            obj["children"] = Json::Array(kids);
+            built[row] = Some(obj);
+        }
+        json!({
+            "snapshot": snap.id.to_string(),
+            "app": snap.app,
+            "window": snap.window,
+            "complete": snap.complete(),
+            "node_count": snap.nodes.len(),
+            "unreadable": snap.unreadable,
+            "truncated": snap.truncated.map(|t| t.as_str()),
+            "read_ms": (snap.read_ms * 100.0).round() / 100.0,
+            "root": built.first_mut().and_then(Option::take).unwrap_or(Json::Null),
+        })
+    }
+
+    #[tokio::test]
+    async fn streamed_tree_json_is_the_same_document_byte_for_byte() {
+        let b = FixtureBackend::demo();
+        let apps = b.apps().await.unwrap();
+        let snap = b
+            .snapshot(&apps[0].windows[0].id, &Limits::default())
+            .await
+            .unwrap();
+        let targets: Vec<Option<String>> = crate::target::suggest_all(&snap)
+            .into_iter()
+            .map(|t| t.map(|t| t.to_string()))
+            .collect();
+        for t in [None, Some(targets.as_slice())] {
+            let mut out = Vec::new();
+            write_tree_json(&mut out, &snap, t, true).unwrap();
+            let streamed = String::from_utf8(out).unwrap();
+            assert_eq!(
+                streamed,
+                serde_json::to_string_pretty(&tree_value(&snap, t)).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn write_text_escapes_what_the_app_sent_and_caps_values() {
+        let mut r = crate::write::WriteResult::refused_unresolved("button", "why", "x");
+        r.requested = "act\x1b]52;c;aGk=\x07ion\u{202e}".replace("\\x1b", "\x1b");
+        r.requested = "act\u{1b}]52;c;aGk=\u{7}ion\u{202e}".into();
+        r.method = Some("Action.DoAction(\u{1b}[2J)".into());
+        r.acks = vec!["Action.DoAction(\u{1b}[2J) → error: \u{9b}31m".into()];
+        r.dispatched = true;
+        r.events = vec!["other:\u{1b}[H on :1.2/\u{2066}".into()];
+        let out = write_text(&r, Request::Action);
+        assert!(hostile_free(&out), "{out}");
+        assert!(out.contains("act\\x1b]52"), "{out}");
+        let mut big = crate::write::WriteResult::refused_unresolved("text", "why", "x");
+        big.requested = format!("{:?}", "v".repeat(10_000_000));
+        big.before = Some("b".repeat(1_000_000));
+        cap_echoes(&mut big);
+        assert!(big.requested.chars().count() <= ECHO_CHARS);
+        assert!(big.before.as_ref().unwrap().ends_with('…'));
+        assert!(write_text(&big, Request::Value).len() < 2_000);
+    }
 }

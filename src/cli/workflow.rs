@@ -142,10 +142,6 @@ pub struct RecordArgs {
     pub name: Option<String>,
 }
 
-fn io_failure(path: &Path, e: impl std::fmt::Display) -> Failure {
-    Failure::new(exit::ERROR, format!("{}: {e}", path.display()))
-}
-
 /// Text or JSON for a list of issues.
 fn issues_text(file: &Path, v: &Validation) -> String {
     let mut out = String::new();
@@ -220,8 +216,9 @@ fn refusal_output(file: &Path, issues: &[Issue], message: &str, as_json: bool) -
 fn given_inputs(args: &RunArgs) -> Result<BTreeMap<String, String>, Failure> {
     let mut out = BTreeMap::new();
     if let Some(path) = &args.inputs_file {
-        let text = std::fs::read_to_string(path).map_err(|e| io_failure(path, e))?;
-        let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        let bytes = crate::files::read_capped(path, crate::files::MAX_DOCUMENT_BYTES)
+            .map_err(|e| Failure::new(exit::USAGE, format!("--inputs-file: {e}")))?;
+        let v = crate::json::parse_strict(&bytes).map_err(|e| {
             Failure::new(
                 exit::USAGE,
                 format!("{}: not a JSON object of inputs: {e}", path.display()),
@@ -256,7 +253,7 @@ fn given_inputs(args: &RunArgs) -> Result<BTreeMap<String, String>, Failure> {
 /// Validates a workflow file, or says why it cannot be run: the part of `workflow run` that
 /// happens before any backend is touched.
 fn checked(args: &RunArgs) -> Result<Result<Workflow, (String, i32)>, Failure> {
-    let v = validate_path(&args.file).map_err(|e| io_failure(&args.file, e))?;
+    let v = validate_path(&args.file).map_err(Failure::from)?;
     let Some(wf) = v.valid_workflow().cloned() else {
         let out = if args.json {
             validation_json(&args.file, &v)
@@ -309,7 +306,7 @@ pub async fn with_backend(
 }
 
 fn validate(file: &Path, as_json: bool) -> Result<(String, i32), Failure> {
-    let v = validate_path(file).map_err(|e| io_failure(file, e))?;
+    let v = validate_path(file).map_err(Failure::from)?;
     let code = if v.is_valid() {
         exit::OK
     } else {
@@ -354,7 +351,7 @@ async fn run(backend: Arc<dyn Backend>, args: &RunArgs) -> Result<(String, i32),
         exit::WORKFLOW_FAILED
     };
     let out = if args.json {
-        serde_json::to_string_pretty(&report).unwrap_or_else(|_| "{}".into()) + "\n"
+        crate::json::to_string(&report) + "\n"
     } else {
         report.text()
     };
@@ -393,12 +390,12 @@ fn export(args: &ExportArgs) -> Result<(String, i32), Failure> {
     if args.output.as_os_str() == "-" {
         let wf = rec.export_workflow(&opts).map_err(refused)?;
         warn_flagged(&flagged);
-        let text = serde_json::to_string_pretty(&wf)
-            .map_err(|e| Failure::new(exit::ERROR, e.to_string()))?
-            + "\n";
+        let text = crate::json::to_string(&wf) + "\n";
         return Ok((text, exit::OK));
     }
-    let wf = rec.export_to(&args.output, &opts).map_err(refused)?;
+    let wf = rec
+        .export_to(&args.output, &opts, crate::files::Existing::Replace)
+        .map_err(refused)?;
     warn_flagged(&flagged);
     let secret: Vec<&str> = wf
         .inputs
@@ -427,13 +424,13 @@ fn export(args: &ExportArgs) -> Result<(String, i32), Failure> {
 
 fn warn_flagged(flagged: &[String]) {
     if !flagged.is_empty() {
-        eprintln!(
-            "treeglass: exported {} flagged step{} as recorded (review them, or export with \
+        super::warn(&format!(
+            "exported {} flagged step{} as recorded (review them, or export with \
              --skip-flagged):\n{}",
             flagged.len(),
             if flagged.len() == 1 { "" } else { "s" },
             flagged.join("\n")
-        );
+        ));
     }
 }
 
@@ -517,11 +514,11 @@ async fn record(backend: Arc<dyn Backend>, args: &RecordArgs) -> Result<(String,
     let (app, root) = pick(backend.as_ref(), &args.scope).await?;
     let shared = Arc::new(Mutex::new(rec));
     let watch = Watch::start(backend, root, shared.clone(), WatchOptions::default()).await?;
-    eprintln!(
-        "treeglass: recording changes made in {:?} for {} s (Ctrl-C stops earlier)",
-        sanitize(&app.name, 60).as_ref(),
+    super::warn(&format!(
+        "recording changes made in {} for {} s (Ctrl-C stops earlier)",
+        crate::model::quoted(&app.name, 60),
         args.seconds
-    );
+    ));
     tokio::select! {
         _ = tokio::time::sleep(Duration::from_secs(args.seconds)) => {}
         _ = tokio::signal::ctrl_c() => {}
@@ -592,8 +589,8 @@ pub fn record_invoke(
 
 fn note(path: &Path, rec: &Recorder, i: usize) {
     if let Some(s) = rec.steps().get(i) {
-        eprintln!(
-            "treeglass: recorded step {} into {}{}",
+        super::warn(&format!(
+            "recorded step {} into {}{}",
             sanitize(&s.step.id, 80),
             path.display(),
             if s.flagged {
@@ -601,6 +598,6 @@ fn note(path: &Path, rec: &Recorder, i: usize) {
             } else {
                 String::new()
             }
-        );
+        ));
     }
 }

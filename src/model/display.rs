@@ -63,6 +63,23 @@ fn repeats_name(text: &str, name: &str) -> bool {
     t.is_empty() || (!n.is_empty() && n.contains(&t))
 }
 
+/// Values echoed in results (requested, before, observed, samples) are cut to this many
+/// characters in text and JSON output: a 10 MB value is in the app, not in every line of a log.
+pub const ECHO_CHARS: usize = 200;
+
+/// Cuts `s` to [`ECHO_CHARS`] characters, the last one an ellipsis. Cut only after secrets
+/// were masked: a cut secret would no longer be recognised.
+pub fn cap_echo(s: &mut String) {
+    if s.chars().nth(ECHO_CHARS).is_some() {
+        let end = s
+            .char_indices()
+            .nth(ECHO_CHARS - 1)
+            .map_or(s.len(), |(i, _)| i);
+        s.truncate(end);
+        s.push('…');
+    }
+}
+
 /// States worth showing on a tree line (all states are in JSON and the details pane).
 pub fn key_states(n: &Node) -> Vec<&'static str> {
     let mut out = Vec::new();

@@ -1,71 +1,210 @@
-//! Escaping of untrusted strings from applications before they reach a terminal.
+//! Escaping of untrusted strings from applications before they reach a terminal, and the one
+//! definition of which characters may never reach it raw (shared with the JSON writer).
 
 use std::borrow::Cow;
 
-/// Whether `c` must not reach a terminal as is: C0/C1 controls, DEL, bidi overrides and
-/// isolates, zero-width and other invisible format characters that can disguise text.
-fn is_hostile(c: char) -> bool {
+use serde::{Deserialize, Serialize};
+
+/// Whether `c` must not reach a terminal as is: C0 and C1 controls and DEL (a terminal acts on
+/// them: OSC 52 sets the clipboard, CSI clears the screen), line and paragraph separators, bidi
+/// embeddings, overrides and isolates (they reorder what follows), and the invisible format
+/// characters that can disguise text: soft hyphen, combining grapheme joiner, zero-width
+/// characters, Hangul and Mongolian fillers, variation selectors, tag characters and the rest
+/// of Unicode's default-ignorable code points.
+pub fn is_hostile(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
-            '\u{200B}'..='\u{200F}'
-                | '\u{202A}'..='\u{202E}'
-                | '\u{2060}'..='\u{2069}'
+            '\u{00AD}'
+                | '\u{034F}'
+                | '\u{0600}'..='\u{0605}'
                 | '\u{061C}'
+                | '\u{06DD}'
+                | '\u{070F}'
+                | '\u{0890}'..='\u{0891}'
+                | '\u{08E2}'
+                | '\u{115F}'..='\u{1160}'
+                | '\u{17B4}'..='\u{17B5}'
+                | '\u{180B}'..='\u{180F}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{2028}'..='\u{202E}'
+                | '\u{2060}'..='\u{206F}'
+                | '\u{3164}'
+                | '\u{FE00}'..='\u{FE0F}'
                 | '\u{FEFF}'
-                | '\u{FFF9}'..='\u{FFFB}'
+                | '\u{FFA0}'
+                | '\u{FFF0}'..='\u{FFFB}'
+                | '\u{110BD}'
+                | '\u{110CD}'
+                | '\u{13430}'..='\u{1343F}'
+                | '\u{1BCA0}'..='\u{1BCA3}'
+                | '\u{1D173}'..='\u{1D17A}'
+                | '\u{E0000}'..='\u{E0FFF}'
         )
 }
 
-/// Escapes control characters, ANSI escape sequences (their ESC byte), bidi overrides and
-/// invisible format characters as visible `\n`, `\x1b`, `\u{202e}` forms, and truncates to
-/// `max_chars` characters with an ellipsis (`0` = no limit).
-pub fn sanitize(s: &str, max_chars: usize) -> Cow<'_, str> {
-    let needs_escape = s.chars().any(is_hostile);
-    let too_long = max_chars > 0 && s.chars().nth(max_chars).is_some();
-    if !needs_escape && !too_long {
+/// What an escaper escapes besides the hostile characters.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Hostile characters only: for text that may already hold escapes (messages built from
+    /// escaped pieces, what the user is typing).
+    Scrub,
+    /// Also `\` → `\\`, so the text `\x1b` cannot pass for an escaped ESC.
+    Literal,
+    /// Also `"` → `\"`, for a string shown between double quotes.
+    Quoted,
+}
+
+fn escape_char(c: char, mode: Mode, out: &mut String) {
+    use std::fmt::Write;
+    match c {
+        '\\' if mode != Mode::Scrub => out.push_str("\\\\"),
+        '"' if mode == Mode::Quoted => out.push_str("\\\""),
+        c if is_hostile(c) => match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            // Writing into a String cannot fail.
+            c if (c as u32) < 0x100 => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+        },
+        c => out.push(c),
+    }
+}
+
+fn needs_escape(c: char, mode: Mode) -> bool {
+    is_hostile(c) || (mode != Mode::Scrub && c == '\\') || (mode == Mode::Quoted && c == '"')
+}
+
+/// Escapes `s` for `mode` within `max_chars` output characters (`0` = no limit); when the
+/// escaped text is longer it is cut at a character (or escape) boundary and ends in `…`.
+fn escape(s: &str, mode: Mode, max_chars: usize) -> Cow<'_, str> {
+    let fits = |s: &str| max_chars == 0 || s.chars().nth(max_chars).is_none();
+    if !s.chars().any(|c| needs_escape(c, mode)) && fits(s) {
         return Cow::Borrowed(s);
     }
-    let mut out = String::with_capacity(s.len().min(max_chars.max(16) * 4));
+    let mut out = String::with_capacity(if max_chars == 0 {
+        s.len() + 16
+    } else {
+        (max_chars * 4).min(s.len() * 4 + 16)
+    });
     let mut count = 0usize;
+    // The end of the output (bytes) at the last boundary that leaves room for the ellipsis.
+    let mut cut = 0usize;
     for c in s.chars() {
-        let piece: Cow<'_, str> = if is_hostile(c) {
-            Cow::Owned(match c {
-                '\n' => "\\n".to_string(),
-                '\r' => "\\r".to_string(),
-                '\t' => "\\t".to_string(),
-                c if (c as u32) < 0x100 => format!("\\x{:02x}", c as u32),
-                c => format!("\\u{{{:x}}}", c as u32),
-            })
-        } else {
-            let mut b = [0u8; 4];
-            Cow::Owned(c.encode_utf8(&mut b).to_string())
-        };
-        let width = piece.chars().count();
-        if max_chars > 0 && count + width > max_chars.saturating_sub(1) && too_long {
-            out.push('…');
-            return Cow::Owned(out);
+        let before = out.len();
+        escape_char(c, mode, &mut out);
+        count += out[before..].chars().count();
+        if max_chars > 0 {
+            if count < max_chars {
+                cut = out.len();
+            } else if count > max_chars {
+                out.truncate(cut);
+                out.push('…');
+                return Cow::Owned(out);
+            }
         }
-        count += width;
-        out.push_str(&piece);
-    }
-    if max_chars > 0 && count > max_chars {
-        let mut t: String = out.chars().take(max_chars.saturating_sub(1)).collect();
-        t.push('…');
-        return Cow::Owned(t);
     }
     Cow::Owned(out)
 }
 
-/// A string from an application, quoted for a terminal: `\` and `"` are escaped, then the
-/// rest as [`sanitize`] does, within `max_chars` characters of content (`0` = no limit).
+/// Makes text safe for a terminal: control characters (so ANSI escape sequences lose their
+/// ESC), bidi overrides and invisible format characters become visible `\n`, `\x1b`,
+/// `\u{202e}` forms; truncated to `max_chars` characters with an ellipsis (`0` = no limit).
+/// Backslashes are left alone, so text that already holds escapes is not escaped twice; an
+/// application's own string is shown with [`literal`] or [`quoted`] instead.
+pub fn sanitize(s: &str, max_chars: usize) -> Cow<'_, str> {
+    escape(s, Mode::Scrub, max_chars)
+}
+
+/// An application's string, unambiguous for a terminal without quotes: as [`sanitize`], and a
+/// literal `\` is doubled, so the text `\x1b` reads `\\x1b` and never passes for an escape.
+pub fn literal(s: &str, max_chars: usize) -> Cow<'_, str> {
+    escape(s, Mode::Literal, max_chars)
+}
+
+/// An application's string, quoted for a terminal: `\` and `"` are escaped, then the rest as
+/// [`sanitize`] does, within `max_chars` characters of content (`0` = no limit).
 pub fn quoted(s: &str, max_chars: usize) -> String {
-    let escaped = if s.contains(['\\', '"']) {
-        Cow::Owned(s.replace('\\', "\\\\").replace('"', "\\\""))
-    } else {
-        Cow::Borrowed(s)
-    };
-    format!("\"{}\"", sanitize(&escaped, max_chars))
+    let inner = escape(s, Mode::Quoted, max_chars);
+    let mut out = String::with_capacity(inner.len() + 2);
+    out.push('"');
+    out.push_str(&inner);
+    out.push('"');
+    out
+}
+
+/// Whole lines of output (several lines, already composed): every hostile character but the
+/// line feed is escaped, as [`sanitize`] does. The last guard before text is written to a
+/// terminal; the pieces that came from applications were escaped when they were put in.
+pub fn scrub_lines(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(|c| c != '\n' && is_hostile(c)) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if c == '\n' {
+            out.push(c);
+        } else {
+            escape_char(c, Mode::Scrub, &mut out);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A string that came from an application (a name, a description, an action's name, a
+/// toolkit's answer). It has no `Display`: it reaches a terminal only through [`literal`] or
+/// [`quoted`], and JSON only through the JSON writer, which escapes what a terminal would act
+/// on. Its `Debug` form is the quoted one.
+#[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct AppText(String);
+
+impl AppText {
+    pub fn new(s: impl Into<String>) -> AppText {
+        AppText(s.into())
+    }
+
+    /// The text as the application gave it, for matching and comparing, never for printing.
+    pub fn raw(&self) -> &str {
+        &self.0
+    }
+
+    /// See [`literal`].
+    pub fn literal(&self, max_chars: usize) -> Cow<'_, str> {
+        literal(&self.0, max_chars)
+    }
+
+    /// See [`quoted`].
+    pub fn quoted(&self, max_chars: usize) -> String {
+        quoted(&self.0, max_chars)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl std::fmt::Debug for AppText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.quoted(0))
+    }
+}
+
+impl From<String> for AppText {
+    fn from(s: String) -> AppText {
+        AppText(s)
+    }
+}
+
+impl From<&str> for AppText {
+    fn from(s: &str) -> AppText {
+        AppText(s.to_string())
+    }
 }
 
 #[cfg(test)]
@@ -77,6 +216,10 @@ mod tests {
         assert_eq!(quoted("plain", 0), "\"plain\"");
         assert_eq!(quoted("a\"b\\c", 0), "\"a\\\"b\\\\c\"");
         assert_eq!(quoted("esc\x1b[2J", 0), "\"esc\\x1b[2J\"");
+        // The text `\x1b` and an ESC never look alike.
+        assert_ne!(quoted("\\x1b", 0), quoted("\x1b", 0));
+        assert_ne!(literal("\\x1b", 0), literal("\x1b", 0));
+        assert_eq!(literal("\\x1b", 0), "\\\\x1b");
     }
 
     #[test]
@@ -86,6 +229,41 @@ mod tests {
         assert_eq!(sanitize("x\u{202e}y", 0), "x\\u{202e}y");
         assert_eq!(sanitize("l1\nl2", 0), "l1\\nl2");
         assert_eq!(sanitize("\u{9b}c", 0), "\\x9bc");
+        assert_eq!(sanitize("del\x7f", 0), "del\\x7f");
+        // sanitize leaves backslashes for text that already holds escapes.
+        assert_eq!(sanitize("a\\nb", 0), "a\\nb");
+    }
+
+    #[test]
+    fn escapes_every_invisible_character_the_terminal_would_hide() {
+        for c in [
+            '\u{00AD}',
+            '\u{034F}',
+            '\u{180E}',
+            '\u{3164}',
+            '\u{2028}',
+            '\u{2029}',
+            '\u{200B}',
+            '\u{2066}',
+            '\u{2069}',
+            '\u{FE0F}',
+            '\u{FEFF}',
+            '\u{E0001}',
+            '\u{E0041}',
+            '\u{E007F}',
+            '\u{E0100}',
+            '\u{115F}',
+            '\u{FFA0}',
+        ] {
+            let s = format!("a{c}b");
+            let out = sanitize(&s, 0);
+            assert!(!out.contains(c), "U+{:04X} passed raw", c as u32);
+            assert!(out.starts_with('a') && out.ends_with('b'), "{out}");
+        }
+        // Ordinary text, accents and CJK stay as they are.
+        for ok in ["Grüße", "日本語", "émoji ☕", "Ωmega"] {
+            assert_eq!(sanitize(ok, 0), ok);
+        }
     }
 
     #[test]
@@ -96,5 +274,30 @@ mod tests {
         let out = sanitize(&long, 10);
         assert!(out.chars().count() <= 10, "{out}");
         assert!(out.ends_with('…'));
+        // Cut at an escape's boundary, never inside it.
+        assert_eq!(sanitize("ab\x1bcdef", 6), "ab…");
+        assert_eq!(quoted(&"x".repeat(1_000_000), 8), "\"xxxxxxx…\"");
+    }
+
+    #[test]
+    fn scrub_lines_keeps_line_feeds_only() {
+        assert_eq!(
+            scrub_lines("a\nb\x1b]52;c;x\x07\n"),
+            "a\nb\\x1b]52;c;x\\x07\n"
+        );
+        assert_eq!(scrub_lines("a\\x1b\n"), "a\\x1b\n");
+        assert_eq!(scrub_lines("r\rx\u{202e}"), "r\\rx\\u{202e}");
+    }
+
+    #[test]
+    fn app_text_shows_only_escaped() {
+        let t = AppText::new("evil\x1b[2J\"");
+        assert_eq!(format!("{t:?}"), "\"evil\\x1b[2J\\\"\"");
+        assert_eq!(t.literal(0), "evil\\x1b[2J\"");
+        assert_eq!(t.raw(), "evil\x1b[2J\"");
+        assert_eq!(
+            serde_json::to_string(&t).ok().as_deref(),
+            Some("\"evil\\u001b[2J\\\"\"")
+        );
     }
 }

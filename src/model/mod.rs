@@ -11,7 +11,7 @@ mod states;
 pub mod synthetic;
 mod toolkit;
 
-pub use escape::{quoted, sanitize};
+pub use escape::{AppText, is_hostile, literal, quoted, sanitize, scrub_lines};
 pub use node::{Bounds, Node, NodeId, Toggle, Value, format_number};
 pub use request::{Requested, number_json, secret_json};
 pub use role::Role;

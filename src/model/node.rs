@@ -87,6 +87,21 @@ pub fn format_number(v: f64) -> String {
     }
 }
 
+/// Words that make a text field secret even when the toolkit does not say so.
+const SECRET_WORDS: &[&str] = &[
+    "password",
+    "passphrase",
+    "passcode",
+    "passwd",
+    "pwd",
+    "pin",
+    "secret",
+    "token",
+    "otp",
+    "cvv",
+    "cvc",
+];
+
 /// Screen bounds in pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Bounds {
@@ -154,9 +169,34 @@ impl Node {
         self.states.has(State::Enabled) || self.states.has(State::Sensitive)
     }
 
-    /// Whether the node is a secret field whose text must never be echoed.
+    /// The one secrecy rule: whether the node's value is a secret that is never shown, copied,
+    /// logged, recorded or echoed (only its length is). A password field is; so is a field that
+    /// takes text and whose name or description has a word like password, PIN, token, secret
+    /// or "API key" — toolkits often do not mark those as passwords.
     pub fn is_secret(&self) -> bool {
-        self.role == Role::PasswordText
+        if self.role == Role::PasswordText {
+            return true;
+        }
+        if !self.takes_text() {
+            return false;
+        }
+        let words = |s: &str| -> Vec<String> {
+            s.split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(str::to_lowercase)
+                .collect()
+        };
+        let mut all = words(&self.name);
+        all.extend(words(&self.description));
+        all.iter().any(|w| SECRET_WORDS.contains(&w.as_str()))
+            || all.windows(2).any(|p| p[0] == "api" && p[1] == "key")
+    }
+
+    /// Whether the node takes text (a text role, or an editable element that takes neither a
+    /// number nor a choice).
+    pub fn takes_text(&self) -> bool {
+        self.role.is_text()
+            || self.states.has(State::Editable) && !self.role.is_numeric() && !self.role.is_choice()
     }
 
     /// Whether the node takes a value through `set`.
@@ -168,5 +208,34 @@ impl Node {
             || self.role.is_selectable_item()
             || self.role == Role::Expander
             || self.states.has(State::Editable)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(role: Role, name: &str, description: &str) -> Node {
+        let mut n = Node::new(NodeId("n".into()), role, "");
+        n.name = name.into();
+        n.description = description.into();
+        n
+    }
+
+    #[test]
+    fn one_rule_decides_what_is_secret() {
+        assert!(node(Role::PasswordText, "Anything", "").is_secret());
+        assert!(node(Role::Text, "PIN", "").is_secret());
+        assert!(node(Role::Text, "API key", "").is_secret());
+        assert!(node(Role::Text, "Access token", "").is_secret());
+        assert!(node(Role::Text, "Code", "your one-time OTP").is_secret());
+        assert!(!node(Role::Text, "Shipping address", "").is_secret());
+        assert!(
+            !node(Role::Text, "Spinner", "").is_secret(),
+            "whole words only"
+        );
+        // Only fields that take text: a check box named "Remember password" has no secret.
+        assert!(!node(Role::CheckBox, "Remember password", "").is_secret());
+        assert!(!node(Role::Button, "Show PIN", "").is_secret());
     }
 }

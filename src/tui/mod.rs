@@ -29,24 +29,14 @@ pub mod x11_frame;
 
 pub use app::{App, Effect, Msg};
 pub use record::WorkflowRecorder;
-pub use runtime::{Options, Recorder, TuiError, run};
+pub use runtime::{Ended, Options, Recorder, TuiError, run};
 pub use writes::CompletedWrite;
 
-/// `s` escaped for the terminal (`model::sanitize`) and put in double quotes, with `"` escaped.
-/// Not `{:?}`: that would escape the sanitizer's own backslashes a second time.
+/// An application's string for the terminal, in double quotes: `\\` and `"` escaped, then
+/// controls, bidi and invisible characters ([`crate::model::quoted`]), so the text `\x1b` never
+/// passes for an escaped ESC.
 pub fn quoted(s: &str, max_chars: usize) -> String {
-    let t = crate::model::sanitize(s, max_chars);
-    let mut out = String::with_capacity(t.len() + 2);
-    out.push('"');
-    for c in t.chars() {
-        if c == '"' {
-            out.push_str("\\\"");
-        } else {
-            out.push(c);
-        }
-    }
-    out.push('"');
-    out
+    crate::model::quoted(s, max_chars)
 }
 
 /// A readable path from the window to `row`: `frame "Settings" > panel > text "Name"`.

@@ -1,6 +1,7 @@
 //! The TUI's recorder: completed writes and invokes become steps of a
 //! [`workflow::Recorder`](crate::workflow::Recorder); `w` exports them as a workflow-v1 file
-//! (validated before it is written) in the current directory.
+//! (validated before it is written) in the current directory, atomically and never over an
+//! existing file.
 
 use std::path::{Path, PathBuf};
 
@@ -37,16 +38,23 @@ fn file_stem(title: &str) -> String {
     if s.is_empty() { "recording".into() } else { s }
 }
 
-/// A path in `dir` named after `name` that does not exist yet.
-fn free_path(dir: &Path, name: &str) -> PathBuf {
-    let first = dir.join(format!("{name}.workflow.json"));
-    if !first.exists() {
-        return first;
+/// Writes `text` atomically to the first of `<name>.workflow.json`, `<name>-2.workflow.json`, …
+/// in `dir` that is free: an existing file (or anything else) there is never replaced.
+fn write_new(dir: &Path, name: &str, text: &str) -> Result<PathBuf, String> {
+    use crate::files::{Existing, FileError, write_atomic};
+    for i in 1..10_000 {
+        let path = if i == 1 {
+            dir.join(format!("{name}.workflow.json"))
+        } else {
+            dir.join(format!("{name}-{i}.workflow.json"))
+        };
+        match write_atomic(&path, text.as_bytes(), Existing::Refuse) {
+            Ok(()) => return Ok(path),
+            Err(FileError::Exists { .. } | FileError::WontReplace { .. }) => continue,
+            Err(e) => return Err(e.to_string()),
+        }
     }
-    (2..10_000)
-        .map(|i| dir.join(format!("{name}-{i}.workflow.json")))
-        .find(|p| !p.exists())
-        .unwrap_or(first)
+    Err(format!("no free name for {name}.workflow.json"))
 }
 
 impl Recorder for WorkflowRecorder {
@@ -98,13 +106,12 @@ impl Recorder for WorkflowRecorder {
         let json = rec
             .export(&ExportOptions::default())
             .map_err(|e| e.to_string())?;
-        let path = free_path(&self.dir, rec.name());
-        let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
-        std::fs::write(&path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = crate::json::to_string(&json) + "\n";
+        let path = write_new(&self.dir, rec.name(), &text)?;
         Ok(format!(
             "exported {} steps to {}",
             rec.steps().len(),
-            path.display()
+            crate::files::shown(&path)
         ))
     }
 }

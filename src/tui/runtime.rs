@@ -1,5 +1,5 @@
 //! The terminal side: raw mode, alternate screen and mouse capture (restored on exit, on
-//! Ctrl-C, on SIGTERM and on panic), the event loop that feeds messages to the app, runs its
+//! SIGHUP, SIGINT and SIGTERM, and on panic), the event loop that feeds messages to the app, runs its
 //! effects on tokio tasks, and draws at most once per frame interval after draining input.
 
 use std::io::{Stdout, Write};
@@ -59,6 +59,64 @@ pub enum TuiError {
     Io(#[from] std::io::Error),
     #[error("a background task panicked; the terminal was restored")]
     Panicked,
+}
+
+/// How the TUI ended without an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// The user quit.
+    Quit,
+    /// A signal stopped it (the terminal was restored first); the process should exit with
+    /// 128 + `number`, as a shell expects of a process a signal ended.
+    Signal { number: i32, name: &'static str },
+}
+
+/// SIGHUP (the terminal went away), SIGINT and SIGTERM, as one stream of signal numbers.
+#[cfg(unix)]
+struct Signals {
+    hangup: tokio::signal::unix::Signal,
+    interrupt: tokio::signal::unix::Signal,
+    terminate: tokio::signal::unix::Signal,
+}
+
+#[cfg(unix)]
+impl Signals {
+    fn new() -> std::io::Result<Signals> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(Signals {
+            hangup: signal(SignalKind::hangup())?,
+            interrupt: signal(SignalKind::interrupt())?,
+            terminate: signal(SignalKind::terminate())?,
+        })
+    }
+
+    async fn recv(&mut self) -> Ended {
+        let (number, name) = tokio::select! {
+            _ = self.hangup.recv() => (libc::SIGHUP, "SIGHUP"),
+            _ = self.interrupt.recv() => (libc::SIGINT, "SIGINT"),
+            _ = self.terminate.recv() => (libc::SIGTERM, "SIGTERM"),
+        };
+        Ended::Signal { number, name }
+    }
+}
+
+/// Elsewhere: Ctrl-C only (the console's break).
+#[cfg(not(unix))]
+struct Signals;
+
+#[cfg(not(unix))]
+impl Signals {
+    fn new() -> std::io::Result<Signals> {
+        Ok(Signals)
+    }
+
+    async fn recv(&mut self) -> Ended {
+        let _ = tokio::signal::ctrl_c().await;
+        Ended::Signal {
+            number: 2,
+            name: "SIGINT",
+        }
+    }
 }
 
 static PANICKED: AtomicBool = AtomicBool::new(false);
@@ -260,9 +318,12 @@ fn draw(terminal: &mut Terminal<CrosstermBackend<Stdout>>, app: &App) -> std::io
     terminal.draw(|f| view::render(app, f)).map(|_| ())
 }
 
-/// Runs the TUI on the current terminal until the user quits.
-pub async fn run(backend: Arc<dyn Backend>, opts: Options) -> Result<(), TuiError> {
+/// Runs the TUI on the current terminal until the user quits or a signal stops it; the
+/// terminal is restored either way before this returns.
+pub async fn run(backend: Arc<dyn Backend>, opts: Options) -> Result<Ended, TuiError> {
     install_panic_hook();
+    // Listening before the terminal changes: a signal in between must not leave it raw.
+    let mut signals = Signals::new()?;
     let _guard = Guard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
     terminal.clear()?;
@@ -300,11 +361,7 @@ pub async fn run(backend: Arc<dyn Backend>, opts: Options) -> Result<(), TuiErro
     let mut bus_open = true;
     let mut dirty = true;
     let mut last_draw: Option<Instant> = None;
-    let ctrl_c = tokio::signal::ctrl_c();
-    tokio::pin!(ctrl_c);
-    #[cfg(unix)]
-    let mut term_signal =
-        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut ended = Ended::Quit;
     loop {
         if PANICKED.load(Ordering::SeqCst) {
             return Err(TuiError::Panicked);
@@ -324,10 +381,6 @@ pub async fn run(backend: Arc<dyn Backend>, opts: Options) -> Result<(), TuiErro
             (true, Some(t)) => FRAME.saturating_sub(t.elapsed()),
             _ => Duration::from_secs(3600),
         };
-        #[cfg(unix)]
-        let terminated = term_signal.recv();
-        #[cfg(not(unix))]
-        let terminated = std::future::pending::<Option<()>>();
         tokio::select! {
             ev = input.next() => match ev {
                 Some(Ok(ev)) => {
@@ -352,8 +405,10 @@ pub async fn run(backend: Arc<dyn Backend>, opts: Options) -> Result<(), TuiErro
                 dirty = true;
             }
             _ = tokio::time::sleep(wait) => {}
-            _ = &mut ctrl_c => break,
-            _ = terminated => break,
+            signal = signals.recv() => {
+                ended = signal;
+                break;
+            }
         }
         // Coalesce: take everything already waiting before the next frame.
         for _ in 0..10_000 {
@@ -370,5 +425,5 @@ pub async fn run(backend: Arc<dyn Backend>, opts: Options) -> Result<(), TuiErro
         }
     }
     drop(terminal);
-    Ok(())
+    Ok(ended)
 }

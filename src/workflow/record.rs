@@ -160,11 +160,6 @@ pub struct Recording {
 /// Why a recording could not be loaded, saved or exported.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
     #[error("{path}: not a treeglass recording (line {line}, column {column}): {message}")]
     Parse {
         path: String,
@@ -176,10 +171,10 @@ pub enum RecordError {
         "{path}: recording format {found} is not supported (this treeglass reads {RECORDING_VERSION})"
     )]
     Version { path: String, found: u32 },
-    #[error(
-        "{path}: the file is {len} bytes; recordings are limited to {MAX_RECORDING_BYTES} bytes"
-    )]
-    TooBig { path: String, len: u64 },
+    #[error("{0} (recordings are limited to {MAX_RECORDING_BYTES} bytes)")]
+    TooBig(crate::files::FileError),
+    #[error("{0}")]
+    File(crate::files::FileError),
     #[error("row {0} is not in the snapshot")]
     NoRow(usize),
     #[error("no step {0}")]
@@ -264,13 +259,6 @@ impl Mapping {
     }
 }
 
-/// Whether a node takes text (`plan_request`'s rule: text roles, or editable non-number,
-/// non-choice elements).
-fn takes_text(node: &Node) -> bool {
-    node.role.is_text()
-        || node.states.has(State::Editable) && !node.role.is_numeric() && !node.role.is_choice()
-}
-
 /// The mapping table of the contract (semantics §5) for a value written into `node`.
 pub fn map_write(node: &Node, raw: &str) -> Mapping {
     let role = node.role;
@@ -285,7 +273,7 @@ pub fn map_write(node: &Node, raw: &str) -> Mapping {
         }
         return m;
     }
-    if takes_text(node) {
+    if node.takes_text() {
         if raw.is_empty() {
             return Mapping::new(Action::Clear);
         }
@@ -325,42 +313,6 @@ pub fn map_write(node: &Node, raw: &str) -> Mapping {
     m.text = Some(raw.to_string());
     m.problem = Some(format!("a {role} does not take a value"));
     m
-}
-
-/// Words that mark a text field as sensitive even when the toolkit does not say so.
-const SENSITIVE_WORDS: &[&str] = &[
-    "password",
-    "passphrase",
-    "passcode",
-    "passwd",
-    "pwd",
-    "pin",
-    "secret",
-    "token",
-    "otp",
-    "cvv",
-    "cvc",
-];
-
-/// Whether text written into `node` must never be stored: a password field, or a text field
-/// whose name or description has a sensitive word (`PIN`, `API token`, `Secret key`, …).
-pub fn is_sensitive(node: &Node) -> bool {
-    if node.is_secret() {
-        return true;
-    }
-    if !takes_text(node) {
-        return false;
-    }
-    let words = |s: &str| -> Vec<String> {
-        s.split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect()
-    };
-    let mut all = words(&node.name);
-    all.extend(words(&node.description));
-    all.iter().any(|w| SENSITIVE_WORDS.contains(&w.as_str()))
-        || all.windows(2).any(|p| p[0] == "api" && p[1] == "key")
 }
 
 /// The action `invoke` presses when none is named (the write engine's order).
@@ -478,7 +430,7 @@ fn expect_for(
 /// element with no value. A sensitive field's text is never read: a non-empty one answers a
 /// placeholder that the step replaces with an input reference.
 fn state_value(node: &Node) -> Option<String> {
-    let secret = is_sensitive(node);
+    let secret = node.is_secret();
     let raw = match (&node.value, node.role) {
         (Some(Value::Text { text }), _) if secret => {
             if text.is_empty() {
@@ -580,7 +532,7 @@ pub fn step_for_state(snap: &Snapshot, row: usize) -> Option<Step> {
     // is not typed into it).
     let value = node.is_editable_kind().then(|| state_value(node)).flatten();
     let i = match value {
-        Some(raw) => rec.record_value(&r, node, &raw, is_sensitive(node)),
+        Some(raw) => rec.record_value(&r, node, &raw, node.is_secret()),
         None if !node.actions.is_empty() => rec.record_click(&r, node, None),
         None => return None,
     };
@@ -834,7 +786,7 @@ impl Recorder {
             observed,
             result: Some(result),
         };
-        let secret = is_sensitive(node) || result.outcome == Outcome::Secure;
+        let secret = node.is_secret() || result.outcome == Outcome::Secure;
         Ok(self.record_value(&rec, node, raw, secret))
     }
 
@@ -1048,7 +1000,7 @@ impl Recorder {
     /// it is updated to the final text instead of adding a step.
     pub fn record_observed(&mut self, snap: &Snapshot, row: usize) -> Option<usize> {
         let node = snap.get(row)?;
-        let secret = is_sensitive(node);
+        let secret = node.is_secret();
         let raw = state_value(node)?;
         let mapped = map_write(node, &raw);
         // Choosing one radio button unchecks another: a side effect, not a step.
@@ -1112,23 +1064,34 @@ impl Recorder {
 
     /// Loads a recording file.
     pub fn load(path: &Path) -> Result<Recorder, RecordError> {
-        let shown = path.display().to_string();
-        let io = |source| RecordError::Io {
-            path: shown.clone(),
-            source,
-        };
-        let len = std::fs::metadata(path).map_err(io)?.len();
-        if len > MAX_RECORDING_BYTES {
-            return Err(RecordError::TooBig { path: shown, len });
-        }
-        let bytes = std::fs::read(path).map_err(io)?;
+        let shown = crate::files::shown(path);
+        let bytes = crate::files::read_capped(path, MAX_RECORDING_BYTES).map_err(|e| match e {
+            e @ crate::files::FileError::TooBig { .. } => RecordError::TooBig(e),
+            e => RecordError::File(e),
+        })?;
         let parse = |e: serde_json::Error| RecordError::Parse {
             path: shown.clone(),
             line: e.line(),
             column: e.column(),
             message: e.to_string(),
         };
-        let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(parse)?;
+        let v = crate::json::parse_strict(&bytes).map_err(|e| match e {
+            crate::json::ParseError::Syntax(e) => parse(e),
+            crate::json::ParseError::DuplicateKey {
+                pointer,
+                key,
+                line,
+                column,
+            } => RecordError::Parse {
+                path: shown.clone(),
+                line,
+                column,
+                message: format!(
+                    "the key {} appears twice at {pointer}",
+                    crate::model::quoted(&key, 60)
+                ),
+            },
+        })?;
         match v.get("treeglassRecording").and_then(|v| v.as_u64()) {
             Some(n) if n == u64::from(RECORDING_VERSION) => {}
             Some(n) => {
@@ -1163,14 +1126,11 @@ impl Recorder {
         }
     }
 
-    /// Saves the recording atomically (a temporary file beside it, then a rename).
+    /// Saves the recording atomically (see [`crate::files::write_atomic`]).
     pub fn save(&self, path: &Path) -> Result<(), RecordError> {
-        // Plain data with string keys: serialising cannot fail.
-        let text = serde_json::to_string_pretty(&self.to_recording()).unwrap_or_default() + "\n";
-        write_atomic(path, text.as_bytes()).map_err(|source| RecordError::Io {
-            path: path.display().to_string(),
-            source,
-        })
+        let text = crate::json::to_string(&self.to_recording()) + "\n";
+        crate::files::write_atomic(path, text.as_bytes(), crate::files::Existing::Replace)
+            .map_err(RecordError::File)
     }
 
     /// The steps that an export with `opts` would write.
@@ -1292,12 +1252,16 @@ impl Recorder {
 
     /// Exports and writes the workflow file atomically (pretty JSON, fields in schema order);
     /// nothing is written when the export is refused. For the TUI's `w`.
-    pub fn export_to(&self, path: &Path, opts: &ExportOptions) -> Result<Workflow, ExportError> {
+    pub fn export_to(
+        &self,
+        path: &Path,
+        opts: &ExportOptions,
+        existing: crate::files::Existing,
+    ) -> Result<Workflow, ExportError> {
         let wf = self.export_workflow(opts)?;
-        let text =
-            serde_json::to_string_pretty(&wf).map_err(|e| ExportError::Io(e.to_string()))? + "\n";
-        write_atomic(path, text.as_bytes())
-            .map_err(|e| ExportError::Io(format!("{}: {e}", path.display())))?;
+        let text = crate::json::to_string(&wf) + "\n";
+        crate::files::write_atomic(path, text.as_bytes(), existing)
+            .map_err(|e| ExportError::Io(e.to_string()))?;
         Ok(wf)
     }
 
@@ -1323,31 +1287,6 @@ impl Recorder {
             _ => Predicate::All(parts),
         }
     }
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so a
-/// reader never sees half a file.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
 
 #[cfg(test)]
@@ -1403,20 +1342,6 @@ mod tests {
             Mapping::new(Action::Observe).transaction,
             Transaction::ReadOnly
         );
-    }
-
-    #[test]
-    fn sensitive_fields() {
-        assert!(is_sensitive(&node(Role::PasswordText, "Anything", &[])));
-        assert!(is_sensitive(&node(Role::Text, "PIN", &[])));
-        assert!(is_sensitive(&node(Role::Text, "API key", &[])));
-        assert!(is_sensitive(&node(Role::Text, "Access token", &[])));
-        assert!(!is_sensitive(&node(Role::Text, "Shipping address", &[])));
-        assert!(!is_sensitive(&node(
-            Role::CheckBox,
-            "Remember password",
-            &[]
-        )));
     }
 
     #[test]

@@ -1039,9 +1039,15 @@ impl Runner {
             }
         };
         rep.timings.action_ms = ms(t.elapsed());
-        rep.requested = Some(self.mask(&result.requested));
-        rep.before = result.before.as_ref().map(|s| self.mask(s));
-        rep.observed = result.observed.as_ref().map(|s| self.mask(s));
+        // Masked first, then cut: a cut secret would no longer be recognised.
+        let echo = |s: &str| {
+            let mut m = self.mask(s);
+            crate::model::display::cap_echo(&mut m);
+            m
+        };
+        rep.requested = Some(echo(&result.requested));
+        rep.before = result.before.as_deref().map(echo);
+        rep.observed = result.observed.as_deref().map(echo);
         rep.method = result.method.clone();
         rep.dispatched = result.dispatched;
         rep.mismatch = result.mismatch;

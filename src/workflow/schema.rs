@@ -18,7 +18,7 @@ pub const MAX_SCHEMA_ERRORS: usize = 50;
 pub struct Issue {
     /// RFC 6901 pointer into the document.
     pub pointer: String,
-    /// `size`, `json`, `schema_version`, `schema`, `target`, `input`, `sensitive`, `budget`,
+    /// `size`, `json`, `duplicate_key`, `schema_version`, `schema`, `target`, `input`, `sensitive`, `budget`,
     /// `step`, `unsupported`.
     pub kind: &'static str,
     pub message: String,

@@ -1,5 +1,5 @@
 //! Validating a workflow file, in the order a reader needs the answers: size (before parsing),
-//! JSON syntax (line and column), schemaVersion, the schema (JSON pointers), then the meaning —
+//! JSON syntax (line and column) and keys given twice (JSON pointer), schemaVersion, the schema (JSON pointers), then the meaning —
 //! targets parse, inputs are declared, secrets are not literal, budgets add up. Nothing in a
 //! file that fails here is ever executed.
 
@@ -52,14 +52,20 @@ impl Validation {
 
 /// Reads and validates a file; the size is checked before anything is parsed, and at most
 /// [`MAX_FILE_BYTES`] + 1 bytes are ever read (the file may grow while it is read).
-pub fn validate_path(path: &Path) -> std::io::Result<Validation> {
-    let file = std::fs::File::open(path)?;
-    let len = file.metadata()?.len();
+/// Only regular files are read: a FIFO, a device or a directory is refused without blocking.
+pub fn validate_path(path: &Path) -> Result<Validation, crate::files::FileError> {
+    let (file, meta) = crate::files::open_regular(path)?;
+    let len = meta.len();
     if len > MAX_FILE_BYTES {
         return Ok(Validation::failed(too_big(len)));
     }
     let mut bytes = Vec::with_capacity(len as usize);
-    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| crate::files::FileError::Io {
+            path: crate::files::shown(path),
+            source,
+        })?;
     Ok(validate_bytes(&bytes))
 }
 
@@ -79,9 +85,26 @@ pub fn validate_bytes(bytes: &[u8]) -> Validation {
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Validation::failed(too_big(bytes.len() as u64));
     }
-    let doc: Value = match serde_json::from_slice(bytes) {
+    let doc: Value = match crate::json::parse_strict(bytes) {
         Ok(v) => v,
-        Err(e) => {
+        Err(crate::json::ParseError::DuplicateKey {
+            pointer,
+            key,
+            line,
+            column,
+        }) => {
+            let message = format!(
+                "the key {} appears twice in one object (at {}); a reader sees one value and \
+                 a parser would take the other, so the file is refused",
+                crate::model::quoted(&key, 60),
+                crate::model::sanitize(&pointer, 200)
+            );
+            let mut issue = Issue::new(pointer, "duplicate_key", message);
+            issue.line = Some(line);
+            issue.column = Some(column);
+            return Validation::failed(issue);
+        }
+        Err(crate::json::ParseError::Syntax(e)) => {
             let full = e.to_string();
             // serde_json appends " at line L column C"; the issue carries them as fields.
             let msg = match full.rfind(" at line ") {

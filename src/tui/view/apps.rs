@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{block, pad, theme};
-use crate::model::sanitize;
+use crate::model::literal;
 use crate::tui::app::{App, Pane};
 
 pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
@@ -34,10 +34,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         };
         let line = match e.window {
             None => {
-                let mut s = vec![Span::styled(
-                    sanitize(&a.name, 40).into_owned(),
-                    theme::NAME,
-                )];
+                let mut s = vec![Span::styled(literal(&a.name, 40).into_owned(), theme::NAME)];
                 if let Some(pid) = a.pid {
                     s.push(Span::styled(format!(" {pid}"), theme::DIM));
                 }
@@ -51,7 +48,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
                 let title = if win.name.is_empty() {
                     format!("({})", win.role)
                 } else {
-                    sanitize(&win.name, 60).into_owned()
+                    literal(&win.name, 60).into_owned()
                 };
                 Line::from(vec![
                     Span::styled(if shown { " ▶ " } else { "   " }, theme::MATCH),

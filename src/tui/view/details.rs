@@ -22,7 +22,7 @@ fn or_none(s: &str) -> String {
     if s.is_empty() {
         "—".into()
     } else {
-        sanitize(s, 200).into_owned()
+        crate::model::literal(s, 200).into_owned()
     }
 }
 
@@ -31,7 +31,7 @@ fn node_lines(n: &Node, out: &mut Vec<Line<'static>>) {
         Span::styled(format!("{:<12}", "role"), theme::LABEL),
         Span::styled(n.role.as_str(), theme::ROLE),
         Span::styled(
-            format!("  (raw: {})", sanitize(&n.raw_role, 40)),
+            format!("  (raw: {})", crate::model::literal(&n.raw_role, 40)),
             theme::DIM,
         ),
     ]));
@@ -79,7 +79,7 @@ fn node_lines(n: &Node, out: &mut Vec<Line<'static>>) {
     } else {
         n.actions
             .iter()
-            .map(|a| sanitize(a, 30).into_owned())
+            .map(|a| crate::model::literal(a, 30).into_owned())
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -173,7 +173,11 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
             theme::WARN,
         ),
     });
-    out.push(field("id", sanitize(&n.id.0, 80).into_owned(), theme::DIM));
+    out.push(field(
+        "id",
+        crate::model::literal(&n.id.0, 80).into_owned(),
+        theme::DIM,
+    ));
     if let Some((_, Some(err))) = &app.details_read {
         out.push(Line::from(Span::styled(
             format!("fresh read failed: {}", sanitize(err, 120)),

@@ -28,7 +28,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     let out: Vec<Line<'static>> = app
         .events
         .range(start..end)
-        .map(|e| Line::from(Span::raw(e.clone())))
+        .map(|e| Line::from(Span::raw(crate::model::sanitize(e, 0).into_owned())))
         .collect();
     if out.is_empty() {
         frame.render_widget(

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{block, node_spans, pad, theme};
-use crate::model::sanitize;
+use crate::model::{literal, sanitize};
 use crate::tui::app::{App, Pane};
 
 pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
@@ -18,7 +18,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     let mut title = vec![Span::styled(" Tree ", theme::LABEL)];
     if let Some(s) = &app.shown {
         title.push(Span::styled(
-            format!("{} ", sanitize(&s.title, 50)),
+            format!("{} ", literal(&s.title, 50)),
             theme::NAME,
         ));
         if s.gone {
