@@ -50,7 +50,12 @@ fn a_field_without_editable_text_is_typed_into_and_says_so() {
             "{:?}",
             r.method
         );
-        assert_eq!(r.acks.len(), 3, "focus, select all, type: {:?}", r.acks);
+        assert_eq!(
+            r.acks.len(),
+            4,
+            "raise the window, focus, select all, type: {:?}",
+            r.acks
+        );
     });
 }
 

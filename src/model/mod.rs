@@ -13,7 +13,7 @@ mod toolkit;
 
 pub use escape::{AppText, is_hostile, literal, quoted, sanitize, scrub_lines};
 pub use node::{Bounds, Node, NodeId, Toggle, Value, format_number};
-pub use request::{Requested, number_json, secret_json};
+pub use request::{Requested, echo_json, number_json, secret_json};
 pub use role::Role;
 pub use snapshot::{Snapshot, SnapshotId, Token, TokenError, Truncation, preorder};
 pub use states::{Interface, Interfaces, State, States};

@@ -1,6 +1,7 @@
 //! A value as asked for by a write, once interpreted for the element's role: shared by the
 //! write rules (preconditions, read-back) and the write planner.
 
+use super::display::ECHO_CHARS;
 use super::{format_number, quoted};
 
 /// A value as asked for, interpreted for the element's role.
@@ -18,14 +19,15 @@ pub enum Requested {
 }
 
 impl Requested {
-    /// How the request is shown; a secret shows only its length.
+    /// How the request is shown; a secret shows only its length, a long text its first
+    /// [`ECHO_CHARS`] characters (the whole value is in the app, not in the result).
     pub fn display(&self, secret: bool) -> String {
         match self {
             Requested::Text(t) if secret => format!("(secret, {} chars)", t.chars().count()),
-            Requested::Text(t) => quoted(t, 0),
+            Requested::Text(t) => quoted(t, ECHO_CHARS),
             Requested::Number(n) => format_number(*n),
             Requested::Toggle(b) | Requested::Select(b) | Requested::Expand(b) => b.to_string(),
-            Requested::Option(o) => quoted(o, 0),
+            Requested::Option(o) => quoted(o, ECHO_CHARS),
         }
     }
 
@@ -34,11 +36,18 @@ impl Requested {
     pub fn json(&self, secret: bool) -> serde_json::Value {
         match self {
             Requested::Text(t) if secret => secret_json(t.chars().count()),
-            Requested::Text(t) | Requested::Option(t) => t.as_str().into(),
+            Requested::Text(t) | Requested::Option(t) => echo_json(t),
             Requested::Number(n) => number_json(*n),
             Requested::Toggle(b) | Requested::Select(b) | Requested::Expand(b) => (*b).into(),
         }
     }
+}
+
+/// A text in JSON, cut to [`ECHO_CHARS`] characters (ending in `…` when cut).
+pub fn echo_json(t: &str) -> serde_json::Value {
+    let mut s = t.to_string();
+    super::display::cap_echo(&mut s);
+    s.into()
 }
 
 /// A secret in JSON: only its length.

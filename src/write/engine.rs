@@ -184,9 +184,9 @@ impl WriteResult {
     ) -> WriteResult {
         let mut r = WriteResult::new(
             &Node::new(NodeId(String::new()), Role::Unknown, ""),
-            crate::model::quoted(requested, 0),
+            crate::model::quoted(requested, crate::model::display::ECHO_CHARS),
         );
-        r.requested_value = requested.into();
+        r.requested_value = crate::model::echo_json(requested);
         r.target = Some(target.to_string());
         r.outcome = Outcome::Refused;
         r.reason = reason.into();
@@ -430,7 +430,7 @@ pub async fn set_value(
         if secret {
             format!("(secret, {} chars)", raw.chars().count())
         } else {
-            crate::model::quoted(raw, 0)
+            crate::model::quoted(raw, crate::model::display::ECHO_CHARS)
         }
     };
 
@@ -445,7 +445,7 @@ pub async fn set_value(
             r.requested_value = if place.secret {
                 crate::model::secret_json(raw.chars().count())
             } else {
-                raw.into()
+                crate::model::echo_json(raw)
             };
             return r.finish(
                 Outcome::Refused,
@@ -459,7 +459,7 @@ pub async fn set_value(
     res.requested_value = if secret {
         crate::model::secret_json(raw.chars().count())
     } else {
-        raw.into()
+        crate::model::echo_json(raw)
     };
     res.timings.read_before_ms = ms(started.elapsed());
 

@@ -243,11 +243,11 @@ impl Observed {
     pub fn display(&self, secret: bool) -> String {
         match self {
             Observed::Text(t) if secret => format!("(secret, {} chars)", t.chars().count()),
-            Observed::Text(t) => quoted(t, 0),
+            Observed::Text(t) => quoted(t, crate::model::display::ECHO_CHARS),
             Observed::Number(n) => format_number(*n),
             Observed::Bool(b) => b.to_string(),
             Observed::Mixed => "mixed".into(),
-            Observed::Option(Some(o)) => quoted(o, 0),
+            Observed::Option(Some(o)) => quoted(o, crate::model::display::ECHO_CHARS),
             Observed::Option(None) => "(none)".into(),
             Observed::Missing => "(no value)".into(),
         }
@@ -257,11 +257,13 @@ impl Observed {
     pub fn json(&self, secret: bool) -> serde_json::Value {
         match self {
             Observed::Text(t) if secret => crate::model::secret_json(t.chars().count()),
-            Observed::Text(t) => t.as_str().into(),
+            Observed::Text(t) => crate::model::echo_json(t),
             Observed::Number(n) => crate::model::number_json(*n),
             Observed::Bool(b) => (*b).into(),
             Observed::Mixed => "mixed".into(),
-            Observed::Option(o) => o.as_deref().map_or(serde_json::Value::Null, Into::into),
+            Observed::Option(o) => o
+                .as_deref()
+                .map_or(serde_json::Value::Null, crate::model::echo_json),
             Observed::Missing => serde_json::Value::Null,
         }
     }
