@@ -875,7 +875,10 @@ impl FixtureBackend {
                         evs.push(event(entry, EventKind::Focus, ""));
                     }
                 }
-                WriteOp::SelectAllText | WriteOp::ActivateWindow(_) => {}
+                WriteOp::SelectAllText
+                | WriteOp::ActivateWindow(_)
+                | WriteOp::AwaitFocus
+                | WriteOp::AwaitMenuKeyboard => {}
                 // The demo app's input devices: a click or Space presses what it lands on.
                 WriteOp::Click | WriteOp::Key(super::Key::Space) => {
                     evs = self.press(&mut st, id, role);

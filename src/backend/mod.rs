@@ -182,6 +182,12 @@ pub enum WriteOp {
     /// Raise the element's window and give it keyboard focus: synthesized keys and clicks go
     /// to the focused window on top. Holds the window's title, to pick among the app's windows.
     ActivateWindow(String),
+    /// Send nothing; wait (briefly) until the element says it has the keyboard focus, and fail
+    /// if it never does: keys are sent only where they are known to land.
+    AwaitFocus,
+    /// Send nothing; wait (briefly) until an open menu or popup holds the keyboard, so the keys
+    /// that follow reach it; fail if none does.
+    AwaitMenuKeyboard,
 }
 
 /// Keys the keyboard paths press.
@@ -233,6 +239,8 @@ impl WriteOp {
             WriteOp::Key(k) => format!("keyboard {}", k.name()),
             WriteOp::Click => "pointer click at the centre".into(),
             WriteOp::ActivateWindow(_) => "raise and focus the window".into(),
+            WriteOp::AwaitFocus => "wait for the keyboard focus".into(),
+            WriteOp::AwaitMenuKeyboard => "wait for the menu to hold the keyboard".into(),
         }
     }
 }

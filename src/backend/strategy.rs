@@ -463,21 +463,42 @@ impl Context<'_> {
         ops
     }
 
-    /// Focus, select all, type `text` (an empty text: delete the selection).
-    fn typing(&self, text: &str, commit: bool, reason: impl Into<String>) -> Plan {
+    /// Focus, select all, type `text` (an empty text: delete the selection). Line breaks are
+    /// Return presses, so only a multi-line field takes them (in a single-line one Return
+    /// would activate the form); a tab would move the focus away, so none is typed.
+    fn typing(&self, text: &str, commit: bool, reason: impl Into<String>) -> Result<Plan, String> {
+        if text.contains('\t') {
+            return Err(
+                "a tab cannot be typed into the field (the key moves the focus away)".into(),
+            );
+        }
+        let text = text.replace("\r\n", "\n").replace('\r', "\n");
+        if text.contains('\n') && !self.node.states.has(State::MultiLine) {
+            return Err(
+                "a single-line field cannot hold a line break (typing Return would \
+                        activate the form)"
+                    .into(),
+            );
+        }
         let mut ops = self.focus_ops();
         if self.has(Interface::Text) {
             ops.push((Dest::Element, WriteOp::SelectAllText));
         }
         if text.is_empty() {
             ops.push((Dest::Element, WriteOp::Key(super::Key::BackSpace)));
-        } else {
-            ops.push((Dest::Element, WriteOp::TypeText(text.to_string())));
+        }
+        for (i, line) in text.split('\n').enumerate() {
+            if i > 0 {
+                ops.push((Dest::Element, WriteOp::Key(super::Key::Return)));
+            }
+            if !line.is_empty() {
+                ops.push((Dest::Element, WriteOp::TypeText(line.to_string())));
+            }
         }
         if commit {
             ops.push((Dest::Element, WriteOp::Key(super::Key::Return)));
         }
-        Plan {
+        Ok(Plan {
             path: Path::Keyboard,
             ops,
             max_sends: 1,
@@ -488,7 +509,7 @@ impl Context<'_> {
             },
             reason: reason.into(),
             known_ignored: false,
-        }
+        })
     }
 }
 
@@ -521,7 +542,7 @@ pub fn plan(ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
                     t,
                     false,
                     "web content ignores the semantic text calls: focus, select all, type",
-                )]);
+                )?]);
             }
             let mut plans = Vec::new();
             if ctx.has(Interface::EditableText) {
@@ -535,7 +556,7 @@ pub fn plan(ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
             }
             let typable = ctx.has(Interface::Text) || node.states.has(State::Editable);
             if typable && (plans.is_empty() || browser && ctx.can_synthesize()) {
-                plans.push(ctx.typing(
+                let typed = ctx.typing(
                     t,
                     false,
                     if plans.is_empty() {
@@ -543,7 +564,13 @@ pub fn plan(ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
                     } else {
                         "the toolkit ignores EditableText: focus, select all, type"
                     },
-                ));
+                );
+                match typed {
+                    Ok(p) => plans.push(p),
+                    // The semantic call alone, then; or the reason nothing can be typed.
+                    Err(e) if plans.is_empty() => return Err(e),
+                    Err(_) => {}
+                }
             }
             if plans.is_empty() {
                 return Err("no EditableText or Text interface".into());
@@ -566,7 +593,7 @@ pub fn plan(ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
                         &text,
                         true,
                         "Qt spin box that did not take Value: typed text + Return",
-                    ));
+                    )?);
                 }
             } else if ctx.has(Interface::EditableText) {
                 plans.push(semantic(
@@ -641,31 +668,46 @@ pub fn plan(ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
                     "the combo has Selection",
                 )]);
             }
-            // Qt's option items answer "Toggle" by highlighting only: the keyboard chooses.
+            // Qt's option items answer "Toggle" by highlighting only, and a Qt combo cannot
+            // take the focus through AT-SPI (GrabFocus needs a SetFocus action it lacks): its
+            // menu is opened, and once the current option has the focus, arrow keys and Return
+            // choose.
             if ctx.tk_is(Toolkit::is_qt) && ctx.can_synthesize() {
                 let Some(cur) = ctx.current else {
                     return Err("the current option is unknown, so the keys to press are".into());
                 };
-                let mut ops = ctx.focus_ops();
+                let Some(open) = ctx.action(&["ShowMenu"]) else {
+                    return Err("no ShowMenu action to open the combo's menu".into());
+                };
                 let key = if i > cur {
                     super::Key::Down
                 } else {
                     super::Key::Up
                 };
+                let mut ops = vec![
+                    (
+                        Dest::Element,
+                        WriteOp::ActivateWindow(ctx.window.to_string()),
+                    ),
+                    (Dest::Element, WriteOp::DoAction(open)),
+                    (Dest::Option(cur), WriteOp::AwaitFocus),
+                    (Dest::Element, WriteOp::AwaitMenuKeyboard),
+                ];
                 for _ in 0..i.abs_diff(cur) {
                     ops.push((Dest::Element, WriteOp::Key(key)));
                 }
+                ops.push((Dest::Element, WriteOp::Key(super::Key::Return)));
                 return Ok(vec![Plan {
                     path: Path::Keyboard,
                     ops,
                     max_sends: 1,
                     method: format!(
-                        "keyboard (focus the combo, {} × {})",
+                        "keyboard (open the menu, {} × {}, Return)",
                         i.abs_diff(cur),
                         key.name()
                     ),
                     reason: "Qt combos have no Selection and their items' action only \
-                             highlights: arrow keys on the focused combo choose"
+                             highlights: the open menu takes arrow keys and Return"
                         .into(),
                     known_ignored: false,
                 }]);
@@ -726,6 +768,269 @@ fn p_needs_typed_fallback(ctx: &Context<'_>) -> bool {
 mod tests {
     use super::*;
     use crate::model::{Interfaces, NodeId, Value, preorder};
+
+    // ---- the planner, one test per toolkit rule ------------------------------------------
+
+    fn el(role: Role, ifaces: &[Interface], actions: &[&str], states: &[State]) -> Node {
+        let mut n = Node::new(NodeId("x".into()), role, "x");
+        n.interfaces = ifaces.iter().copied().collect();
+        n.actions = actions.iter().map(|a| a.to_string()).collect();
+        n.states = states.iter().copied().collect();
+        n
+    }
+
+    fn ctx<'a>(node: &'a Node, tk: Option<Toolkit>) -> Context<'a> {
+        Context {
+            platform: Platform::Atspi,
+            node,
+            toolkit: tk,
+            in_web_content: false,
+            window: "w",
+            options: &[],
+            chosen: None,
+            current: None,
+            parent_selection: None,
+        }
+    }
+
+    fn ops(p: &Plan) -> Vec<WriteOp> {
+        p.ops.iter().map(|(_, op)| op.clone()).collect()
+    }
+
+    const TEXT: &[Interface] = &[
+        Interface::Text,
+        Interface::EditableText,
+        Interface::Component,
+    ];
+
+    #[test]
+    fn gtk_text_is_one_semantic_call_without_fallback() {
+        let n = el(Role::Text, TEXT, &[], &[State::Editable]);
+        let plans = plan(&ctx(&n, Some(Toolkit::Gtk3)), &Requested::Text("hi".into())).unwrap();
+        assert_eq!(plans.len(), 1);
+        assert_eq!(plans[0].path, Path::Semantic);
+        assert_eq!(ops(&plans[0]), [WriteOp::SetText("hi".into())]);
+        assert!(!plans[0].known_ignored);
+    }
+
+    #[test]
+    fn web_content_text_is_typed() {
+        let n = el(Role::Text, &[Interface::Text], &[], &[State::Editable]);
+        let mut c = ctx(&n, Some(Toolkit::Chromium));
+        c.in_web_content = true;
+        let plans = plan(&c, &Requested::Text("Ada".into())).unwrap();
+        assert_eq!(plans.len(), 1);
+        assert_eq!(plans[0].path, Path::Keyboard);
+        assert_eq!(
+            ops(&plans[0]),
+            [
+                WriteOp::ActivateWindow("w".into()),
+                WriteOp::Focus,
+                WriteOp::SelectAllText,
+                WriteOp::TypeText("Ada".into())
+            ]
+        );
+        // Clearing deletes the selection instead of typing nothing.
+        let plans = plan(&c, &Requested::Text(String::new())).unwrap();
+        assert_eq!(
+            ops(&plans[0]).last(),
+            Some(&WriteOp::Key(super::super::Key::BackSpace))
+        );
+    }
+
+    #[test]
+    fn a_browser_outside_web_content_falls_back_only_because_it_ignores_editable_text() {
+        let n = el(Role::Text, TEXT, &[], &[State::Editable]);
+        let plans = plan(
+            &ctx(&n, Some(Toolkit::Chromium)),
+            &Requested::Text("x".into()),
+        )
+        .unwrap();
+        assert_eq!(plans.len(), 2);
+        assert!(plans[0].known_ignored, "the evidence is in KNOWN_IGNORED");
+        assert_eq!(plans[1].path, Path::Keyboard);
+    }
+
+    #[test]
+    fn typing_cannot_hold_what_a_keyboard_would_turn_into_an_action() {
+        let n = el(
+            Role::Text,
+            &[Interface::Text],
+            &[],
+            &[State::Editable, State::SingleLine],
+        );
+        let mut c = ctx(&n, Some(Toolkit::Chromium));
+        c.in_web_content = true;
+        let e = plan(&c, &Requested::Text("a\nb".into())).unwrap_err();
+        assert!(e.contains("line break"), "{e}");
+        assert!(plan(&c, &Requested::Text("a\tb".into())).is_err());
+        // A multi-line field takes line breaks as Return presses.
+        let n = el(
+            Role::Text,
+            &[Interface::Text],
+            &[],
+            &[State::Editable, State::MultiLine],
+        );
+        let mut c = ctx(&n, Some(Toolkit::Chromium));
+        c.in_web_content = true;
+        let plans = plan(&c, &Requested::Text("a\nb".into())).unwrap();
+        assert_eq!(
+            ops(&plans[0])[3..],
+            [
+                WriteOp::TypeText("a".into()),
+                WriteOp::Key(super::super::Key::Return),
+                WriteOp::TypeText("b".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn numbers_go_through_value_and_qt_spin_boxes_have_a_typed_fallback() {
+        let ifaces = [Interface::Value, Interface::Text, Interface::EditableText];
+        let n = el(Role::SpinButton, &ifaces, &[], &[]);
+        let plans = plan(&ctx(&n, Some(Toolkit::Gtk3)), &Requested::Number(7.0)).unwrap();
+        assert_eq!(plans.len(), 1);
+        assert_eq!(ops(&plans[0]), [WriteOp::SetNumber(7.0)]);
+        let plans = plan(&ctx(&n, Some(Toolkit::Qt5)), &Requested::Number(7.0)).unwrap();
+        assert_eq!(plans.len(), 2);
+        assert!(plans[0].known_ignored);
+        assert_eq!(plans[1].path, Path::Keyboard);
+        assert_eq!(
+            ops(&plans[1]).last(),
+            Some(&WriteOp::Key(super::super::Key::Return))
+        );
+        // Sliders have no text to type into: Value alone.
+        let s = el(Role::Slider, &[Interface::Value], &[], &[]);
+        assert_eq!(
+            plan(&ctx(&s, Some(Toolkit::Qt5)), &Requested::Number(3.0))
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn toggles_by_named_action_or_pressed_until_the_state_shows() {
+        // Chromium names the action for the state.
+        let n = el(
+            Role::CheckBox,
+            &[Interface::Action],
+            &["check", "showContextMenu"],
+            &[],
+        );
+        let p = &plan(&ctx(&n, Some(Toolkit::Chromium)), &Requested::Toggle(true)).unwrap()[0];
+        assert_eq!(ops(p), [WriteOp::DoAction("check".into())]);
+        assert_eq!(p.max_sends, 1);
+        // Qt's "Toggle": a check box may be tri-state, so up to two presses.
+        let n = el(
+            Role::CheckBox,
+            &[Interface::Action],
+            &["Toggle", "SetFocus"],
+            &[],
+        );
+        let p = &plan(&ctx(&n, Some(Toolkit::Qt5)), &Requested::Toggle(false)).unwrap()[0];
+        assert_eq!(ops(p), [WriteOp::DoAction("Toggle".into())]);
+        assert_eq!(p.max_sends, 2);
+        // GTK 4.8 check boxes have no action: a click at the centre.
+        let n = el(Role::CheckBox, &[Interface::Component], &[], &[]);
+        let p = &plan(&ctx(&n, Some(Toolkit::Gtk4)), &Requested::Toggle(true)).unwrap()[0];
+        assert_eq!(p.path, Path::Pointer);
+        assert_eq!(
+            ops(p),
+            [WriteOp::ActivateWindow("w".into()), WriteOp::Click]
+        );
+        // Without synthesized input (UI Automation) there is no way.
+        let mut c = ctx(&n, None);
+        c.platform = Platform::Uia;
+        assert!(plan(&c, &Requested::Toggle(true)).is_err());
+    }
+
+    #[test]
+    fn options_by_selection_by_the_options_action_or_by_keys_on_qt() {
+        let opts: Vec<Node> = ["Small", "Medium", "Large"]
+            .iter()
+            .map(|name| {
+                let mut o = el(Role::MenuItem, &[Interface::Action], &["select"], &[]);
+                o.name = name.to_string();
+                o
+            })
+            .collect();
+        // GTK 3: Selection on the combo.
+        let n = el(Role::ComboBox, &[Interface::Selection], &[], &[]);
+        let mut c = ctx(&n, Some(Toolkit::Gtk3));
+        c.options = &opts;
+        c.chosen = Some(2);
+        let p = &plan(&c, &Requested::Option("Large".into())).unwrap()[0];
+        assert_eq!(p.ops, [(Dest::Element, WriteOp::SelectChild(2))]);
+        // Chromium: no Selection; the option's own action.
+        let n = el(Role::ComboBox, &[Interface::Action], &["open"], &[]);
+        let mut c = ctx(&n, Some(Toolkit::Chromium));
+        c.options = &opts;
+        c.chosen = Some(2);
+        let p = &plan(&c, &Requested::Option("Large".into())).unwrap()[0];
+        assert_eq!(
+            p.ops,
+            [(Dest::Option(2), WriteOp::DoAction("select".into()))]
+        );
+        // Qt: the items' action only highlights; the menu is opened and arrow keys move from
+        // the current option once it has the focus.
+        let n = el(
+            Role::ComboBox,
+            &[Interface::Action],
+            &["ShowMenu", "Press"],
+            &[],
+        );
+        let mut c = ctx(&n, Some(Toolkit::Qt6));
+        c.options = &opts;
+        c.chosen = Some(0);
+        c.current = Some(2);
+        let p = &plan(&c, &Requested::Option("Small".into())).unwrap()[0];
+        assert_eq!(p.path, Path::Keyboard);
+        let keys: Vec<WriteOp> = ops(p)
+            .into_iter()
+            .filter(|o| matches!(o, WriteOp::Key(_)))
+            .collect();
+        let up = WriteOp::Key(super::super::Key::Up);
+        assert_eq!(
+            keys,
+            [up.clone(), up, WriteOp::Key(super::super::Key::Return)]
+        );
+        assert_eq!(
+            p.ops[1],
+            (Dest::Element, WriteOp::DoAction("ShowMenu".into()))
+        );
+        assert_eq!(p.ops[2], (Dest::Option(2), WriteOp::AwaitFocus));
+        // Not knowing where the selection is, the keys to press cannot be known.
+        c.current = None;
+        assert!(plan(&c, &Requested::Option("Small".into())).is_err());
+    }
+
+    #[test]
+    fn items_select_through_their_parent_or_their_action() {
+        let n = el(Role::Tab, &[Interface::Action], &["click"], &[]);
+        let mut c = ctx(&n, Some(Toolkit::Gtk3));
+        c.parent_selection = Some(1);
+        let p = &plan(&c, &Requested::Select(true)).unwrap()[0];
+        assert_eq!(p.ops, [(Dest::Parent, WriteOp::SelectChild(1))]);
+        c.parent_selection = None;
+        let p = &plan(&c, &Requested::Select(true)).unwrap()[0];
+        assert_eq!(ops(p), [WriteOp::DoAction("click".into())]);
+    }
+
+    #[test]
+    fn the_default_action_prefers_press_like_names() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            default_action(&names(&["SetFocus", "Press"])),
+            Some("Press")
+        );
+        assert_eq!(
+            default_action(&names(&["showContextMenu", "press"])),
+            Some("press")
+        );
+        assert_eq!(default_action(&names(&["frobnicate"])), Some("frobnicate"));
+        assert_eq!(default_action(&[]), None);
+    }
 
     #[test]
     fn capabilities_from_interfaces_and_actions() {

@@ -267,3 +267,144 @@ pub fn pyatspi_walk_pid(pid: u32) -> Value {
     );
     serde_json::from_slice(&o.stdout).expect("pyatspi walk JSON")
 }
+
+/// What an independent pyatspi read says of the elements with these treeglass ids (bus name +
+/// object path), keyed by object path; `null` for one it did not find.
+pub fn pyatspi_read(pid: u32, ids: &[&str]) -> Value {
+    let paths: Vec<&str> = ids
+        .iter()
+        .map(|id| id.find('/').map_or(*id, |i| &id[i..]))
+        .collect();
+    let o = Command::new("/usr/bin/python3")
+        .arg(format!("{}/scripts/pyatspi-read.py", repo()))
+        .args(["--pid", &pid.to_string()])
+        .args(&paths)
+        .output()
+        .expect("run scripts/pyatspi-read.py");
+    assert!(
+        o.status.success(),
+        "pyatspi read failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).expect("pyatspi read JSON");
+    v
+}
+
+/// The element a `set --json` / `invoke --json` result was about, read with pyatspi.
+pub fn pyatspi_of(pid: u32, result: &Value) -> Value {
+    let id = result["node"].as_str().expect("result names its node");
+    let path = id.find('/').map_or(id, |i| &id[i..]);
+    let v = pyatspi_read(pid, &[id]);
+    v[path].clone()
+}
+
+/// The project's Qt form (tests/qt_form.py) on Qt 5 or Qt 6, with its stdin protocol as an
+/// oracle that is not the accessibility tree.
+pub struct QtForm {
+    child: Child,
+    stdin: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<String>,
+    pub pid: u32,
+    pub name: String,
+    pub qt: u8,
+}
+
+impl QtForm {
+    pub fn start(qt: u8) -> QtForm {
+        use std::io::BufRead;
+        require_stack();
+        let name = format!("tgqt{qt}-{}-{}", std::process::id(), super::next_id());
+        let mut child = Command::new("/usr/bin/python3")
+            .arg(format!("{}/tests/qt_form.py", repo()))
+            .args(["--qt", &qt.to_string(), "--name", &name])
+            .env("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start tests/qt_form.py (python3-pyqt5 / python3-pyqt6)");
+        let stdin = child.stdin.take().expect("stdin");
+        let out = child.stdout.take().expect("stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut form = QtForm {
+            pid: child.id(),
+            child,
+            stdin,
+            lines: rx,
+            name,
+            qt,
+        };
+        let ready = form.line();
+        assert!(
+            ready.contains("ready"),
+            "the Qt form did not start: {ready}"
+        );
+        form.wait_registered();
+        form
+    }
+
+    fn line(&mut self) -> String {
+        self.lines
+            .recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("Qt {} form said nothing", self.qt))
+    }
+
+    fn wait_registered(&self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            let o = self.treeglass(&["tree", "--json"]);
+            if o.status.success() && String::from_utf8_lossy(&o.stdout).contains("Press me") {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        panic!("the Qt {} form never appeared on the bus", self.qt);
+    }
+
+    /// The form's real state.
+    pub fn state(&mut self) -> Value {
+        use std::io::Write;
+        writeln!(self.stdin, "state").expect("write to the Qt form");
+        self.stdin.flush().expect("flush");
+        serde_json::from_str(&self.line()).expect("state JSON")
+    }
+
+    /// Runs treeglass on this app: `args` then `--pid N`.
+    pub fn treeglass(&self, args: &[&str]) -> Output {
+        let pid = self.pid.to_string();
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend_from_slice(&["--pid", &pid]);
+        super::treeglass(&all)
+    }
+
+    /// Panics unless the form is alive and still registered.
+    pub fn assert_alive(&mut self, after: &str) {
+        if let Ok(Some(status)) = self.child.try_wait() {
+            panic!("the Qt {} form DIED after {after}: {status}", self.qt);
+        }
+        let o = super::treeglass(&["apps", "--json"]);
+        let v: Value = serde_json::from_slice(&o.stdout).expect("apps JSON");
+        let registered = v["apps"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|x| x["pid"].as_u64() == Some(self.pid as u64)));
+        assert!(
+            registered,
+            "the Qt {} form left the bus after {after}",
+            self.qt
+        );
+    }
+}
+
+impl Drop for QtForm {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

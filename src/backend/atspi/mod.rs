@@ -95,6 +95,37 @@ impl AtspiBackend {
         &self.caller
     }
 
+    /// Checks the element's states until it says it is focused (true) or 800 ms have passed
+    /// (false); with `grab`, asks for the focus (GrabFocus) before each look, and returns the
+    /// last answer.
+    async fn until_focused(
+        &self,
+        c: &Caller,
+        obj: &ObjRef,
+        grab: bool,
+    ) -> Result<(bool, String), BackendError> {
+        let until = Instant::now() + Duration::from_millis(800);
+        let mut answer = String::new();
+        loop {
+            if grab {
+                answer = match c.grab_focus(obj).await {
+                    Ok(ok) => ok.to_string(),
+                    Err(e @ (BackendError::AppGone { .. } | BackendError::Vanished(_))) => {
+                        return Err(e);
+                    }
+                    Err(e) => e.to_string(),
+                };
+            }
+            tokio::time::sleep(Duration::from_millis(40)).await;
+            if states_of(&c.state(obj).await?).has(crate::model::State::Focused) {
+                return Ok((true, answer));
+            }
+            if Instant::now() >= until {
+                return Ok((false, answer));
+            }
+        }
+    }
+
     /// The element's centre in screen coordinates. GTK 4.8 answers extents relative to its
     /// window whatever is asked: the window's position (from X11) is added for it.
     async fn centre_on_screen(&self, c: &Caller, obj: &ObjRef) -> Result<(i32, i32), BackendError> {
@@ -447,7 +478,36 @@ impl Backend for AtspiBackend {
                 c.do_action(&obj, index as i32).await
             }
             WriteOp::SelectChild(index) => c.select_child(&obj, *index as i32).await,
-            WriteOp::Focus => c.grab_focus(&obj).await,
+            // Keys go to whatever has the focus: the element must be seen focused before any
+            // is sent. A toolkit that just got its window activated may refuse the first
+            // GrabFocus, so it is asked again while the element does not say it is focused.
+            WriteOp::Focus => match self.until_focused(&c, &obj, true).await? {
+                (true, _) => Ok(true),
+                (false, answer) => Err(BackendError::Unsupported(format!(
+                    "the element did not take the keyboard focus (GrabFocus answered {answer}); \
+                     no key was sent"
+                ))),
+            },
+            WriteOp::AwaitMenuKeyboard => {
+                let grabbed = tokio::task::spawn_blocking(|| {
+                    x11::wait_keyboard_grab(Duration::from_millis(800))
+                })
+                .await
+                .map_err(|e| BackendError::Failed(format!("keyboard grab probe: {e}")))??;
+                if grabbed {
+                    Ok(true)
+                } else {
+                    Err(BackendError::Unsupported(
+                        "the menu never took the keyboard; no key was sent".into(),
+                    ))
+                }
+            }
+            WriteOp::AwaitFocus => match self.until_focused(&c, &obj, false).await? {
+                (true, _) => Ok(true),
+                (false, _) => Err(BackendError::Unsupported(
+                    "the element never took the keyboard focus; no key was sent".into(),
+                )),
+            },
             WriteOp::SelectAllText => {
                 let count = c.character_count(&obj).await?;
                 match c.set_selection(&obj, 0, count).await {

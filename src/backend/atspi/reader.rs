@@ -199,7 +199,17 @@ pub async fn get_value(
         });
     }
     if interfaces.has(Interface::Text) {
-        return Ok(optional(get_text(c, obj).await, obj, "Text")?.map(|text| Value::Text { text }));
+        let Some(mut text) = optional(get_text(c, obj).await, obj, "Text")? else {
+            return Ok(None);
+        };
+        // Qt hides a password's text entirely (an empty string) but counts its characters:
+        // a mask of that length says what can be known.
+        if text.is_empty() && role == Role::PasswordText {
+            if let Some(n) = optional(c.character_count(obj).await, obj, "CharacterCount")? {
+                text = "●".repeat(n.clamp(0, 1 << 20) as usize);
+            }
+        }
+        return Ok(Some(Value::Text { text }));
     }
     Ok(None)
 }

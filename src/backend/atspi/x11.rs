@@ -206,3 +206,40 @@ pub fn activate(pid: u32, title: &str) -> Result<TopLevel, BackendError> {
         .map_err(|e| unavailable("get_input_focus", e))?;
     Ok(win)
 }
+
+/// Waits until some client holds the keyboard grab (an open menu or combo popup does: then
+/// synthesized keys reach it and nothing else), for at most `wait`. Probed by asking for the
+/// grab ourselves: "already grabbed" is the answer looked for; a grab we get is released at
+/// once. Returns whether the grab was seen.
+pub fn wait_keyboard_grab(wait: std::time::Duration) -> Result<bool, BackendError> {
+    use x11rb::protocol::xproto::{GrabMode, GrabStatus};
+    let x = X::open()?;
+    let until = std::time::Instant::now() + wait;
+    loop {
+        let status = x
+            .conn
+            .grab_keyboard(
+                false,
+                x.root,
+                x11rb::CURRENT_TIME,
+                GrabMode::ASYNC,
+                GrabMode::ASYNC,
+            )
+            .map_err(|e| unavailable("grab_keyboard", e))?
+            .reply()
+            .map_err(|e| unavailable("grab_keyboard", e))?
+            .status;
+        if status == GrabStatus::SUCCESS {
+            x.conn
+                .ungrab_keyboard(x11rb::CURRENT_TIME)
+                .map_err(|e| unavailable("ungrab_keyboard", e))?;
+            x.conn.flush().map_err(|e| unavailable("flush", e))?;
+        } else if status == GrabStatus::ALREADY_GRABBED {
+            return Ok(true);
+        }
+        if std::time::Instant::now() >= until {
+            return Ok(false);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(15));
+    }
+}

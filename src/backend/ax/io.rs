@@ -918,7 +918,9 @@ impl Worker {
             | WriteOp::TypeText(_)
             | WriteOp::Key(_)
             | WriteOp::Click
-            | WriteOp::ActivateWindow(_) => Err(BackendError::Unsupported(
+            | WriteOp::ActivateWindow(_)
+            | WriteOp::AwaitFocus
+            | WriteOp::AwaitMenuKeyboard => Err(BackendError::Unsupported(
                 "keyboard and pointer input are not available on the AX backend".into(),
             )),
         }

@@ -983,9 +983,14 @@ impl Worker {
             // Focuses the element, then types through SendInput.
             WriteOp::TypeText(text) => done(el.send_text(text, 10)),
             // The planner sends these on AT-SPI only.
-            WriteOp::Key(_) | WriteOp::Click | WriteOp::ActivateWindow(_) => Err(
-                BackendError::Unsupported(format!("{} is not planned on Windows", op.method())),
-            ),
+            WriteOp::Key(_)
+            | WriteOp::Click
+            | WriteOp::ActivateWindow(_)
+            | WriteOp::AwaitFocus
+            | WriteOp::AwaitMenuKeyboard => Err(BackendError::Unsupported(format!(
+                "{} is not planned on Windows",
+                op.method()
+            ))),
         }
     }
 }

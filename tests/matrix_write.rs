@@ -1,0 +1,219 @@
+//! Writes that land on every toolkit: each kind of element of the matrix apps written with
+//! `treeglass set` / `invoke`, every verdict checked against an independent pyatspi read (and,
+//! for the project's Qt form, the form's own state), the path taken checked against the
+//! planner's table, and the app checked alive and registered after each write.
+//!
+//! Synthesized keys and clicks go to whichever window has the focus: the tests of this binary
+//! take one lock, so no two of them type at once.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::sync::Mutex;
+
+use common::matrix::{Kit, MatrixApp, QtForm, pyatspi_of};
+use serde_json::Value;
+
+static INPUT: Mutex<()> = Mutex::new(());
+
+fn input() -> std::sync::MutexGuard<'static, ()> {
+    INPUT.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Runs `set` / `invoke` (with `--json`) and returns (exit code, result).
+fn run(o: std::process::Output) -> (i32, Value) {
+    let code = o.status.code().unwrap_or(-1);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON ({e}); exit {code}\nstdout: {}\nstderr: {}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
+    (code, v)
+}
+
+fn verified(code: i32, v: &Value, path: &str) {
+    assert_eq!(
+        (code, v["outcome"].as_str().unwrap_or("?")),
+        (0, "verified"),
+        "{v:#}"
+    );
+    assert_eq!(v["path"], path, "{v:#}");
+}
+
+fn states(seen: &Value) -> Vec<&str> {
+    seen["states"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|s| s.as_str()).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn chromium_form_page() {
+    let _input = input();
+    let mut app = MatrixApp::start(Kit::Chromium);
+    let set = |app: &MatrixApp, target: &str, value: &str| {
+        run(app.treeglass(&["set", target, value, "--json"]))
+    };
+
+    // Text input and textarea: typed (web content ignores the semantic text calls).
+    let (code, v) = set(&app, "text \"Full name:\"", "Ada Lovelace");
+    verified(code, &v, "keyboard");
+    assert_eq!(pyatspi_of(app.pid, &v)["text"], "Ada Lovelace");
+    app.assert_alive("text input");
+    let (code, v) = set(&app, "text \"Full name:\"", "Grace Hopper");
+    verified(code, &v, "keyboard");
+    assert_eq!(
+        pyatspi_of(app.pid, &v)["text"],
+        "Grace Hopper",
+        "replaced, not appended"
+    );
+    let (code, v) = set(&app, "text \"Notes:\"", "line one\nline two");
+    verified(code, &v, "keyboard");
+    assert_eq!(pyatspi_of(app.pid, &v)["text"], "line one\nline two");
+    app.assert_alive("textarea");
+
+    // Number and range: Value.
+    let (code, v) = set(&app, "spin-button \"Quantity:\"", "7");
+    verified(code, &v, "semantic");
+    assert_eq!(pyatspi_of(app.pid, &v)["value"], 7.0);
+    let (code, v) = set(&app, "slider \"Volume:\"", "55");
+    verified(code, &v, "semantic");
+    assert_eq!(pyatspi_of(app.pid, &v)["value"], 55.0);
+    app.assert_alive("number and range");
+
+    // Check box on and off, radio button: the check/uncheck actions.
+    for want in ["true", "false"] {
+        let (code, v) = set(&app, "check-box \"Subscribe\"", want);
+        verified(code, &v, "semantic");
+        let seen = pyatspi_of(app.pid, &v);
+        assert_eq!(states(&seen).contains(&"checked"), want == "true", "{seen}");
+    }
+    let (code, v) = set(&app, "radio-button \"Express\"", "true");
+    verified(code, &v, "semantic");
+    assert!(states(&pyatspi_of(app.pid, &v)).contains(&"checked"));
+    app.assert_alive("check box and radio");
+
+    // <select>: the option's own select action.
+    let (code, v) = set(&app, "combo-box \"Size:\"", "large");
+    verified(code, &v, "semantic");
+    assert_eq!(
+        pyatspi_of(app.pid, &v)["selected"],
+        serde_json::json!(["Large"])
+    );
+    app.assert_alive("select");
+
+    // A password: written, never echoed.
+    let (code, v) = set(&app, "password-text \"PIN:\"", "4711");
+    assert_eq!(
+        (code, v["outcome"].as_str().unwrap()),
+        (0, "secure"),
+        "{v:#}"
+    );
+    assert!(!v.to_string().contains("4711"));
+    assert_eq!(
+        pyatspi_of(app.pid, &v)["text"]
+            .as_str()
+            .unwrap()
+            .chars()
+            .count(),
+        4
+    );
+
+    // Read-only and disabled inputs are refused, nothing sent.
+    let (code, v) = set(&app, "text \"Order id:\"", "B-2");
+    assert_eq!(
+        (code, v["outcome"].as_str().unwrap()),
+        (22, "refused"),
+        "{v:#}"
+    );
+    let (code, v) = set(&app, "text \"Coupon:\"", "FREE");
+    assert_eq!(
+        (code, v["outcome"].as_str().unwrap()),
+        (22, "refused"),
+        "{v:#}"
+    );
+    app.assert_alive("refusals");
+
+    // Button press: the page's own reaction is credited; a button without a handler is not.
+    let (code, v) = run(app.treeglass(&["invoke", "button \"Add item\"", "--json"]));
+    verified(code, &v, "semantic");
+    let (code, v) = run(app.treeglass(&["invoke", "button \"Nothing\"", "--json"]));
+    assert_eq!(
+        (code, v["outcome"].as_str().unwrap()),
+        (21, "unconfirmed"),
+        "{v:#}"
+    );
+    app.assert_alive("button presses");
+}
+
+fn qt_form(qt: u8) {
+    let _input = input();
+    let mut app = QtForm::start(qt);
+    let set = |app: &QtForm, target: &str, value: &str| {
+        run(app.treeglass(&["set", target, value, "--json"]))
+    };
+
+    let (code, v) = set(&app, "text \"Full name\"", "Ada Lovelace");
+    verified(code, &v, "semantic");
+    assert_eq!(app.state()["full_name"], "Ada Lovelace");
+    assert_eq!(pyatspi_of(app.pid, &v)["text"], "Ada Lovelace");
+    app.assert_alive("line edit");
+
+    let (code, v) = set(&app, "password-text \"Password\"", "s3cret");
+    assert_eq!(
+        (code, v["outcome"].as_str().unwrap()),
+        (0, "secure"),
+        "{v:#}"
+    );
+    assert!(!v.to_string().contains("s3cret"));
+    assert_eq!(app.state()["password"], "s3cret");
+
+    let (code, v) = set(&app, "spin-button \"Quantity\"", "42");
+    assert_eq!(code, 0, "{v:#}");
+    assert_eq!(app.state()["quantity"], 42, "{v:#}");
+    assert_eq!(pyatspi_of(app.pid, &v)["value"], 42.0);
+    let (code, v) = set(&app, "slider \"Volume\"", "77");
+    verified(code, &v, "semantic");
+    assert_eq!(app.state()["volume"], 77);
+    app.assert_alive("spin box and slider");
+
+    for want in [true, false] {
+        let (code, v) = set(&app, "check-box \"Subscribe\"", &want.to_string());
+        verified(code, &v, "semantic");
+        assert_eq!(app.state()["subscribe"], want);
+    }
+    // The tri-state box, from partially checked to each state and back.
+    assert_eq!(app.state()["tristate"], "partial");
+    for (want, shown) in [("true", "on"), ("false", "off"), ("true", "on")] {
+        let (code, v) = set(&app, "check-box \"Tri-state\"", want);
+        verified(code, &v, "semantic");
+        assert_eq!(app.state()["tristate"], shown, "{v:#}");
+    }
+    app.assert_alive("check boxes");
+
+    // The combo box: keys on the focused combo, both directions. Qt names a combo after its
+    // current text, whatever its accessible name says.
+    for (now, label) in [("Red", "Dark Red"), ("Dark Red", "Green")] {
+        let (code, v) = set(&app, &format!("combo-box \"{now}\""), label);
+        verified(code, &v, "keyboard");
+        assert_eq!(app.state()["colour"], label, "{v:#}");
+    }
+    app.assert_alive("combo box");
+
+    let (code, v) = run(app.treeglass(&["invoke", "button \"Press me\"", "--json"]));
+    verified(code, &v, "semantic");
+    assert_eq!(app.state()["presses"], 1);
+    app.assert_alive("button press");
+}
+
+#[test]
+fn qt5_form() {
+    qt_form(5);
+}
+
+#[test]
+fn qt6_form() {
+    qt_form(6);
+}
