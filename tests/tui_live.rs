@@ -173,3 +173,69 @@ async fn follow_focus_and_the_events_pane() {
     assert!(screen.contains("follow-focus"), "{screen}");
     assert_snapshot!("live_follow_focus_events", screen);
 }
+
+#[tokio::test]
+async fn an_app_leaving_the_bus_says_app_exited_not_window_closed() {
+    let (_b, mut h) = start().await;
+    let shown = h.app.shown.clone().unwrap();
+    h.send(Msg::Backend(Box::new(treeglass::backend::Event {
+        kind: treeglass::backend::EventKind::AppRemoved,
+        source: treeglass::model::NodeId(format!("{}/root", shown.bus_name)),
+        app: shown.bus_name.clone(),
+        detail: String::new(),
+        at: None,
+    })));
+    let s = h.app.shown.as_ref().unwrap();
+    assert!(s.exited && s.gone);
+    let screen = h.render();
+    assert!(screen.contains("app exited"), "{screen}");
+    assert!(!screen.contains("window closed"), "{screen}");
+    assert!(
+        screen.contains("exited or dropped its accessibility connection"),
+        "{screen}"
+    );
+}
+
+#[tokio::test]
+async fn a_tiny_tree_shows_why_from_the_doctor() {
+    let (_b, mut h) = start().await;
+    // The diagnosis the AT-SPI backend would give for an app that exposes almost nothing.
+    let shown = h.app.shown.clone().unwrap();
+    let report = treeglass::doctor::Report {
+        backend: "atspi".into(),
+        checks: vec![],
+        apps: vec![treeglass::doctor::AppReport {
+            name: shown.app_name.clone(),
+            pid: None,
+            toolkit: Some(treeglass::model::Toolkit::Chromium),
+            toolkit_version: None,
+            registered: true,
+            nodes: Some(3),
+            status: treeglass::doctor::Status::Warn,
+            hint: Some(treeglass::doctor::toolkit_hint(
+                Some(treeglass::model::Toolkit::Chromium),
+                true,
+            )),
+        }],
+    };
+    // Only a tiny tree shows it; the demo's is not.
+    h.send(Msg::Diagnosed(Some(Box::new(report.clone()))));
+    let screen = h.render();
+    assert!(!screen.contains("treeglass doctor"), "{screen}");
+    let mut snap = h.app.tree.as_ref().unwrap().snap.clone();
+    snap.nodes.truncate(1);
+    snap.nodes[0].children.clear();
+    snap.id = treeglass::model::SnapshotId::next();
+    h.send(Msg::Snapshot {
+        root: shown.window.clone(),
+        result: Ok(Box::new(snap)),
+    });
+    // The tiny tree asked for the diagnosis; this is its answer.
+    h.send(Msg::Diagnosed(Some(Box::new(report))));
+    let screen = h.render();
+    assert!(screen.contains("treeglass doctor"), "{screen}");
+    assert!(
+        screen.contains("Chromium and Electron expose page content"),
+        "{screen}"
+    );
+}

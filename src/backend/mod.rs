@@ -263,6 +263,11 @@ pub trait Backend: Send + Sync {
         None
     }
 
+    /// Why trees may be missing or tiny (`treeglass doctor`), where the platform can tell.
+    async fn diagnose(&self) -> Option<crate::doctor::Report> {
+        None
+    }
+
     /// Whether this backend is the built-in demo (so the UI can say so).
     fn is_demo(&self) -> bool {
         false

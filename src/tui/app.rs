@@ -66,6 +66,8 @@ pub enum Msg {
         root: NodeId,
         result: Result<Box<Snapshot>, BackendError>,
     },
+    /// The platform's diagnosis, when the app list is empty or a window's tree tiny.
+    Diagnosed(Option<Box<crate::doctor::Report>>),
     /// Single nodes were re-read (after events, or for the details pane).
     NodesRead {
         results: Vec<(NodeId, Result<Node, BackendError>)>,
@@ -99,6 +101,8 @@ pub enum Effect {
     LoadApps,
     /// Read a window's tree → [`Msg::Snapshot`].
     Snapshot { root: NodeId },
+    /// Run the platform's diagnosis (`treeglass doctor`) → [`Msg::Diagnosed`].
+    Diagnose,
     /// Re-read single nodes → [`Msg::NodesRead`].
     ReadNodes { ids: Vec<NodeId>, details: bool },
     /// `write::set_value` → [`Msg::WriteDone`].
@@ -159,6 +163,8 @@ pub struct Shown {
     pub title: String,
     /// The window left the app list or could not be read any more.
     pub gone: bool,
+    /// Its application exited or dropped its accessibility connection.
+    pub exited: bool,
 }
 
 /// Settings passed in by the runtime.
@@ -206,6 +212,10 @@ pub struct App {
     pub tree_version: u64,
     /// The node the details pane has read fresh (and any error reading it).
     pub details_read: Option<(NodeId, Option<String>)>,
+    /// The platform's diagnosis, asked for when the app list is empty or a window's tree has
+    /// at most `doctor::TINY_TREE` nodes; and what it was asked for (the window, or no apps).
+    pub diagnosis: Option<Box<crate::doctor::Report>>,
+    pub(super) diagnosis_for: Option<Option<NodeId>>,
     pub(super) details_inflight: bool,
     pub filter: Filter,
     /// The overlay that takes the keys, if any.
@@ -259,6 +269,8 @@ impl App {
             suggestion: None,
             tree_version: 0,
             details_read: None,
+            diagnosis: None,
+            diagnosis_for: None,
             details_inflight: false,
             filter: Filter::default(),
             mode: Mode::Normal,
@@ -385,6 +397,7 @@ impl App {
             Msg::Apps(r) => self.on_apps(r, &mut fx),
             Msg::Snapshot { root, result } => self.on_snapshot(root, result, &mut fx),
             Msg::NodesRead { results, details } => self.on_nodes(results, details, &mut fx),
+            Msg::Diagnosed(report) => self.diagnosis = report,
             Msg::WriteDone { write, result } => self.on_write_done(write, *result, &mut fx),
             Msg::Backend(ev) => self.on_event(&ev, &mut fx),
             Msg::Lagged(n) => {

@@ -47,6 +47,9 @@ pub fn plan(ctx: &Arc<Ctx>, effect: Effect) -> Work {
     let ctx = ctx.clone();
     match effect {
         Effect::LoadApps => Work::Job(Box::pin(async move { Msg::Apps(ctx.backend.apps().await) })),
+        Effect::Diagnose => Work::Job(Box::pin(async move {
+            Msg::Diagnosed(ctx.backend.diagnose().await.map(Box::new))
+        })),
         Effect::Snapshot { root } => Work::Job(Box::pin(async move {
             let result = ctx.backend.snapshot(&root, &ctx.limits).await.map(Box::new);
             Msg::Snapshot { root, result }

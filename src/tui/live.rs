@@ -39,6 +39,9 @@ impl App {
         };
         self.apps = apps;
         self.apps_loaded = true;
+        if self.apps.is_empty() {
+            self.diagnose(None, fx);
+        }
         let entries = self.app_entries();
         self.apps_sel = self.apps_sel.min(entries.len().saturating_sub(1));
         match &mut self.shown {
@@ -171,7 +174,18 @@ impl App {
         match result {
             Ok(snap) => {
                 shown.gone = false;
-                self.install(root, *snap);
+                let tiny = snap.nodes.len() <= crate::doctor::TINY_TREE;
+                self.install(root.clone(), *snap);
+                if tiny {
+                    self.diagnose(Some(root), fx);
+                }
+            }
+            Err(BackendError::AppGone { .. }) => {
+                shown.gone = true;
+                shown.exited = true;
+                self.notice =
+                    Some("the application exited or dropped its accessibility connection".into());
+                fx.push(Effect::LoadApps);
             }
             Err(BackendError::Vanished(_)) => {
                 shown.gone = true;
@@ -320,7 +334,29 @@ impl App {
         }
     }
 
+    /// Asks for the platform's diagnosis once for `what` (a window with a tiny tree, or `None`:
+    /// no apps at all).
+    pub(super) fn diagnose(&mut self, what: Option<NodeId>, fx: &mut Vec<Effect>) {
+        if self.diagnosis_for.as_ref() != Some(&what) {
+            self.diagnosis_for = Some(what);
+            self.diagnosis = None;
+            fx.push(Effect::Diagnose);
+        }
+    }
+
     pub(super) fn on_event(&mut self, ev: &Event, fx: &mut Vec<Effect>) {
+        // The shown window's app left the bus: say so, not "window closed".
+        if ev.kind == EventKind::AppRemoved {
+            if let Some(s) = &mut self.shown {
+                if s.bus_name == ev.app && !s.exited {
+                    s.gone = true;
+                    s.exited = true;
+                    self.notice = Some(
+                        "the application exited or dropped its accessibility connection".into(),
+                    );
+                }
+            }
+        }
         let known_app = self
             .apps
             .iter()

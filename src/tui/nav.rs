@@ -39,6 +39,7 @@ impl App {
             window: win.id.clone(),
             title: win.name.clone(),
             gone: false,
+            exited: false,
         };
         self.show_window(shown, fx);
         self.open_error = None;

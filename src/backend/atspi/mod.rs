@@ -347,6 +347,10 @@ impl Backend for AtspiBackend {
         super::strategy::Platform::Atspi
     }
 
+    async fn diagnose(&self) -> Option<crate::doctor::Report> {
+        Some(doctor::diagnose().await)
+    }
+
     async fn toolkit(&self, id: &NodeId) -> Option<Toolkit> {
         let obj = ObjRef::from_id(id).ok()?;
         let c = self

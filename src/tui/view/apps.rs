@@ -71,6 +71,9 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
             },
             theme::DIM,
         )));
+        if let Some(report) = &app.diagnosis {
+            out.extend(super::doctor::lines(report, None));
+        }
     }
     frame.render_widget(Paragraph::new(out), inner);
 }

@@ -3,6 +3,7 @@
 
 mod apps;
 mod details;
+mod doctor;
 mod events;
 mod filter;
 mod help;

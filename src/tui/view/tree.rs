@@ -17,13 +17,16 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     }
     let mut title = vec![Span::styled(" Tree ", theme::LABEL)];
     if let Some(s) = &app.shown {
+        // What happened to the window first: a long title must not cut it off.
+        if s.exited {
+            title.push(Span::styled(" app exited ", theme::GONE));
+        } else if s.gone {
+            title.push(Span::styled(" window closed ", theme::GONE));
+        }
         title.push(Span::styled(
             format!("{} ", literal(&s.title, 50)),
             theme::NAME,
         ));
-        if s.gone {
-            title.push(Span::styled(" window closed ", theme::GONE));
-        }
     }
     let mut b = block(app, Some(Pane::Tree), Line::from(title));
     if let Some(t) = &app.tree {
@@ -155,6 +158,19 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
             "(nothing to show: every branch is hidden)",
             theme::DIM,
         )));
+    }
+    // A tree this small usually means the toolkit has not exposed the app: say why.
+    if tree.snap.nodes.len() <= crate::doctor::TINY_TREE {
+        if let (Some(report), Some(s)) = (&app.diagnosis, &app.shown) {
+            let pid = app
+                .apps
+                .iter()
+                .find(|a| a.bus_name == s.bus_name)
+                .and_then(|a| a.pid);
+            out.push(Line::default());
+            out.extend(super::doctor::lines(report, Some((&s.app_name, pid))));
+            out.truncate(h);
+        }
     }
     frame.render_widget(Paragraph::new(out), inner);
 }
