@@ -95,7 +95,18 @@ impl App {
             }
             Action::ActionMenu => {
                 if let Some((_, n)) = self.selected_node() {
-                    if n.actions.is_empty() {
+                    // Trees are read without action names (they cost a call each); the details
+                    // pane's fresh read of the selection brings them.
+                    let read = self
+                        .details_read
+                        .as_ref()
+                        .is_some_and(|(id, err)| *id == n.id && err.is_none());
+                    if n.actions.is_empty()
+                        && !read
+                        && n.interfaces.has(crate::model::Interface::Action)
+                    {
+                        self.notice = Some("reading its actions — press a again".into());
+                    } else if n.actions.is_empty() {
                         self.notice = Some(format!("a {} here has no actions", n.role));
                     } else {
                         self.mode = Mode::Actions(ActionMenu {
