@@ -1,6 +1,5 @@
 //! Element references on the bus and conversions from AT-SPI wire values to the model.
 
-use atspi::zbus;
 use zbus::zvariant::OwnedObjectPath;
 
 use crate::backend::BackendError;
@@ -52,7 +51,7 @@ impl ObjRef {
 
 /// AT-SPI role number to (normalised, raw name).
 pub fn role_of(raw: u32) -> (Role, String) {
-    match atspi::Role::try_from(raw) {
+    match atspi_common::Role::try_from(raw) {
         Ok(r) => {
             // libatspi (and so pyatspi, Accerciser) call role 43 "push button"; the crate says "button".
             let name = match r.name() {
@@ -74,7 +73,7 @@ pub fn states_of(words: &[u32]) -> States {
         if bits & (1u64 << i) == 0 {
             continue;
         }
-        if let Ok(set) = atspi::StateSet::from_bits(1u64 << i) {
+        if let Ok(set) = atspi_common::StateSet::from_bits(1u64 << i) {
             for s in set.iter() {
                 if let Some(ours) = State::from_atspi_name(&s.to_string()) {
                     out.set(ours, true);

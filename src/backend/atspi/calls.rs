@@ -24,7 +24,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use atspi::zbus;
 use serde::de::DeserializeOwned;
 use zbus::zvariant::{OwnedObjectPath, OwnedValue};
 

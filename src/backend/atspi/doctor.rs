@@ -6,8 +6,6 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use atspi::zbus;
-
 use super::AtspiBackend;
 use super::calls::Caller;
 use crate::backend::toolkit::Toolkit;

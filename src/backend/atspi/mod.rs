@@ -13,7 +13,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use atspi::zbus;
 use futures::StreamExt;
 use tokio::sync::broadcast;
 
