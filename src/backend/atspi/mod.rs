@@ -75,8 +75,10 @@ impl AtspiBackend {
         let pump = tokio::spawn(pump_events(caller.connection().clone(), tx.clone(), gone));
         // The registry only forwards events that some listener registered for.
         let reg = caller.with_deadline(Instant::now() + timeout);
-        for ev in EVENTS {
-            if let Err(e) = reg.register_event(ev).await {
+        let registered =
+            futures::future::join_all(EVENTS.iter().map(|ev| reg.register_event(ev))).await;
+        for (ev, r) in EVENTS.iter().zip(registered) {
+            if let Err(e) = r {
                 tracing::warn!(event = ev, error = %e, "RegisterEvent failed");
             }
         }

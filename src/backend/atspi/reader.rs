@@ -671,7 +671,9 @@ pub async fn read_tree(
             Err(e) => w.note_error(root, &e),
         }
     }
-    let mut discovering = cache_answered;
+    // Only GTK 4 adds elements to its cache as they are referred to; elsewhere a discovery
+    // round would be a round for nothing.
+    let mut discovering = cache_answered && toolkit == Toolkit::Gtk4;
     let mut rounds = 0;
     let pass = loop {
         let mut pass = layout(&w, root, limits, &fetched, &extras, &failed);
