@@ -52,6 +52,9 @@ pub struct FixtureNode {
     pub name: String,
     #[serde(default)]
     pub description: String,
+    /// The name of the element that labels this one (the label relation), when it has one.
+    #[serde(default)]
+    pub label: Option<String>,
     #[serde(default)]
     pub value: Option<Value>,
     /// States besides the defaults (`enabled sensitive showing visible`, plus `editable
@@ -61,6 +64,10 @@ pub struct FixtureNode {
     /// Clears `enabled` and `sensitive`.
     #[serde(default)]
     pub disabled: bool,
+    /// Clears `showing` and `visible` (an element on a hidden page, or a toolkit's hidden
+    /// inner twin of a visible one).
+    #[serde(default)]
+    pub hidden: bool,
     /// Text fields: not editable (`read-only`).
     #[serde(default)]
     pub read_only: bool,
@@ -532,6 +539,7 @@ fn insert_tree(
     );
     node.name = f.name.clone();
     node.description = f.description.clone();
+    node.label = f.label.clone();
     node.actions = f.actions.clone();
     node.interfaces = match &f.interfaces {
         Some(names) => names
@@ -540,7 +548,11 @@ fn insert_tree(
             .collect::<Result<_, _>>()?,
         None => default_interfaces(f.role, !f.actions.is_empty()),
     };
-    let mut states = States::EMPTY.with(State::Showing).with(State::Visible);
+    let mut states = if f.hidden {
+        States::EMPTY
+    } else {
+        States::EMPTY.with(State::Showing).with(State::Visible)
+    };
     if !f.disabled {
         states = states.with(State::Enabled).with(State::Sensitive);
     }
@@ -902,9 +914,11 @@ impl FixtureBackend {
                     raw_role: None,
                     name: format!("Item {n}"),
                     description: String::new(),
+                    label: None,
                     value: None,
                     states: vec!["focusable".into()],
                     disabled: false,
+                    hidden: false,
                     read_only: false,
                     actions: vec!["click".into()],
                     interfaces: None,

@@ -335,7 +335,8 @@ pub struct TreeArgs {
     /// Print JSON (the full, unfolded tree).
     #[arg(long)]
     pub json: bool,
-    /// Add each node's suggested shortest unique target (`target` in JSON, null when none).
+    /// Add each node's suggested shortest unique target and its grade: stable, contextual or
+    /// positional (`target` and `grade` in JSON).
     #[arg(long)]
     pub targets: bool,
 }
@@ -524,10 +525,10 @@ pub async fn tree(backend: &dyn Backend, args: &TreeArgs) -> Result<String, Fail
         ..Limits::default()
     };
     let snap = backend.snapshot(&root, &limits).await?;
-    let targets: Option<Vec<Option<String>>> = args.targets.then(|| {
+    let targets: Option<Vec<Option<output::Suggested>>> = args.targets.then(|| {
         crate::target::suggest_all(&snap)
             .into_iter()
-            .map(|t| t.map(|t| t.to_string()))
+            .map(|t| t.as_ref().map(output::Suggested::of))
             .collect()
     });
     Ok(if args.json {
@@ -576,7 +577,7 @@ pub async fn find(session: &Session, args: &FindArgs) -> Result<(String, i32), F
     let (target, fresh) = resolve_arg(session, &args.target, &args.scope, args.timeout_ms).await?;
     let code = resolution_code(&fresh.resolution);
     let out = if args.json {
-        let mut v = serde_json::to_value(&fresh.resolution).unwrap_or_default();
+        let mut v = output::resolution_json(&fresh.resolution, &fresh.snapshot);
         v["target"] = target.to_string().into();
         v["snapshot"] = fresh.snapshot.id.to_string().into();
         v["reads"] = fresh.reads.into();

@@ -8,7 +8,7 @@ use crate::fold;
 pub use crate::model::display::{key_states, node_line, value_text};
 use crate::model::{Snapshot, Value, quoted, sanitize};
 use crate::session::Fresh;
-use crate::target::{Candidate, Resolution, Target};
+use crate::target::{Candidate, Grade, Resolution, SnapshotIndex, Target, suggest_with};
 use crate::write::WriteResult;
 
 /// Pretty JSON (serialising plain data cannot fail; an empty object stands in if it ever did).
@@ -41,7 +41,44 @@ pub fn apps_text(apps: &[AppInfo]) -> String {
     out
 }
 
-pub fn tree_text(snap: &Snapshot, raw: bool, targets: Option<&[Option<String>]>) -> String {
+/// A node's suggested target with its grade, as printed beside the node.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Suggested {
+    pub target: String,
+    pub grade: Grade,
+}
+
+impl Suggested {
+    pub fn of(t: &Target) -> Suggested {
+        Suggested {
+            target: t.to_string(),
+            grade: t.grade(),
+        }
+    }
+
+    /// `{"target": …, "grade": …}`.
+    pub fn json(&self) -> Json {
+        json!({ "target": self.target, "grade": self.grade })
+    }
+
+    /// `⇒ target  (grade)`.
+    pub fn text(&self) -> String {
+        format!("⇒ {}  ({})", self.target, self.grade)
+    }
+}
+
+/// The suggestions of some rows of one snapshot, sharing one index.
+pub fn suggestions_for(
+    snap: &Snapshot,
+    rows: impl IntoIterator<Item = usize>,
+) -> Vec<(usize, Suggested)> {
+    let ix = SnapshotIndex::new(snap);
+    rows.into_iter()
+        .filter_map(|row| suggest_with(&ix, snap, row).map(|t| (row, Suggested::of(&t))))
+        .collect()
+}
+
+pub fn tree_text(snap: &Snapshot, raw: bool, targets: Option<&[Option<Suggested>]>) -> String {
     let mut out = format!(
         "{} {}{} — {} nodes{}\n",
         snap.id,
@@ -56,8 +93,8 @@ pub fn tree_text(snap: &Snapshot, raw: bool, targets: Option<&[Option<String>]>)
     );
     for line in fold::lines(snap, raw, &|_| false) {
         let n = &snap.nodes[line.row];
-        let suggestion = match targets.map(|t| t.get(line.row).cloned().flatten()) {
-            Some(Some(t)) => format!("    ⇒ {t}"),
+        let suggestion = match targets.map(|t| t.get(line.row).and_then(Option::as_ref)) {
+            Some(Some(t)) => format!("    {}", t.text()),
             Some(None) => "    ⇒ (no unique target)".into(),
             None => String::new(),
         };
@@ -105,6 +142,7 @@ pub fn node_json(snap: &Snapshot, row: usize) -> Json {
         "raw_role": n.raw_role,
         "name": n.name,
         "description": n.description,
+        "label": n.label,
         "value": value,
         "states": n.states,
         "actions": n.actions,
@@ -113,18 +151,16 @@ pub fn node_json(snap: &Snapshot, row: usize) -> Json {
 }
 
 /// The snapshot as JSON: metadata and the nested tree. `targets`, when given, adds each
-/// node's suggested target (`null` where none is unique).
-pub fn tree_json(snap: &Snapshot, targets: Option<&[Option<String>]>) -> Json {
+/// node's suggested target and its grade (`null` where there is none).
+pub fn tree_json(snap: &Snapshot, targets: Option<&[Option<Suggested>]>) -> Json {
     // Build bottom-up so deep trees never recurse.
     let mut built: Vec<Option<Json>> = vec![None; snap.nodes.len()];
     for row in (0..snap.nodes.len()).rev() {
         let mut obj = node_json(snap, row);
         if let Some(t) = targets {
-            obj["target"] = t
-                .get(row)
-                .cloned()
-                .flatten()
-                .map_or(Json::Null, Json::String);
+            let s = t.get(row).and_then(Option::as_ref);
+            obj["target"] = s.map_or(Json::Null, |s| Json::String(s.target.clone()));
+            obj["grade"] = s.map_or(Json::Null, |s| json!(s.grade));
         }
         let kids: Vec<Json> = snap.nodes[row]
             .children
@@ -147,16 +183,67 @@ pub fn tree_json(snap: &Snapshot, targets: Option<&[Option<String>]>) -> Json {
     })
 }
 
-fn candidate_lines(out: &mut String, cands: &[Candidate]) {
+fn candidate_lines(out: &mut String, cands: &[Candidate], suggested: &[(usize, Suggested)]) {
     for c in cands {
-        out.push_str(&format!("  {}  {}  ({})\n", c.token, c.path, c.why));
+        let hidden = if c.hidden { "; hidden" } else { "" };
+        let target = suggested
+            .iter()
+            .find(|(row, _)| *row == c.row)
+            .map(|(_, s)| format!("  {}", s.text()))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "  {}  {}  ({}{hidden}){target}\n",
+            c.token, c.path, c.why
+        ));
     }
+}
+
+/// The rows a resolution names: its element, candidates and near misses.
+pub fn resolution_rows(r: &Resolution) -> Vec<usize> {
+    match r {
+        Resolution::Unique { row, .. } => vec![*row],
+        Resolution::Ambiguous { candidates, .. } => candidates.iter().map(|c| c.row).collect(),
+        Resolution::NotFound { near_misses, .. } => near_misses.iter().map(|c| c.row).collect(),
+        Resolution::Incomplete {
+            candidates,
+            near_misses,
+            ..
+        } => candidates
+            .iter()
+            .chain(near_misses)
+            .map(|c| c.row)
+            .collect(),
+    }
+}
+
+/// A resolution's JSON with the suggested target and grade of its element (`suggestion`) and
+/// of each candidate and near miss.
+pub fn resolution_json(r: &Resolution, snap: &Snapshot) -> Json {
+    let suggested = suggestions_for(snap, resolution_rows(r));
+    let find = |row: &Json| {
+        row.as_u64()
+            .and_then(|row| suggested.iter().find(|(r, _)| *r as u64 == row))
+            .map_or(Json::Null, |(_, s)| s.json())
+    };
+    let mut v = serde_json::to_value(r).unwrap_or_default();
+    if let Resolution::Unique { .. } = r {
+        v["suggestion"] = find(&v["row"]);
+    }
+    for list in ["candidates", "near_misses"] {
+        if let Some(items) = v.get_mut(list).and_then(Json::as_array_mut) {
+            for item in items {
+                item["suggestion"] = find(&item["row"]);
+            }
+        }
+    }
+    v
 }
 
 /// Human form of a resolution.
 pub fn resolution_text(target: &Target, fresh: &Fresh) -> String {
     let mut out = String::new();
     let t = target.to_string();
+    let suggested = suggestions_for(&fresh.snapshot, resolution_rows(&fresh.resolution));
     match &fresh.resolution {
         Resolution::Unique {
             row,
@@ -166,22 +253,40 @@ pub fn resolution_text(target: &Target, fresh: &Fresh) -> String {
             ..
         } => {
             out.push_str(&format!("unique: {token} (row {row})  {path}  ({why})\n"));
+            if let Some((_, s)) = suggested.first() {
+                out.push_str(&format!("suggested target: {}  ({})\n", s.target, s.grade));
+            }
         }
         Resolution::Ambiguous { count, candidates } => {
             out.push_str(&format!(
                 "ambiguous: {count} elements match {t}; candidates:\n"
             ));
-            candidate_lines(&mut out, candidates);
+            candidate_lines(&mut out, candidates, &suggested);
         }
-        Resolution::NotFound { near_misses } => {
-            out.push_str(&format!(
-                "not found: nothing matches {t} (after {} reads in {} ms)\n",
-                fresh.reads,
-                fresh.waited.as_millis()
-            ));
+        Resolution::NotFound { count, near_misses } => {
+            if *count > 0 {
+                out.push_str(&format!(
+                    "not found: {t} asks for #{}, but only {count} element{} match without the \
+                     position (after {} reads in {} ms)\n",
+                    target.nth().unwrap_or(0),
+                    if *count == 1 { "" } else { "s" },
+                    fresh.reads,
+                    fresh.waited.as_millis()
+                ));
+            } else {
+                out.push_str(&format!(
+                    "not found: nothing matches {t} (after {} reads in {} ms)\n",
+                    fresh.reads,
+                    fresh.waited.as_millis()
+                ));
+            }
             if !near_misses.is_empty() {
-                out.push_str("closest:\n");
-                candidate_lines(&mut out, near_misses);
+                out.push_str(if *count > 0 {
+                    "matches:\n"
+                } else {
+                    "closest:\n"
+                });
+                candidate_lines(&mut out, near_misses, &suggested);
             }
         }
         Resolution::Incomplete {
@@ -193,10 +298,10 @@ pub fn resolution_text(target: &Target, fresh: &Fresh) -> String {
             out.push_str(&format!(
                 "incomplete tree ({reason}): {count} matches in what was read; uniqueness cannot be claimed\n"
             ));
-            candidate_lines(&mut out, candidates);
+            candidate_lines(&mut out, candidates, &suggested);
             if !near_misses.is_empty() {
                 out.push_str("closest:\n");
-                candidate_lines(&mut out, near_misses);
+                candidate_lines(&mut out, near_misses, &suggested);
             }
         }
     }

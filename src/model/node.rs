@@ -101,6 +101,11 @@ pub struct Node {
     pub raw_role: String,
     pub name: String,
     pub description: String,
+    /// The accessible names of the elements that label this one (AT-SPI `labelled-by`, UIA
+    /// `LabeledBy`, AX `AXTitleUIElement`), joined with a space when there are several; `None`
+    /// when the element has no such relation.
+    #[serde(default)]
+    pub label: Option<String>,
     pub value: Option<Value>,
     pub states: States,
     pub interfaces: Interfaces,
@@ -120,6 +125,7 @@ impl Node {
             raw_role: raw_role.into(),
             name: String::new(),
             description: String::new(),
+            label: None,
             value: None,
             states: States::EMPTY,
             interfaces: Interfaces::EMPTY,
