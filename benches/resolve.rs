@@ -127,7 +127,7 @@ fn queries() {
         ("label relation", r#"text labelled-by "Email:""#, 5.0),
         (
             "label + within",
-            r#"text labelled-by "Email:" in group "settings 4242""#,
+            r#"text labelled-by *":" in group "settings 4242""#,
             5.0,
         ),
         ("neighbour", r#"check-box after label "Email:""#, 5.0),

@@ -99,10 +99,15 @@ pub enum Command {
 }
 
 const TARGET_HELP: &str = "\
-Targets name elements by meaning:  [ROLE] [\"QUERY\"] [[STATES]] [in TARGET]
+Targets name elements by meaning:
+  [ROLE] [\"QUERY\"] [[STATES]] [labelled-by \"L\"] [after [ROLE] \"T\"] [#N] [in TARGET]
   check-box \"Subscribe\" [enabled !checked] in group \"Preferences\"
   =\"Save\" exact · *\"sav\" substring · ~\"sve\" fuzzy · \"Save\" tiered (exact > substring > fuzzy)
-  role:\"push button\" (raw toolkit role) · JSON: {\"role\":\"button\",\"query\":\"Save\"}
+  text labelled-by \"Street:\" (label relation) · text after label \"City:\" (nearest label before it)
+  check-box \"checkbutton\" #3 (the 3rd match, in tree order; beyond the matches: not found)
+  role:\"push button\" (raw toolkit role) · JSON: {\"role\":\"button\",\"query\":\"Save\",\"nth\":2}
+Hidden (not showing) elements match too: ambiguous candidates say which are hidden. With --json,
+find adds each candidate's suggested target and grade (stable, contextual, positional).
 Element tokens (s0000002a:11) are only valid inside the process that read the tree (a TUI
 session or a workflow run); the command line refuses them (exit 5): use a target.
 

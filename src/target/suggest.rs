@@ -35,6 +35,10 @@ const STABLE_STATES: &[State] = &[
     State::Showing,
 ];
 
+/// Within an ancestor, states are looked at row by row only when at most this many rows share
+/// the node's role (and name) there.
+const SCOPED_STATE_ROWS: usize = 16;
+
 /// How many ancestors with a suggestion are tried for `in`.
 const ANCESTOR_TRIES: usize = 16;
 
@@ -486,25 +490,55 @@ impl<'g> Suggester<'g> {
         Some((a as usize, t))
     }
 
-    /// Role + name, role, label and neighbour forms `in` the nearest uniquely named ancestor,
-    /// however deep: unique there when the shape has one row in that ancestor's subtree.
-    fn in_unique_ancestor(&self, row: usize) -> Option<Target> {
-        let role = self.snap.nodes.get(row)?.role;
-        let a = *self.groups.unique_ancestor.get(row)? as usize;
-        let end = self.groups.subtree_end.get(a).copied().unwrap_or(a);
-        // Count first, build once: most nodes reach this step, and most find a shape.
-        let inner = self
-            .bases(row)
-            .iter()
-            .flatten()
-            .filter(|b| count_in(b.rows, a + 1, end) == 1)
+    /// The first shape of `row` with exactly one row in the subtree of its ancestor `a`: role +
+    /// name, role alone, either with one stable state, the label, the neighbour. Counts first
+    /// and builds once: most nodes reach this, and most find a shape. A shape that is not unique
+    /// in `a` is not unique in any ancestor of `a` either (its subtree only holds more).
+    fn scoped(&self, row: usize, a: usize) -> Option<Target> {
+        let node = self.snap.nodes.get(row)?;
+        let role = node.role;
+        let (lo, hi) = (a + 1, self.groups.subtree_end.get(a).copied().unwrap_or(a));
+        let bases = self.bases(row);
+        let bases = bases.iter().flatten();
+        if let Some(t) = bases
+            .clone()
+            .filter(|b| count_in(b.rows, lo, hi) == 1)
             .find_map(|b| build(role, b.name, Vec::new()))
-            .or_else(|| {
-                self.related(row)
-                    .iter()
-                    .filter(|r| r.one_in(a + 1, end))
-                    .find_map(|r| build_related(role, r, None))
-            })?;
+        {
+            return Some(t);
+        }
+        for base in bases {
+            let rows = within(base.rows, lo, hi);
+            // Looked at row by row, so only where a few look-alikes share the subtree.
+            if rows.len() > SCOPED_STATE_ROWS {
+                continue;
+            }
+            let holds = |r: usize, state: State| self.snap.nodes[r].states.has(state);
+            for present in [true, false] {
+                for &state in STABLE_STATES {
+                    if node.states.has(state) != present {
+                        continue;
+                    }
+                    let matching = rows.iter().filter(|&&r| holds(r, state) == present);
+                    if matching.count() == 1 {
+                        let req = vec![StateReq { state, present }];
+                        if let Some(t) = build(role, base.name, req) {
+                            return Some(t);
+                        }
+                    }
+                }
+            }
+        }
+        self.related(row)
+            .iter()
+            .filter(|r| r.one_in(lo, hi))
+            .find_map(|r| build_related(role, r, None))
+    }
+
+    /// A shape `in` the nearest uniquely named ancestor, however deep.
+    fn in_unique_ancestor(&self, row: usize) -> Option<Target> {
+        let a = *self.groups.unique_ancestor.get(row)? as usize;
+        let inner = self.scoped(row, a)?;
         let (_, outer) = self.unique_ancestor(row)?;
         if outer.depth() + 1 > MAX_WITHIN {
             return None;
@@ -530,8 +564,8 @@ impl<'g> Suggester<'g> {
             .or_else(|| self.positional(row))
     }
 
-    /// `base in A`, where A is the suggestion of one of the nearest ancestors (not a positional
-    /// one): unique there when the base's group has one row in that ancestor's subtree.
+    /// A shape `in A`, where A is the suggestion of one of the nearest ancestors (not a
+    /// positional one): see [`Suggester::scoped`] for the shapes.
     fn via_ancestor<'m>(
         &self,
         row: usize,
@@ -540,9 +574,7 @@ impl<'g> Suggester<'g> {
         if !self.groups.preorder {
             return None;
         }
-        let node = self.snap.nodes.get(row)?;
-        let bases: Vec<Base<'g>> = self.bases(row).into_iter().flatten().collect();
-        let mut cur = node.parent;
+        let mut cur = self.snap.nodes.get(row)?.parent;
         let mut tried = 0;
         for _ in 0..ANCESTOR_STEPS {
             let Some(a) = cur.filter(|&a| a < row) else {
@@ -554,12 +586,8 @@ impl<'g> Suggester<'g> {
                 .get(a)
                 .and_then(|n| n.parent)
                 .filter(|&p| p < a);
-            let end = self.groups.subtree_end.get(a).copied().unwrap_or(a);
-            let counts: Vec<usize> = bases.iter().map(|b| count_in(b.rows, a + 1, end)).collect();
             // Farther ancestors hold this subtree and more, so they cannot do better.
-            if counts.iter().all(|&c| c > 1) {
-                break;
-            }
+            let inner = self.scoped(row, a)?;
             let Some(outer) = suggested(a).filter(|t| t.grade() != Grade::Positional) else {
                 continue;
             };
@@ -570,13 +598,8 @@ impl<'g> Suggester<'g> {
             if outer.depth() + 1 > MAX_WITHIN {
                 continue;
             }
-            for (base, _) in bases.iter().zip(&counts).filter(|(_, c)| **c == 1) {
-                let t = build(node.role, base.name, Vec::new())
-                    .and_then(|t| t.inside(outer.clone()).ok())
-                    .and_then(fits);
-                if t.is_some() {
-                    return t;
-                }
+            if let Some(t) = inner.inside(outer.clone()).ok().and_then(fits) {
+                return Some(t);
             }
         }
         None
