@@ -8,7 +8,7 @@ use super::print::printed_len_bound;
 use super::resolve::{NONE, nearest_before};
 use super::{Grade, MAX_TARGET_CHARS, MAX_WITHIN, Neighbour, Parts, Query, RoleSpec, StateReq};
 use super::{Target, TargetError};
-use crate::model::{Node, Role, Snapshot, State};
+use crate::model::{Node, Role, Snapshot, State, States, Value, format_number};
 
 /// States worth naming in a suggestion: ones that describe what an element is rather than
 /// what it is doing now, so the target still names it after a toggle, a selection or a focus
@@ -56,8 +56,8 @@ struct Grouping {
 }
 
 impl Grouping {
-    /// Groups the rows by role and `text(row)` (blank texts stay out). Keys borrow the
-    /// snapshot, so building copies no string.
+    /// Groups the rows by role and `text(row)`, already trimmed (empty texts stay out). Keys
+    /// borrow the snapshot, so building copies no string.
     fn build<'s>(snap: &'s Snapshot, text: impl Fn(usize) -> Option<&'s str>) -> Grouping {
         Grouping::build_keyed(snap, text).0
     }
@@ -73,7 +73,7 @@ impl Grouping {
             rows: Vec::new(),
         };
         for (row, node) in snap.nodes.iter().enumerate() {
-            let Some(t) = text(row).map(str::trim).filter(|t| !t.is_empty()) else {
+            let Some(t) = text(row).filter(|t| !t.is_empty()) else {
                 continue;
             };
             let next = g.rows.len() as u32;
@@ -118,6 +118,9 @@ pub(crate) struct Groups {
     desc_is_a_name: Vec<bool>,
     /// Whether a suggestion may use the row's name: not blank, and not just its value.
     name_usable: Vec<bool>,
+    /// Where the trimmed name lies in each row's name (byte offsets), so suggestions do not
+    /// trim it again each time they look.
+    name_span: Vec<(u32, u32)>,
     /// Each row's nearest named label before it among its siblings (`NONE`: none).
     after_label: Vec<u32>,
     /// Each row's nearest proper ancestor whose role + name is unique (`NONE`: none; only
@@ -139,12 +142,20 @@ impl Groups {
         for (row, node) in nodes.iter().enumerate() {
             by_role[node.role as usize].push(row);
         }
-        let (name, names) = Grouping::build_keyed(snap, |r| Some(nodes[r].name.as_str()));
-        let desc = Grouping::build(snap, |r| Some(nodes[r].description.as_str()));
-        let label = Grouping::build(snap, |r| nodes[r].label.as_deref());
-        let after = Grouping::build(snap, |r| {
-            nodes.get(after_label[r] as usize).map(|l| l.name.as_str())
-        });
+        // Trimmed once: the groups, the neighbours' names and the suggestions all use them.
+        let trimmed: Vec<&str> = nodes.iter().map(|node| node.name.trim()).collect();
+        let name_span = nodes
+            .iter()
+            .zip(&trimmed)
+            .map(|(node, t)| {
+                let start = t.as_ptr() as usize - node.name.as_ptr() as usize;
+                (start as u32, (start + t.len()) as u32)
+            })
+            .collect();
+        let (name, names) = Grouping::build_keyed(snap, |r| Some(trimmed[r]));
+        let desc = Grouping::build(snap, |r| Some(nodes[r].description.trim()));
+        let label = Grouping::build(snap, |r| nodes[r].label.as_deref().map(str::trim));
+        let after = Grouping::build(snap, |r| trimmed.get(after_label[r] as usize).copied());
         let desc_is_a_name = nodes
             .iter()
             .map(|node| {
@@ -155,8 +166,10 @@ impl Groups {
         drop(names);
         let name_usable: Vec<bool> = nodes
             .iter()
-            .map(|node| !node.name.trim().is_empty() && !name_mirrors_value(node))
+            .zip(&trimmed)
+            .map(|(node, t)| !t.is_empty() && !value_is(node, t))
             .collect();
+        drop(trimmed);
         let mut subtree_end: Vec<usize> = (1..=n).collect();
         let mut preorder = true;
         for row in (0..n).rev() {
@@ -201,6 +214,7 @@ impl Groups {
             after,
             desc_is_a_name,
             name_usable,
+            name_span,
             after_label,
             unique_ancestor,
             subtree_end,
@@ -213,14 +227,22 @@ impl Groups {
     }
 }
 
-/// Whether the node's name is just its current value (GTK names a combo box after its selected
-/// option, some sliders after their number): such a name changes with the value, so a target
-/// built on it stops resolving after the next write.
-fn name_mirrors_value(node: &Node) -> bool {
-    node.value
-        .as_ref()
-        .and_then(|v| v.as_text())
-        .is_some_and(|v| !v.trim().is_empty() && v.trim() == node.name.trim())
+/// Whether the node's (trimmed) name is just its current value (GTK names a combo box after
+/// its selected option, some sliders after their number): such a name changes with the value,
+/// so a target built on it stops resolving after the next write. Compares without building
+/// the value's text, except for a number whose name looks like one.
+fn value_is(node: &Node, name: &str) -> bool {
+    match &node.value {
+        Some(Value::Text { text }) => text.trim() == name,
+        Some(Value::Choice {
+            selected: Some(text),
+        }) => text.trim() == name,
+        Some(Value::Number { current, .. }) => {
+            name.starts_with(|c: char| c.is_ascii_digit() || c == '-')
+                && format_number(*current) == name
+        }
+        _ => false,
+    }
 }
 
 /// How many of `rows` (ascending) lie in `lo..hi`.
@@ -237,7 +259,7 @@ fn within(rows: &[usize], lo: usize, hi: usize) -> &[usize] {
 
 /// Per-group counts of nodes holding each state, computed once per group and call; keyed by
 /// role and name group (`NONE`: the role alone).
-type StateCounts = HashMap<(Role, u32), [u32; 64]>;
+type StateCounts = HashMap<(Role, u32), [u32; STABLE_STATES.len()]>;
 
 struct Suggester<'g> {
     snap: &'g Snapshot,
@@ -340,8 +362,12 @@ impl<'g> Suggester<'g> {
 
     /// The node's name when a suggestion may use it.
     fn name(&self, row: usize) -> Option<&'g str> {
-        let usable = self.groups.name_usable.get(row).copied().unwrap_or(false);
-        usable.then(|| self.snap.nodes[row].name.trim())
+        let g = self.groups;
+        if !g.name_usable.get(row).copied().unwrap_or(false) {
+            return None;
+        }
+        let (start, end) = g.name_span.get(row).copied()?;
+        self.snap.nodes[row].name.get(start as usize..end as usize)
     }
 
     /// Role + name (when the name may be used), then role alone.
@@ -441,11 +467,11 @@ impl<'g> Suggester<'g> {
             let counts = self.state_counts(role, base);
             let size = base.rows.len() as u32;
             for present in [true, false] {
-                for &state in STABLE_STATES {
+                for (i, &state) in STABLE_STATES.iter().enumerate() {
                     if node.states.has(state) != present {
                         continue;
                     }
-                    let holding = counts[state as usize];
+                    let holding = counts[i];
                     let matching = if present { holding } else { size - holding };
                     if matching == 1 {
                         let req = vec![StateReq { state, present }];
@@ -459,14 +485,15 @@ impl<'g> Suggester<'g> {
         None
     }
 
-    fn state_counts(&mut self, role: Role, base: &Base<'g>) -> [u32; 64] {
+    /// How many of the base's rows hold each of [`STABLE_STATES`].
+    fn state_counts(&mut self, role: Role, base: &Base<'g>) -> [u32; STABLE_STATES.len()] {
         let nodes = &self.snap.nodes;
         *self.counts.entry((role, base.group)).or_insert_with(|| {
-            let mut counts = [0u32; 64];
+            let mut counts = [0u32; STABLE_STATES.len()];
             for &r in base.rows {
-                let bits = nodes.get(r).map_or(0, |n| n.states.0);
-                for (bit, c) in counts.iter_mut().enumerate() {
-                    *c += ((bits >> bit) & 1) as u32;
+                let states = nodes.get(r).map_or(States::EMPTY, |n| n.states);
+                for (c, &state) in counts.iter_mut().zip(STABLE_STATES) {
+                    *c += u32::from(states.has(state));
                 }
             }
             counts
