@@ -133,6 +133,11 @@ impl Session {
         let timeout = timeout.min(MAX_RESOLVE_TIMEOUT);
         let started = Instant::now();
         let deadline = started + timeout;
+        // The label relation costs a call per element: read only for targets that match on it.
+        let limits = &Limits {
+            labels: limits.labels || target.uses_labels(),
+            ..*limits
+        };
         // Subscribe before the first read so no change between read and wait is missed.
         let mut events = self.backend.subscribe();
         let mut reads = 0;

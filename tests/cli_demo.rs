@@ -68,6 +68,7 @@ fn tree_json_has_the_documented_fields() {
         "raw_role",
         "name",
         "description",
+        "label",
         "value",
         "states",
         "interfaces",
@@ -225,4 +226,110 @@ fn hostile_strings_from_apps_are_escaped() {
         }
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn targets_are_graded_in_tree_and_find() {
+    let o = run_without_bus(&["--backend", "fixture", "tree", "--targets"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    for line in [
+        "⇒ button \"Save\"  (stable)",
+        "⇒ text labelled-by \"Street:\"  (contextual)",
+        "⇒ text after label \"City:\"  (contextual)",
+        "⇒ check-box \"checkbutton\" #2  (positional)",
+        "⇒ text \"Font\" [showing]  (contextual)",
+    ] {
+        assert!(out.contains(line), "missing {line:?} in\n{out}");
+    }
+    assert!(!out.contains("no unique target"), "{out}");
+
+    let o = run_without_bus(&["--backend", "fixture", "tree", "--targets", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut nodes = vec![&v["root"]];
+    let mut seen = 0;
+    while let Some(n) = nodes.pop() {
+        seen += 1;
+        assert!(n["target"].is_string(), "{n}");
+        assert!(
+            ["stable", "contextual", "positional"].contains(&n["grade"].as_str().unwrap()),
+            "{n}"
+        );
+        if n["name"] == "" && n["role"] == "text" && n["label"] == "Street:" {
+            assert_eq!(n["target"], "text labelled-by \"Street:\"");
+        }
+        nodes.extend(n["children"].as_array().unwrap());
+    }
+    assert_eq!(seen, v["node_count"].as_u64().unwrap() as usize);
+
+    // find --json: the element's suggestion, and each candidate's, with hidden ones marked.
+    let o = run_without_bus(&[
+        "--backend",
+        "fixture",
+        "find",
+        "text after label \"City:\"",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["suggestion"]["target"], "text after label \"City:\"");
+    assert_eq!(v["suggestion"]["grade"], "contextual");
+    let o = run_without_bus(&[
+        "--backend",
+        "fixture",
+        "find",
+        "text \"Font\"",
+        "--timeout-ms",
+        "100",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(10));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let c = v["candidates"].as_array().unwrap();
+    assert_eq!(
+        (c[0]["hidden"].clone(), c[1]["hidden"].clone()),
+        (false.into(), true.into())
+    );
+    assert_eq!(c[0]["suggestion"]["target"], "text \"Font\" [showing]");
+    assert_eq!(c[1]["suggestion"]["target"], "text \"Font\" [!showing]");
+    let o = run_without_bus(&[
+        "--backend",
+        "fixture",
+        "find",
+        "text \"Font\"",
+        "--timeout-ms",
+        "100",
+    ]);
+    assert!(
+        text(&o.stdout).contains("(name exact; hidden)"),
+        "{}",
+        text(&o.stdout)
+    );
+
+    // A position beyond the matches: not found, with the count.
+    let o = run_without_bus(&[
+        "--backend",
+        "fixture",
+        "find",
+        "check-box \"checkbutton\" #4",
+        "--timeout-ms",
+        "100",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(11));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["count"], 3);
+    assert_eq!(v["near_misses"].as_array().unwrap().len(), 3);
+    // Every suggestion of the demo app finds its own element again.
+    let o = run_without_bus(&["--backend", "fixture", "tree", "--targets", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut nodes = vec![&v["root"]];
+    while let Some(n) = nodes.pop() {
+        let target = n["target"].as_str().unwrap();
+        let o = run_without_bus(&["--backend", "fixture", "find", target, "--json"]);
+        assert_eq!(o.status.code(), Some(0), "{target}: {}", text(&o.stdout));
+        let found: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(found["row"], n["row"], "{target}");
+        nodes.extend(n["children"].as_array().unwrap());
+    }
 }

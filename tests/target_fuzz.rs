@@ -1,10 +1,13 @@
-//! Property tests of the target grammar: every target prints to a terminal-safe string that
-//! parses back to it, and no input (random or a mutated valid target) makes the parser panic.
+//! Property tests of the target grammar: every target (positions, labels and neighbours
+//! included) prints to a terminal-safe string that parses back to it, and no input (random or a
+//! mutated valid target) makes the parser panic.
 #![allow(clippy::unwrap_used)]
 
 use proptest::prelude::*;
 use treeglass::model::{Role, State};
-use treeglass::target::{MAX_TARGET_CHARS, Query, QueryMode, RoleSpec, StateReq, Target};
+use treeglass::target::{
+    MAX_TARGET_CHARS, Neighbour, Parts, Query, QueryMode, RoleSpec, StateReq, Target,
+};
 
 /// Characters that stress quoting and escaping, mixed with anything at all.
 fn arb_char() -> impl Strategy<Value = char> {
@@ -57,9 +60,45 @@ fn arb_states() -> impl Strategy<Value = Vec<StateReq>> {
     })
 }
 
+fn arb_after() -> impl Strategy<Value = Option<Neighbour>> {
+    prop_oneof![
+        3 => Just(None),
+        1 => (prop::sample::select(Role::ALL.to_vec()), arb_query())
+            .prop_map(|(r, q)| q.map(|q| Neighbour::new(r, q))),
+    ]
+}
+
+fn arb_nth() -> impl Strategy<Value = Option<u32>> {
+    prop_oneof![
+        3 => Just(None),
+        1 => prop_oneof![1u32..20, Just(u32::MAX)].prop_map(Some),
+    ]
+}
+
 fn arb_clause() -> impl Strategy<Value = Target> {
-    (arb_role(), arb_query(), arb_states())
-        .prop_filter_map("needs one field", |(r, q, s)| Target::new(r, q, s).ok())
+    let label = prop_oneof![3 => Just(None), 1 => arb_query()];
+    (
+        arb_role(),
+        arb_query(),
+        arb_states(),
+        label,
+        arb_after(),
+        arb_nth(),
+    )
+        .prop_filter_map(
+            "needs one field",
+            |(role, query, states, label, after, nth)| {
+                Target::from_parts(Parts {
+                    role,
+                    query,
+                    states,
+                    label,
+                    after,
+                    nth,
+                })
+                .ok()
+            },
+        )
 }
 
 fn arb_target() -> impl Strategy<Value = Target> {
@@ -98,8 +137,37 @@ fn arb_grammarish() -> impl Strategy<Value = String> {
         prop::sample::select(Role::ALL.to_vec()).prop_map(|r| r.as_str().to_string()),
         prop::sample::select(State::ALL.to_vec()).prop_map(|s| s.as_str().to_string()),
         prop::sample::select(vec![
-            " in ", "in", " ", "\"", "\\", "[", "]", "!", "=", "~", "*", "role:", "{", "}", ",",
-            "\\u{", "\\x", "\"\"", ":", "\n",
+            " in ",
+            "in",
+            " ",
+            "\"",
+            "\\",
+            "[",
+            "]",
+            "!",
+            "=",
+            "~",
+            "*",
+            "role:",
+            "{",
+            "}",
+            ",",
+            "\\u{",
+            "\\x",
+            "\"\"",
+            ":",
+            "\n",
+            "#",
+            "#0",
+            "#7",
+            "99999999999",
+            " labelled-by ",
+            "labeled-by",
+            " after ",
+            "after label ",
+            "\"nth\":",
+            "\"label\":",
+            "\"after\":",
         ])
         .prop_map(str::to_string),
         arb_text(),

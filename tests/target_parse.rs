@@ -185,7 +185,7 @@ fn error_messages_are_terminal_safe() {
 fn json_errors() {
     let table: &[(&str, &str)] = &[
         (r#"{"role":"chek-box"}"#, r#"did you mean "check-box"?"#),
-        (r#"{"role":"push button"}"#, r#"{"raw": "push button"}"#),
+        (r#"{"role":"push buton"}"#, r#"{"raw": "push buton"}"#),
         (
             r#"{"role":"button","colour":1}"#,
             r#"unknown field "colour""#,
@@ -331,4 +331,173 @@ fn serde_round_trip_of_modes_and_raw_roles() {
         assert_eq!(serde_json::from_str::<Target>(&json).unwrap(), t, "{json}");
         assert_eq!(parse(&json), t);
     }
+}
+
+#[test]
+fn positions_labels_and_neighbours() {
+    let table: &[(&str, &str)] = &[
+        (
+            r#"check-box "checkbutton" #3"#,
+            r#"check-box "checkbutton" #3"#,
+        ),
+        (
+            r#"#3 "checkbutton"  check-box"#,
+            r#"check-box "checkbutton" #3"#,
+        ),
+        (r#"check-box#2 in group#1"#, "check-box #2 in group #1"),
+        (
+            r#"text labelled-by "Full name:""#,
+            r#"text labelled-by "Full name:""#,
+        ),
+        (
+            r#"labeled-by ="Full name:" text"#,
+            r#"text labelled-by ="Full name:""#,
+        ),
+        (r#"text after "City:""#, r#"text after label "City:""#),
+        (r#"text after label "City:""#, r#"text after label "City:""#),
+        (
+            r#"after heading ~"adr" combo-box"#,
+            r#"combo-box after heading ~"adr""#,
+        ),
+        (
+            r#"#2 after "A" labelled-by *"b" [showing] "x" text in group "G" #4"#,
+            r#"text "x" [showing] labelled-by *"b" after label "A" #2 in group "G" #4"#,
+        ),
+        (r#"[focused] #1"#, "[focused] #1"),
+        (r#"labelled-by "\x1b[31m""#, r#"labelled-by "\x1b[31m""#),
+    ];
+    for (input, canonical) in table {
+        let t = parse(input);
+        assert_eq!(t.to_string(), *canonical, "input {input:?}");
+        assert_eq!(parse(canonical), t, "canonical {canonical:?}");
+        let json = serde_json::to_string(&t).unwrap();
+        assert_eq!(parse(&json), t, "{json}");
+    }
+    let t = parse(r#"text "x" labelled-by "L" after heading "H" #2 in group #3"#);
+    assert_eq!(t.label().map(|q| q.text()), Some("L"));
+    let after = t.after().unwrap();
+    assert_eq!((after.role(), after.query().text()), (Role::Heading, "H"));
+    assert_eq!(t.nth(), Some(2));
+    assert_eq!(t.within().unwrap().nth(), Some(3));
+}
+
+#[test]
+fn grades() {
+    use treeglass::target::Grade;
+    for (s, grade) in [
+        (r#"button "Save""#, Grade::Stable),
+        ("slider", Grade::Stable),
+        (r#"role:"push button" "OK""#, Grade::Stable),
+        (r#"button "OK" [showing]"#, Grade::Contextual),
+        (r#"text labelled-by "Name:""#, Grade::Contextual),
+        (r#"text after label "City:""#, Grade::Contextual),
+        (r#"button "OK" in dialog "Save""#, Grade::Contextual),
+        (r#"check-box "x" #2"#, Grade::Positional),
+        (r#"check-box "x" in group #2"#, Grade::Positional),
+    ] {
+        assert_eq!(parse(s).grade(), grade, "{s}");
+    }
+    assert_eq!(Grade::Positional.to_string(), "positional");
+}
+
+#[test]
+fn errors_in_the_new_forms() {
+    let table: &[(&str, usize, &str)] = &[
+        ("button #", 9, "`#` must be followed by a position"),
+        ("button #0", 8, "positions count from 1"),
+        ("button #2x", 10, "a position is digits only"),
+        ("button #99999999999", 8, "the position is too large"),
+        ("button #1 #2", 11, "one position"),
+        ("#3", 1, "a position needs something to count"),
+        ("button in #3", 11, "a position needs something to count"),
+        ("text labelled-by", 17, "must be followed by a quoted text"),
+        (
+            "text labelled-by Name",
+            18,
+            "must be followed by a quoted text",
+        ),
+        (r#"text labelled-by """#, 18, "query is empty"),
+        (
+            r#"text labelled-by "a" labelled-by "b""#,
+            22,
+            "one labelled-by",
+        ),
+        ("text after", 11, "must be followed by the neighbour's text"),
+        (r#"text after lable "x""#, 12, r#"did you mean "label"?"#),
+        ("text after label", 17, "must be followed by a quoted text"),
+        (r#"text after "a" after "b""#, 16, "one after"),
+    ];
+    for (input, column, message) in table {
+        let e = err(input);
+        assert_eq!(e.column, *column, "{input:?}: {e}");
+        assert!(e.message.contains(message), "{input:?}: {e}");
+    }
+    let json: &[(&str, &str)] = &[
+        (r#"{"role":"button","nth":0}"#, "positions count from 1"),
+        (r#"{"nth":2}"#, "a position needs something to count"),
+        (r#"{"role":"button","nth":-1}"#, "invalid value"),
+        (r#"{"label":""}"#, "the query is empty"),
+        (
+            r#"{"after":{"role":"spin button","query":"x"}}"#,
+            "unknown role",
+        ),
+        (
+            r#"{"after":{"query":"x","colour":1}}"#,
+            "an after object has role and query",
+        ),
+        (
+            r#"{"after":{"role":"label"}}"#,
+            "an after object needs query",
+        ),
+    ];
+    for (input, message) in json {
+        let e = err(input);
+        assert!(e.message.contains(message), "{input:?}: {e}");
+    }
+}
+
+#[test]
+fn json_forms_of_the_new_fields() {
+    let t = parse(
+        r#"{"role":"text","label":{"text":"Name:","mode":"exact"},"after":"City:","nth":2,
+            "within":{"role":"group","nth":1}}"#,
+    );
+    assert_eq!(
+        t.to_string(),
+        r#"text labelled-by ="Name:" after label "City:" #2 in group #1"#
+    );
+    assert_eq!(
+        serde_json::to_string(&t).unwrap(),
+        r#"{"role":"text","label":{"text":"Name:","mode":"exact"},"after":{"role":"label","query":"City:"},"nth":2,"within":{"role":"group","nth":1}}"#
+    );
+    let t = parse(
+        r#"{"role":"combo-box","after":{"role":"heading","query":{"text":"adr","mode":"fuzzy"}}}"#,
+    );
+    assert_eq!(t.to_string(), r#"combo-box after heading ~"adr""#);
+    // A raw AT-SPI role name is accepted as the raw role; the string form keeps role:"…".
+    let t = parse(r#"{"role":"spin button","query":"Count"}"#);
+    assert_eq!(t.role(), Some(&RoleSpec::Raw("spin button".into())));
+    assert_eq!(t.to_string(), r#"role:"spin button" "Count""#);
+    assert_eq!(
+        serde_json::to_string(&t).unwrap(),
+        r#"{"role":{"raw":"spin button"},"query":"Count"}"#
+    );
+    assert_eq!(
+        parse(r#"{"role":"spin-button"}"#).role(),
+        Some(&RoleSpec::Role(Role::SpinButton))
+    );
+}
+
+#[test]
+fn the_new_forms_fit_the_workflow_limit() {
+    // Every item at once, nested to the limit, still within 1024 characters or refused
+    // clearly: never a target that a workflow file cannot store.
+    let clause = r#"text "x" [showing] labelled-by "L" after label "A" #2"#;
+    let chain = vec![clause; 18].join(" in ");
+    assert!(chain.chars().count() <= MAX_TARGET_CHARS);
+    let t = parse(&chain);
+    assert_eq!(t.to_string(), chain);
+    let too_long = vec![clause; 20].join(" in ");
+    let e = err(&too_long);
+    assert!(e.message.contains("the limit is 1024"), "{e}");
 }

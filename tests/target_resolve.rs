@@ -6,8 +6,8 @@ use treeglass::model::{
     Node, NodeId, Role, Snapshot, SnapshotId, State, States, Truncation, Value, synthetic,
 };
 use treeglass::target::{
-    Field, Resolution, SnapshotIndex, Target, Tier, match_all, matches, resolve, resolve_with,
-    suggest, suggest_all, suggest_with,
+    Field, Grade, Resolution, SnapshotIndex, Target, Tier, match_all, matches, resolve,
+    resolve_with, suggest, suggest_all, suggest_with,
 };
 
 /// One node of a hand-built tree: depth, role, raw role, name.
@@ -38,6 +38,10 @@ impl N {
     }
     fn with(mut self, s: State) -> N {
         self.node.states.set(s, true);
+        self
+    }
+    fn label(mut self, l: &str) -> N {
+        self.node.label = Some(l.into());
         self
     }
 }
@@ -121,7 +125,7 @@ fn ambiguous(snap: &Snapshot, target: &str) -> Vec<usize> {
 
 fn not_found(snap: &Snapshot, target: &str) -> Vec<(usize, String)> {
     match resolve(snap, &t(target)) {
-        Resolution::NotFound { near_misses } => {
+        Resolution::NotFound { near_misses, .. } => {
             near_misses.into_iter().map(|c| (c.row, c.why)).collect()
         }
         other => panic!("{target}: {other:?}"),
@@ -450,8 +454,11 @@ fn deep_trees_and_deep_targets_are_safe() {
         suggest_with(&ix, &s, 20_000).unwrap().to_string(),
         r#"button "Deep""#
     );
-    // The unnamed panels differ in nothing this grammar can say.
-    assert_eq!(suggest_with(&ix, &s, 10_000), None);
+    // The unnamed panels differ only in their place.
+    assert_eq!(
+        suggest_with(&ix, &s, 10_000).unwrap().to_string(),
+        "panel #10001"
+    );
 }
 
 #[test]
@@ -474,8 +481,15 @@ fn snapshots_not_in_preorder_still_resolve() {
         suggest_with(&ix, &s, 0).unwrap().to_string(),
         r#"frame "F""#
     );
-    // `in` suggestions need pre-order; none is offered rather than a wrong one.
-    assert_eq!(suggest_with(&ix, &s, 3), None);
+    // `in` suggestions need pre-order; the position in row order still names it.
+    assert_eq!(
+        suggest_with(&ix, &s, 3).unwrap().to_string(),
+        r#"button "B" #2"#
+    );
+    assert_eq!(
+        resolve_with(&ix, &s, &t(r#"button "B" #2"#)).unique_row(),
+        Some(3)
+    );
 }
 
 fn assert_suggestion_resolves(s: &Snapshot, ix: &SnapshotIndex, row: usize, target: &Target) {
@@ -501,10 +515,10 @@ fn suggestions_on_a_hand_built_tree() {
         (7, Some(r#"text "Email""#)),
         (10, Some(r#"button "OK" in dialog "Save""#)),
         (14, Some(r#"button "Cancel" in dialog "Save as""#)),
-        // Identical unnamed siblings cannot be told apart.
-        (15, None),
-        (16, None),
-        (17, None),
+        // Identical unnamed siblings are told apart by their place.
+        (15, Some("panel #2")),
+        (16, Some("button #7")),
+        (17, Some("button #8")),
         (19, Some(r#"slider "Volume""#)),
     ];
     for (row, want) in expected {
@@ -544,10 +558,10 @@ fn suggestion_shapes() {
     let got = |row: usize| all[row].as_ref().map(|t| t.to_string());
     assert_eq!(got(1).as_deref(), Some(r#"text "Search""#));
     assert_eq!(got(2).as_deref(), Some("text [editable]"));
-    assert_eq!(got(3), None);
+    assert_eq!(got(3).as_deref(), Some("text #3"));
     assert_eq!(got(5).as_deref(), Some(r#"label in panel "Left""#));
-    assert_eq!(got(8), None);
-    assert_eq!(got(9), None);
+    assert_eq!(got(8).as_deref(), Some(r#"check-box "Wrap" #1"#));
+    assert_eq!(got(9).as_deref(), Some(r#"check-box "Wrap" #2"#));
     assert_eq!(got(13).as_deref(), Some("group [focusable]"));
     assert_eq!(
         got(14).as_deref(),
@@ -641,4 +655,255 @@ fn suggestions_never_use_a_name_that_is_the_current_value() {
         treeglass::target::suggest(&snap, 2).unwrap().to_string(),
         "combo-box \"Size\""
     );
+}
+
+/// A form with identical siblings, labels, a neighbour relation and a hidden twin.
+fn form() -> Snapshot {
+    let on = |node: N| node.with(State::Showing);
+    tree(vec![
+        on(n(0, Role::Frame, "Form")),                // 0
+        on(n(1, Role::Group, "Billing")),             // 1
+        on(n(2, Role::Label, "Name:")),               // 2
+        on(n(2, Role::Text, "").label("Name:")),      // 3
+        on(n(2, Role::Label, "City:")),               // 4
+        on(n(2, Role::Label, "")),                    // 5 blank labels are skipped
+        on(n(2, Role::Text, "")),                     // 6 after "City:"
+        on(n(2, Role::CheckBox, "checkbutton")),      // 7
+        on(n(2, Role::CheckBox, "checkbutton")),      // 8
+        on(n(1, Role::Group, "Shipping")),            // 9
+        on(n(2, Role::Label, "Name:")),               // 10
+        on(n(2, Role::Text, "").label("Full name:")), // 11
+        on(n(2, Role::Label, "City:")),               // 12
+        on(n(2, Role::Text, "")),                     // 13
+        on(n(2, Role::CheckBox, "checkbutton")),      // 14
+        on(n(2, Role::Heading, "Font")),              // 15
+        on(n(2, Role::ComboBox, "Font name")),        // 16 on screen
+        n(2, Role::ComboBox, "Font name"),            // 17 its hidden twin
+        on(n(1, Role::Text, "")),                     // 18 not after any label
+    ])
+}
+
+#[test]
+fn positions_count_the_winning_tier_in_document_order() {
+    let s = form();
+    assert_eq!(unique(&s, r#"check-box "checkbutton" #2"#).0, 8);
+    assert_eq!(unique(&s, r#"check-box "checkbutton" #3"#).0, 14);
+    assert_eq!(unique(&s, r#"check-box #1 in group "Shipping""#).0, 14);
+    assert_eq!(unique(&s, "text #4").0, 13);
+    // A position on an ancestor clause picks that ancestor.
+    assert_eq!(unique(&s, "check-box in group #2").0, 14);
+    assert_eq!(ambiguous(&s, "check-box in group #1"), [7, 8]);
+    // After tiering: "Font" names the heading exactly, so #1 is the heading, not a combo.
+    let (row, tier, why) = unique(&s, r#""Font" #1"#);
+    assert_eq!((row, tier), (15, Tier::Exact));
+    assert_eq!(why, "name exact, #1");
+    // Out of range: not found, with how many there are, and those matches listed.
+    match resolve(&s, &t(r#"check-box "checkbutton" #5"#)) {
+        Resolution::NotFound { count, near_misses } => {
+            assert_eq!(count, 3);
+            let rows: Vec<usize> = near_misses.iter().map(|c| c.row).collect();
+            assert_eq!(rows, [7, 8, 14]);
+            assert!(
+                near_misses[2]
+                    .why
+                    .contains("match 3 of 3, the target asks for #5"),
+                "{}",
+                near_misses[2].why
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // A plain not-found keeps a count of 0.
+    assert!(matches!(
+        resolve(&s, &t(r#"check-box "nothing here at all""#)),
+        Resolution::NotFound { count: 0, .. }
+    ));
+    // The TUI's match lists honour the position too.
+    let ix = SnapshotIndex::new(&s);
+    assert_eq!(matches(&ix, &s, &t("check-box #2")), [8]);
+    assert_eq!(match_all(&ix, &s, &t(r#""checkbutton" #3"#)), [14]);
+    assert!(matches(&ix, &s, &t("check-box #9")).is_empty());
+}
+
+#[test]
+fn label_relation_is_a_query_field() {
+    let s = form();
+    assert_eq!(unique(&s, r#"text labelled-by "Name:""#).0, 3);
+    assert_eq!(unique(&s, r#"labelled-by "Full name:""#).0, 11);
+    // Tiered like a query: the exact label wins over the one that only contains it.
+    assert_eq!(unique(&s, r#"labelled-by "Name:""#).0, 3);
+    assert_eq!(ambiguous(&s, r#"labelled-by "name:""#), [3, 11]);
+    assert_eq!(ambiguous(&s, r#"text labelled-by *"name:""#), [3, 11]);
+    assert_eq!(unique(&s, r#"labelled-by ~"flnm""#).0, 11);
+    let (_, _, why) = unique(&s, r#"text labelled-by "Name:""#);
+    assert_eq!(why, "role, label");
+    // With other fields and ancestors.
+    assert_eq!(
+        unique(&s, r#"text labelled-by *"name" in group "Shipping""#).0,
+        11
+    );
+    // Near misses say what the label is.
+    let near = not_found(&s, r#"text labelled-by ="name:""#);
+    assert!(
+        near.iter()
+            .any(|(r, why)| *r == 3 && why == r#"label is "Name:""#),
+        "{near:?}"
+    );
+    let near = not_found(&s, r#"text labelled-by "Street:""#);
+    assert!(
+        near.iter().any(|(_, why)| why == "has no label"),
+        "{near:?}"
+    );
+}
+
+#[test]
+fn neighbour_is_the_nearest_named_label_before_it() {
+    let s = form();
+    assert_eq!(ambiguous(&s, r#"text after label "City:""#), [6, 13]);
+    assert_eq!(
+        unique(&s, r#"text after label "City:" in group "Billing""#).0,
+        6
+    );
+    // The role defaults to label; the canonical form names it.
+    let t1 = t(r#"text after "City:" in group "Shipping""#);
+    assert_eq!(
+        t1.to_string(),
+        r#"text after label "City:" in group "Shipping""#
+    );
+    assert_eq!(resolve(&s, &t1).unique_row(), Some(13));
+    // Another neighbour role.
+    assert_eq!(
+        unique(&s, r#"combo-box after heading "Font" [showing]"#).0,
+        16
+    );
+    // The label before the check boxes is "City:" as well: the blank label is skipped.
+    assert_eq!(ambiguous(&s, r#"check-box after "City:""#), [7, 8, 14]);
+    // Neighbours are siblings: the top-level text follows no label at all.
+    assert_eq!(ambiguous(&s, r#"text after "Name:""#), [3, 11]);
+    assert_eq!(ambiguous(&s, r#"text after *":""#), [3, 6, 11, 13]);
+    let near = not_found(&s, r#"text after label "Nope""#);
+    assert!(
+        near.iter()
+            .any(|(_, why)| why == r#"not after label "Nope""#),
+        "{near:?}"
+    );
+}
+
+#[test]
+fn a_showing_element_and_its_hidden_twin_stay_ambiguous() {
+    let s = form();
+    match resolve(&s, &t(r#"combo-box "Font name""#)) {
+        Resolution::Ambiguous { count, candidates } => {
+            assert_eq!(count, 2);
+            let hidden: Vec<(usize, bool)> = candidates.iter().map(|c| (c.row, c.hidden)).collect();
+            assert_eq!(hidden, [(16, false), (17, true)]);
+        }
+        other => panic!("{other:?}"),
+    }
+    let json = serde_json::to_value(resolve(&s, &t(r#"combo-box "Font name""#))).unwrap();
+    assert_eq!(json["candidates"][1]["hidden"], true);
+    assert_eq!(unique(&s, r#"combo-box "Font name" [showing]"#).0, 16);
+    assert_eq!(unique(&s, r#"combo-box "Font name" [!showing]"#).0, 17);
+    // Each twin's suggestion names that twin, never the other.
+    let all = suggest_all(&s);
+    let visible = all[16].as_ref().unwrap();
+    let hidden = all[17].as_ref().unwrap();
+    assert_eq!(visible.to_string(), r#"combo-box "Font name" [showing]"#);
+    assert_eq!(hidden.to_string(), r#"combo-box "Font name" [!showing]"#);
+    assert_eq!(visible.grade(), Grade::Contextual);
+    assert_eq!(resolve(&s, visible).unique_row(), Some(16));
+    assert_eq!(resolve(&s, hidden).unique_row(), Some(17));
+}
+
+#[test]
+fn raw_atspi_role_names_in_json() {
+    let s = tree(vec![
+        n(0, Role::Frame, "F"),
+        n(1, Role::SpinButton, "Count").raw("spin button"),
+        n(1, Role::Slider, "Level").raw("level bar"),
+    ]);
+    let spin = t(r#"{"role": "spin button"}"#);
+    assert_eq!(spin.to_string(), r#"role:"spin button""#);
+    assert_eq!(resolve(&s, &spin).unique_row(), Some(1));
+    assert_eq!(
+        resolve(&s, &t(r#"{"role": "spin-button"}"#)).unique_row(),
+        Some(1)
+    );
+    assert_eq!(
+        resolve(&s, &t(r#"{"role": "Level Bar"}"#)).unique_row(),
+        Some(2)
+    );
+}
+
+#[test]
+fn every_node_gets_a_graded_suggestion_that_resolves_back() {
+    let s = form();
+    let ix = SnapshotIndex::new(&s);
+    let all = suggest_all_with_index(&ix, &s);
+    let got = |row: usize| {
+        let t = all[row].as_ref().unwrap();
+        (t.to_string(), t.grade())
+    };
+    let want: &[(usize, &str, Grade)] = &[
+        (1, r#"group "Billing""#, Grade::Stable),
+        (3, r#"text labelled-by "Name:""#, Grade::Contextual),
+        (
+            6,
+            r#"text after label "City:" in group "Billing""#,
+            Grade::Contextual,
+        ),
+        // The fewest look-alikes: two check boxes in Billing, three named so in all.
+        (7, r#"check-box #1 in group "Billing""#, Grade::Positional),
+        (11, r#"text labelled-by "Full name:""#, Grade::Contextual),
+        (
+            13,
+            r#"text after label "City:" in group "Shipping""#,
+            Grade::Contextual,
+        ),
+        (
+            14,
+            r#"check-box "checkbutton" in group "Shipping""#,
+            Grade::Contextual,
+        ),
+        (18, "text #5", Grade::Positional),
+    ];
+    for (row, target, grade) in want {
+        assert_eq!(got(*row), (target.to_string(), *grade), "row {row}");
+    }
+    for (row, t) in all.iter().enumerate() {
+        let t = t
+            .as_ref()
+            .unwrap_or_else(|| panic!("row {row} has no suggestion"));
+        assert_suggestion_resolves(&s, &ix, row, t);
+        assert_eq!(suggest_with(&ix, &s, row).as_ref(), Some(t), "row {row}");
+    }
+}
+
+#[test]
+fn within_names_the_nearest_uniquely_named_ancestor_however_deep() {
+    // A named panel, then 100 unnamed levels, then two identical buttons; and a twin subtree
+    // under another name.
+    let mut items = vec![n(0, Role::Frame, "App"), n(1, Role::Panel, "Left")];
+    items.extend((0..100).map(|d| n(2 + d, Role::Panel, "")));
+    items.push(n(102, Role::Button, "Go"));
+    items.push(n(1, Role::Panel, "Right"));
+    items.extend((0..100).map(|d| n(2 + d, Role::Panel, "")));
+    items.push(n(102, Role::Button, "Go"));
+    let s = tree(items);
+    let left = 102;
+    let right = s.nodes.len() - 1;
+    let all = suggest_all(&s);
+    assert_eq!(
+        all[left].as_ref().unwrap().to_string(),
+        r#"button "Go" in panel "Left""#
+    );
+    assert_eq!(
+        all[right].as_ref().unwrap().to_string(),
+        r#"button "Go" in panel "Right""#
+    );
+    assert_eq!(
+        resolve(&s, all[right].as_ref().unwrap()).unique_row(),
+        Some(right)
+    );
+    assert_eq!(suggest(&s, right), all[right]);
 }

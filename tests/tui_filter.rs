@@ -83,7 +83,7 @@ async fn parse_error_points_at_the_column() {
     assert_snapshot!("filter_parse_error", screen);
     // Fixing it brings the badge back.
     h.type_str("]");
-    assert_eq!(h.app.filter.badge, Some(Badge::Many(5)));
+    assert_eq!(h.app.filter.badge, Some(Badge::Many(9)));
 }
 
 #[tokio::test]

@@ -230,11 +230,15 @@ async fn ids_stay_unique_and_drops_prune_inputs() {
 }
 
 #[tokio::test]
-async fn a_target_that_is_not_unique_is_kept_and_flagged() {
+async fn identical_twins_get_a_positional_target_and_a_warning() {
     let json = r#"{"apps": [{"name": "twins", "windows": [{"role": "frame", "name": "Twins",
         "children": [
           {"role": "panel", "children": [{"role": "button", "actions": ["click"]}]},
-          {"role": "panel", "children": [{"role": "button", "actions": ["click"]}]}
+          {"role": "panel", "children": [{"role": "button", "actions": ["click"]}]},
+          {"role": "check-box", "name": "same", "actions": ["click"],
+           "value": {"kind": "toggle", "state": "off"}},
+          {"role": "check-box", "name": "same", "actions": ["click"],
+           "value": {"kind": "toggle", "state": "off"}}
         ]}]}]}"#;
     let fixture = FixtureBackend::from_json(json).unwrap();
     let backend: Arc<dyn Backend> = Arc::new(fixture);
@@ -247,7 +251,7 @@ async fn a_target_that_is_not_unique_is_kept_and_flagged() {
     let row = snap
         .nodes
         .iter()
-        .position(|n| n.role == treeglass::model::Role::Button)
+        .rposition(|n| n.role == treeglass::model::Role::Button)
         .unwrap();
     let r = treeglass::write::invoke(
         session.backend.as_ref(),
@@ -260,14 +264,51 @@ async fn a_target_that_is_not_unique_is_kept_and_flagged() {
     let mut rec = Recorder::new("twins");
     let i = rec.record_invoke(&snap, row, &r, Some("click")).unwrap();
     let step = &rec.steps()[i];
-    assert_eq!(step.step.target.as_deref(), Some("button"));
-    assert_eq!(step.candidates, Some(2));
-    assert!(step.flagged);
+    assert_eq!(step.step.target.as_deref(), Some("button #2"));
+    assert_eq!(step.candidates, Some(1));
+    // (A press that changes nothing is flagged as unconfirmed; the target is not.)
     assert!(
-        step.flags[0].contains("no unique target: 2"),
+        !step.flags.iter().any(|f| f.contains("unique")),
         "{:?}",
         step.flags
     );
+    assert_eq!(step.warnings.len(), 1, "{:?}", step.warnings);
+    assert!(step.warnings[0].contains("positional target"));
+    assert!(
+        step.summary().contains("⚠ positional target"),
+        "{}",
+        step.summary()
+    );
+
+    // A toggle recorded by position: the expectation cannot add [checked] (that would count
+    // among the checked ones), so it names the element as recorded.
+    write_and_record(
+        &session,
+        &place.root,
+        r#"check-box "same" #2"#,
+        "on",
+        &mut rec,
+    )
+    .await;
+    let step = rec.steps().last().unwrap();
+    assert_eq!(step.step.target.as_deref(), Some(r#"check-box "same" #2"#));
+    assert_eq!(
+        step.step.expect,
+        Some(Predicate::Visible(r#"check-box "same" #2"#.into()))
+    );
+    assert!(!step.warnings.is_empty());
+    // The warning survives the recording file; the exported step is plain workflow v1.
+    let saved = serde_json::to_value(step).unwrap();
+    assert!(
+        saved["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("positional")
+    );
+    // export validates against the schema before it returns.
+    let wf = rec.export(&ExportOptions::default()).unwrap();
+    assert!(schema::check(&wf).is_empty());
+    assert!(wf["steps"][0].get("warnings").is_none());
 }
 
 #[tokio::test]

@@ -52,6 +52,9 @@ pub struct FixtureNode {
     pub name: String,
     #[serde(default)]
     pub description: String,
+    /// The name of the element that labels this one (the label relation), when it has one.
+    #[serde(default)]
+    pub label: Option<String>,
     #[serde(default)]
     pub value: Option<Value>,
     /// States besides the defaults (`enabled sensitive showing visible`, plus `editable
@@ -61,7 +64,8 @@ pub struct FixtureNode {
     /// Clears `enabled` and `sensitive`.
     #[serde(default)]
     pub disabled: bool,
-    /// Clears `showing` and `visible` (a closed popup menu, a hidden page).
+    /// Clears `showing` and `visible` (a closed popup menu, a hidden page, or a toolkit's hidden
+    /// inner twin of a visible one).
     #[serde(default)]
     pub hidden: bool,
     /// Screen bounds (default: 0,0 100×24).
@@ -557,6 +561,7 @@ fn insert_tree(
     );
     node.name = f.name.clone();
     node.description = f.description.clone();
+    node.label = f.label.clone();
     node.actions = f.actions.clone();
     node.interfaces = match &f.interfaces {
         Some(names) => names
@@ -983,6 +988,7 @@ impl FixtureBackend {
                     raw_role: None,
                     name: format!("Item {n}"),
                     description: String::new(),
+                    label: None,
                     value: None,
                     states: vec!["focusable".into()],
                     disabled: false,

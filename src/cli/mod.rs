@@ -125,10 +125,15 @@ pub enum Command {
 }
 
 const TARGET_HELP: &str = "\
-Targets name elements by meaning:  [ROLE] [\"QUERY\"] [[STATES]] [in TARGET]
+Targets name elements by meaning:
+  [ROLE] [\"QUERY\"] [[STATES]] [labelled-by \"L\"] [after [ROLE] \"T\"] [#N] [in TARGET]
   check-box \"Subscribe\" [enabled !checked] in group \"Preferences\"
   =\"Save\" exact · *\"sav\" substring · ~\"sve\" fuzzy · \"Save\" tiered (exact > substring > fuzzy)
-  role:\"push button\" (raw toolkit role) · JSON: {\"role\":\"button\",\"query\":\"Save\"}
+  text labelled-by \"Street:\" (label relation) · text after label \"City:\" (nearest label before it)
+  check-box \"checkbutton\" #3 (the 3rd match, in tree order; beyond the matches: not found)
+  role:\"push button\" (raw toolkit role) · JSON: {\"role\":\"button\",\"query\":\"Save\",\"nth\":2}
+Hidden (not showing) elements match too: ambiguous candidates say which are hidden. With --json,
+find adds each candidate's suggested target and grade (stable, contextual, positional).
 Element tokens (s0000002a:11) are only valid inside the process that read the tree (a TUI
 session or a workflow run); the command line refuses them (exit 5): use a target.
 
@@ -397,7 +402,8 @@ pub struct TreeArgs {
     /// Print JSON (the full, unfolded tree).
     #[arg(long)]
     pub json: bool,
-    /// Add each node's suggested shortest unique target (`target` in JSON, null when none).
+    /// Add each node's suggested shortest unique target and its grade: stable, contextual or
+    /// positional (`target` and `grade` in JSON).
     #[arg(long)]
     pub targets: bool,
     /// Also read every node's action names (`actions` in JSON; one call per action, so slow on
@@ -704,10 +710,10 @@ pub async fn tree(backend: &dyn Backend, args: &TreeArgs) -> Result<(Printed, i3
     } else {
         exit::OK
     };
-    let targets: Option<Vec<Option<String>>> = args.targets.then(|| {
+    let targets: Option<Vec<Option<output::Suggested>>> = args.targets.then(|| {
         crate::target::suggest_all(&snap)
             .into_iter()
-            .map(|t| t.map(|t| t.to_string()))
+            .map(|t| t.as_ref().map(output::Suggested::of))
             .collect()
     });
     let actions = args.actions;
@@ -767,7 +773,7 @@ pub async fn find(session: &Session, args: &FindArgs) -> Result<(String, i32), F
     .await?;
     let code = resolution_code(&fresh.resolution);
     let out = if args.json {
-        let mut v = serde_json::to_value(&fresh.resolution).unwrap_or_default();
+        let mut v = output::resolution_json(&fresh.resolution, &fresh.snapshot);
         v["target"] = target.to_string().into();
         v["snapshot"] = fresh.snapshot.id.to_string().into();
         v["reads"] = fresh.reads.into();

@@ -13,7 +13,7 @@ pub use crate::model::json::node_json;
 use crate::model::json::value_json;
 use crate::model::{Snapshot, literal, quoted, sanitize};
 use crate::session::Fresh;
-use crate::target::{Candidate, Resolution, Target};
+use crate::target::{Candidate, Grade, Resolution, SnapshotIndex, Target, suggest_with};
 use crate::write::WriteResult;
 
 /// Pretty, terminal-safe JSON through the one JSON writer ([`crate::json`]).
@@ -46,7 +46,44 @@ pub fn apps_text(apps: &[AppInfo]) -> String {
     out
 }
 
-pub fn tree_text(snap: &Snapshot, raw: bool, targets: Option<&[Option<String>]>) -> String {
+/// A node's suggested target with its grade, as printed beside the node.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Suggested {
+    pub target: String,
+    pub grade: Grade,
+}
+
+impl Suggested {
+    pub fn of(t: &Target) -> Suggested {
+        Suggested {
+            target: t.to_string(),
+            grade: t.grade(),
+        }
+    }
+
+    /// `{"target": …, "grade": …}`.
+    pub fn json(&self) -> Json {
+        serde_json::json!({ "target": self.target, "grade": self.grade })
+    }
+
+    /// `⇒ target  (grade)`.
+    pub fn text(&self) -> String {
+        format!("⇒ {}  ({})", self.target, self.grade)
+    }
+}
+
+/// The suggestions of some rows of one snapshot, sharing one index.
+pub fn suggestions_for(
+    snap: &Snapshot,
+    rows: impl IntoIterator<Item = usize>,
+) -> Vec<(usize, Suggested)> {
+    let ix = SnapshotIndex::new(snap);
+    rows.into_iter()
+        .filter_map(|row| suggest_with(&ix, snap, row).map(|t| (row, Suggested::of(&t))))
+        .collect()
+}
+
+pub fn tree_text(snap: &Snapshot, raw: bool, targets: Option<&[Option<Suggested>]>) -> String {
     let mut out = format!(
         "{} {}{} — {} nodes{}\n",
         snap.id,
@@ -61,8 +98,8 @@ pub fn tree_text(snap: &Snapshot, raw: bool, targets: Option<&[Option<String>]>)
     );
     for line in fold::lines(snap, raw, &|_| false) {
         let n = &snap.nodes[line.row];
-        let suggestion = match targets.map(|t| t.get(line.row).cloned().flatten()) {
-            Some(Some(t)) => format!("    ⇒ {t}"),
+        let suggestion = match targets.map(|t| t.get(line.row).and_then(Option::as_ref)) {
+            Some(Some(t)) => format!("    {}", t.text()),
             Some(None) => "    ⇒ (no unique target)".into(),
             None => String::new(),
         };
@@ -114,19 +151,24 @@ fn end_node<W: Write>(
     w: &mut crate::json::Writer<W>,
     snap: &Snapshot,
     row: usize,
-    targets: Option<&[Option<String>]>,
+    targets: Option<&[Option<Suggested>]>,
 ) -> io::Result<()> {
     let n = &snap.nodes[row];
+    let suggested = targets.map(|t| t.get(row).and_then(Option::as_ref));
     w.end_array()?;
     w.entry("description", &n.description)?;
+    if let Some(s) = suggested {
+        w.entry("grade", &s.map(|s| s.grade))?;
+    }
     w.entry("interfaces", &n.interfaces)?;
+    w.entry("label", &n.label)?;
     w.entry("name", &n.name)?;
     w.entry("raw_role", &n.raw_role)?;
     w.entry("role", &n.role)?;
     w.entry("row", &row)?;
     w.entry("states", &n.states)?;
-    if let Some(t) = targets {
-        w.entry("target", &t.get(row).cloned().flatten())?;
+    if let Some(s) = suggested {
+        w.entry("target", &s.map(|s| s.target.as_str()))?;
     }
     w.entry("token", &snap.token(row).to_string())?;
     w.entry("value", &value_json(n))?;
@@ -135,13 +177,14 @@ fn end_node<W: Write>(
 
 /// Writes the snapshot as JSON: metadata and the nested tree (`children` in every node), keys
 /// in alphabetical order, the same fields as [`node_json`]; `targets`, when given, adds each
-/// node's suggested target (`null` where none is unique); `actions` keeps each node's action
-/// names (left out when the read did not ask for them: an empty list would say "none"). Streamed node by node without recursion: besides the snapshot, only
-/// the nodes on the path to the current one are held, however deep or large the tree.
+/// node's suggested target and its grade (`null` where there is none); `actions` keeps each
+/// node's action names (left out when the read did not ask for them: an empty list would say
+/// "none"). Streamed node by node without recursion: besides the snapshot, only the nodes on
+/// the path to the current one are held, however deep or large the tree.
 pub fn write_tree_json(
     out: &mut dyn Write,
     snap: &Snapshot,
-    targets: Option<&[Option<String>]>,
+    targets: Option<&[Option<Suggested>]>,
     actions: bool,
 ) -> io::Result<()> {
     let mut w = crate::json::Writer::new(out);
@@ -178,16 +221,67 @@ pub fn write_tree_json(
     w.end_object()
 }
 
-fn candidate_lines(out: &mut String, cands: &[Candidate]) {
+fn candidate_lines(out: &mut String, cands: &[Candidate], suggested: &[(usize, Suggested)]) {
     for c in cands {
-        out.push_str(&format!("  {}  {}  ({})\n", c.token, c.path, c.why));
+        let hidden = if c.hidden { "; hidden" } else { "" };
+        let target = suggested
+            .iter()
+            .find(|(row, _)| *row == c.row)
+            .map(|(_, s)| format!("  {}", s.text()))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "  {}  {}  ({}{hidden}){target}\n",
+            c.token, c.path, c.why
+        ));
     }
+}
+
+/// The rows a resolution names: its element, candidates and near misses.
+pub fn resolution_rows(r: &Resolution) -> Vec<usize> {
+    match r {
+        Resolution::Unique { row, .. } => vec![*row],
+        Resolution::Ambiguous { candidates, .. } => candidates.iter().map(|c| c.row).collect(),
+        Resolution::NotFound { near_misses, .. } => near_misses.iter().map(|c| c.row).collect(),
+        Resolution::Incomplete {
+            candidates,
+            near_misses,
+            ..
+        } => candidates
+            .iter()
+            .chain(near_misses)
+            .map(|c| c.row)
+            .collect(),
+    }
+}
+
+/// A resolution's JSON with the suggested target and grade of its element (`suggestion`) and
+/// of each candidate and near miss.
+pub fn resolution_json(r: &Resolution, snap: &Snapshot) -> Json {
+    let suggested = suggestions_for(snap, resolution_rows(r));
+    let find = |row: &Json| {
+        row.as_u64()
+            .and_then(|row| suggested.iter().find(|(r, _)| *r as u64 == row))
+            .map_or(Json::Null, |(_, s)| s.json())
+    };
+    let mut v = serde_json::to_value(r).unwrap_or_default();
+    if let Resolution::Unique { .. } = r {
+        v["suggestion"] = find(&v["row"]);
+    }
+    for list in ["candidates", "near_misses"] {
+        if let Some(items) = v.get_mut(list).and_then(Json::as_array_mut) {
+            for item in items {
+                item["suggestion"] = find(&item["row"]);
+            }
+        }
+    }
+    v
 }
 
 /// Human form of a resolution.
 pub fn resolution_text(target: &Target, fresh: &Fresh) -> String {
     let mut out = String::new();
     let t = target.to_string();
+    let suggested = suggestions_for(&fresh.snapshot, resolution_rows(&fresh.resolution));
     match &fresh.resolution {
         Resolution::Unique {
             row,
@@ -197,22 +291,40 @@ pub fn resolution_text(target: &Target, fresh: &Fresh) -> String {
             ..
         } => {
             out.push_str(&format!("unique: {token} (row {row})  {path}  ({why})\n"));
+            if let Some((_, s)) = suggested.first() {
+                out.push_str(&format!("suggested target: {}  ({})\n", s.target, s.grade));
+            }
         }
         Resolution::Ambiguous { count, candidates } => {
             out.push_str(&format!(
                 "ambiguous: {count} elements match {t}; candidates:\n"
             ));
-            candidate_lines(&mut out, candidates);
+            candidate_lines(&mut out, candidates, &suggested);
         }
-        Resolution::NotFound { near_misses } => {
-            out.push_str(&format!(
-                "not found: nothing matches {t} (after {} reads in {} ms)\n",
-                fresh.reads,
-                fresh.waited.as_millis()
-            ));
+        Resolution::NotFound { count, near_misses } => {
+            if *count > 0 {
+                out.push_str(&format!(
+                    "not found: {t} asks for #{}, but only {count} element{} match without the \
+                     position (after {} reads in {} ms)\n",
+                    target.nth().unwrap_or(0),
+                    if *count == 1 { "" } else { "s" },
+                    fresh.reads,
+                    fresh.waited.as_millis()
+                ));
+            } else {
+                out.push_str(&format!(
+                    "not found: nothing matches {t} (after {} reads in {} ms)\n",
+                    fresh.reads,
+                    fresh.waited.as_millis()
+                ));
+            }
             if !near_misses.is_empty() {
-                out.push_str("closest:\n");
-                candidate_lines(&mut out, near_misses);
+                out.push_str(if *count > 0 {
+                    "matches:\n"
+                } else {
+                    "closest:\n"
+                });
+                candidate_lines(&mut out, near_misses, &suggested);
             }
         }
         Resolution::Incomplete {
@@ -224,10 +336,10 @@ pub fn resolution_text(target: &Target, fresh: &Fresh) -> String {
             out.push_str(&format!(
                 "incomplete tree ({reason}): {count} matches in what was read; uniqueness cannot be claimed\n"
             ));
-            candidate_lines(&mut out, candidates);
+            candidate_lines(&mut out, candidates, &suggested);
             if !near_misses.is_empty() {
                 out.push_str("closest:\n");
-                candidate_lines(&mut out, near_misses);
+                candidate_lines(&mut out, near_misses, &suggested);
             }
         }
     }
@@ -340,16 +452,14 @@ mod tests {
     }
 
     /// The tree JSON as it was built before it was streamed: one `serde_json::Value`.
-    fn tree_value(snap: &Snapshot, targets: Option<&[Option<String>]>) -> Json {
+    fn tree_value(snap: &Snapshot, targets: Option<&[Option<Suggested>]>) -> Json {
         let mut built: Vec<Option<Json>> = vec![None; snap.nodes.len()];
         for row in (0..snap.nodes.len()).rev() {
             let mut obj = node_json(snap, row);
             if let Some(t) = targets {
-                obj["target"] = t
-                    .get(row)
-                    .cloned()
-                    .flatten()
-                    .map_or(Json::Null, Json::String);
+                let s = t.get(row).and_then(Option::as_ref);
+                obj["target"] = s.map_or(Json::Null, |s| Json::String(s.target.clone()));
+                obj["grade"] = s.map_or(Json::Null, |s| json!(s.grade));
             }
             let kids: Vec<Json> = snap.nodes[row]
                 .children
@@ -380,9 +490,9 @@ mod tests {
             .snapshot(&apps[0].windows[0].id, &Limits::default())
             .await
             .unwrap();
-        let targets: Vec<Option<String>> = crate::target::suggest_all(&snap)
-            .into_iter()
-            .map(|t| t.map(|t| t.to_string()))
+        let targets: Vec<Option<Suggested>> = crate::target::suggest_all(&snap)
+            .iter()
+            .map(|t| t.as_ref().map(Suggested::of))
             .collect();
         for t in [None, Some(targets.as_slice())] {
             let mut out = Vec::new();

@@ -119,6 +119,11 @@ pub struct Node {
     pub raw_role: String,
     pub name: String,
     pub description: String,
+    /// The accessible names of the elements that label this one (AT-SPI `labelled-by`, UIA
+    /// `LabeledBy`, AX `AXTitleUIElement`), joined with a space when there are several; `None`
+    /// when the element has no such relation.
+    #[serde(default)]
+    pub label: Option<String>,
     pub value: Option<Value>,
     pub states: States,
     pub interfaces: Interfaces,
@@ -130,11 +135,6 @@ pub struct Node {
     /// when not read). Some bridges fill them with `;;` or nothing.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub action_labels: Vec<String>,
-    /// The accessible name(s) of the element(s) that label this one (AT-SPI `labelled-by`
-    /// relation, UIA `LabeledBy`, AX `AXTitleUIElement`), joined with a space; `None` when there
-    /// is no relation.
-    #[serde(default)]
-    pub label: Option<String>,
     pub bounds: Option<Bounds>,
     pub parent: Option<usize>,
     pub children: Vec<usize>,
@@ -150,12 +150,12 @@ impl Node {
             raw_role: raw_role.into(),
             name: String::new(),
             description: String::new(),
+            label: None,
             value: None,
             states: States::EMPTY,
             interfaces: Interfaces::EMPTY,
             actions: Vec::new(),
             action_labels: Vec::new(),
-            label: None,
             bounds: None,
             parent: None,
             children: Vec::new(),

@@ -1,5 +1,6 @@
-//! A per-snapshot index of folded node text (trimmed, lower-cased name, description, value),
-//! built once per snapshot and shared by every resolution and suggestion against it.
+//! A per-snapshot index of folded node text (trimmed, lower-cased name, description, value, and
+//! on demand the label relation's text), built once per snapshot and shared by every resolution
+//! and suggestion against it.
 
 use std::sync::OnceLock;
 
@@ -96,6 +97,30 @@ pub struct SnapshotIndex {
     pub(crate) raw_roles: Column,
     /// Role/name groups and subtree ranges, built the first time a suggestion is asked for.
     pub(crate) groups: OnceLock<Groups>,
+    /// The label relation's text, built the first time a target asks for a label (few do, and
+    /// a 100,000-node tree should not carry two more columns it never uses).
+    labels: OnceLock<Labels>,
+}
+
+/// Entry `row`: the node's label text, trimmed; empty when it has none.
+#[derive(Debug)]
+pub(crate) struct Labels {
+    pub(crate) exact: Column,
+    pub(crate) folded: Column,
+}
+
+impl Labels {
+    fn build(snap: &Snapshot) -> Labels {
+        let n = snap.nodes.len();
+        let mut exact = Column::with_capacity(n, n);
+        let mut folded = Column::with_capacity(n, n);
+        for node in &snap.nodes {
+            let text = node.label.as_deref().map_or("", str::trim);
+            exact.push_with(|t| t.push_str(text));
+            folded.push_with(|t| fold_into(t, text));
+        }
+        Labels { exact, folded }
+    }
 }
 
 impl SnapshotIndex {
@@ -120,7 +145,13 @@ impl SnapshotIndex {
             exact,
             raw_roles,
             groups: OnceLock::new(),
+            labels: OnceLock::new(),
         }
+    }
+
+    /// The label columns, built on first use.
+    pub(crate) fn labels(&self, snap: &Snapshot) -> &Labels {
+        self.labels.get_or_init(|| Labels::build(snap))
     }
 
     /// Whether this index was built from `snap` (same id and node count).
@@ -143,7 +174,7 @@ impl SnapshotIndex {
 
     /// Re-indexes one row after its node was replaced in place (same snapshot, same rows; the
     /// TUI applies single-node events this way). `old` is the node as it was, so the
-    /// suggestion groups are dropped only when role, name or description changed.
+    /// suggestion groups are dropped only when role, name, description or label changed.
     pub fn update_row(&mut self, snap: &Snapshot, row: usize, old: &crate::model::Node) {
         let Some(node) = snap.nodes.get(row) else {
             return;
@@ -162,8 +193,15 @@ impl SnapshotIndex {
         splice(&mut self.raw_roles, row, |t| {
             fold_into(t, node.raw_role.trim())
         });
-        if old.role != node.role || old.name != node.name || old.description != node.description {
+        if old.role != node.role
+            || old.name != node.name
+            || old.description != node.description
+            || old.label != node.label
+        {
             self.groups = OnceLock::new();
+        }
+        if old.label != node.label {
+            self.labels = OnceLock::new();
         }
     }
 

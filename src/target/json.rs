@@ -9,10 +9,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::distance::closest;
 use super::parse::{ParseError, shown};
-use super::{MAX_WITHIN, Query, QueryMode, RoleSpec, StateReq, Target};
+use super::{MAX_WITHIN, Neighbour, Parts, Query, QueryMode, RoleSpec, StateReq, Target};
 use crate::model::{Role, State};
 
-const FIELDS: &[&str] = &["role", "query", "states", "within"];
+const FIELDS: &[&str] = &["role", "query", "states", "label", "after", "nth", "within"];
 
 #[derive(Serialize)]
 struct RawRoleJson<'a> {
@@ -25,6 +25,28 @@ struct QueryJson<'a> {
     mode: &'static str,
 }
 
+/// A query as JSON: the bare text when tiered, else `{"text", "mode"}`.
+struct QueryOut<'a>(&'a Query);
+
+impl Serialize for QueryOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0.mode {
+            QueryMode::Tiered => s.serialize_str(&self.0.text),
+            mode => QueryJson {
+                text: &self.0.text,
+                mode: mode.as_str(),
+            }
+            .serialize(s),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct NeighbourJson<'a> {
+    role: &'static str,
+    query: QueryOut<'a>,
+}
+
 impl Serialize for Target {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
@@ -34,16 +56,7 @@ impl Serialize for Target {
             None => {}
         }
         if let Some(q) = &self.query {
-            match q.mode {
-                QueryMode::Tiered => m.serialize_entry("query", &q.text)?,
-                mode => m.serialize_entry(
-                    "query",
-                    &QueryJson {
-                        text: &q.text,
-                        mode: mode.as_str(),
-                    },
-                )?,
-            }
+            m.serialize_entry("query", &QueryOut(q))?;
         }
         if !self.states.is_empty() {
             let names: Vec<String> = self
@@ -52,6 +65,21 @@ impl Serialize for Target {
                 .map(|r| format!("{}{}", if r.present { "" } else { "!" }, r.state))
                 .collect();
             m.serialize_entry("states", &names)?;
+        }
+        if let Some(label) = &self.label {
+            m.serialize_entry("label", &QueryOut(label))?;
+        }
+        if let Some(after) = &self.after {
+            m.serialize_entry(
+                "after",
+                &NeighbourJson {
+                    role: after.role.as_str(),
+                    query: QueryOut(&after.query),
+                },
+            )?;
+        }
+        if let Some(n) = self.nth {
+            m.serialize_entry("nth", &n)?;
         }
         // Recursion here is bounded by MAX_WITHIN, which every constructor enforces.
         if let Some(w) = &self.within {
@@ -84,19 +112,23 @@ impl<'de> Visitor<'de> for TargetSeed {
     type Value = Target;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a target object with role, query, states and/or within")
+        f.write_str("a target object with role, query, states, label, after, nth and/or within")
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Target, A::Error> {
         let mut role: Option<RoleSpec> = None;
         let mut query: Option<Query> = None;
         let mut states: Vec<StateReq> = Vec::new();
+        let mut label: Option<Query> = None;
+        let mut after: Option<Neighbour> = None;
+        let mut nth: Option<u32> = None;
         let mut within: Option<Target> = None;
         let mut seen: Vec<&'static str> = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
             let Some(&field) = FIELDS.iter().find(|f| **f == key) else {
                 return Err(de::Error::custom(format!(
-                    "unknown field {}; a target has role, query, states and within",
+                    "unknown field {}; a target has role, query, states, label, after, nth and \
+                     within",
                     shown(&key)
                 )));
             };
@@ -115,6 +147,9 @@ impl<'de> Visitor<'de> for TargetSeed {
                         .map(|s| s.0)
                         .collect()
                 }
+                "label" => label = map.next_value::<Option<QueryIn>>()?.map(|q| q.0),
+                "after" => after = map.next_value::<Option<NeighbourIn>>()?.map(|n| n.0),
+                "nth" => nth = map.next_value::<Option<u32>>()?,
                 _ => {
                     let depth = self.depth + 1;
                     if depth > MAX_WITHIN {
@@ -127,7 +162,15 @@ impl<'de> Visitor<'de> for TargetSeed {
                 }
             }
         }
-        let t = Target::new(role, query, states).map_err(de::Error::custom)?;
+        let t = Target::from_parts(Parts {
+            role,
+            query,
+            states,
+            label,
+            after,
+            nth,
+        })
+        .map_err(de::Error::custom)?;
         match within {
             Some(w) => t.inside(w).map_err(de::Error::custom),
             None => Ok(t),
@@ -176,11 +219,18 @@ impl<'de> Deserialize<'de> for RoleJson {
         impl<'de> Visitor<'de> for V {
             type Value = RoleJson;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a role name or {\"raw\": \"toolkit role\"}")
+                f.write_str("a role name, a raw AT-SPI role name or {\"raw\": \"toolkit role\"}")
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<RoleJson, E> {
                 if let Some(r) = Role::from_name(s) {
                     return Ok(RoleJson(RoleSpec::Role(r)));
+                }
+                // The contract accepts the raw toolkit role too: a known AT-SPI role name is
+                // taken as that raw role (`role:"spin button"` in the string form). Unknown
+                // words stay errors, so a typo never silently becomes a role that matches
+                // nothing.
+                if !s.trim().is_empty() && Role::from_atspi_name(s.trim()) != Role::Unknown {
+                    return Ok(RoleJson(RoleSpec::Raw(s.trim().to_string())));
                 }
                 let guess = closest(s, Role::ALL.iter().map(|r| r.as_str()), 1);
                 let hint = match guess.first() {
@@ -254,6 +304,59 @@ impl<'de> Deserialize<'de> for QueryIn {
                 Query::new(text, mode.unwrap_or_default())
                     .map(QueryIn)
                     .map_err(de::Error::custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `"City:"` (a label's text, tiered) or `{"role": "label", "query": …}` (role optional,
+/// default label).
+struct NeighbourIn(Neighbour);
+
+impl<'de> Deserialize<'de> for NeighbourIn {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<NeighbourIn, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = NeighbourIn;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a label's text or {\"role\": …, \"query\": …}")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<NeighbourIn, E> {
+                Query::tiered(s)
+                    .map(|q| NeighbourIn(Neighbour::label(q)))
+                    .map_err(E::custom)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<NeighbourIn, A::Error> {
+                let mut role: Option<Role> = None;
+                let mut query: Option<Query> = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "role" if role.is_none() => {
+                            let name: String = map.next_value()?;
+                            role = Some(Role::from_name(&name).ok_or_else(|| {
+                                de::Error::custom(format!(
+                                    "unknown role {} in after (a normalised role name such as \
+                                     label or heading)",
+                                    shown(&name)
+                                ))
+                            })?);
+                        }
+                        "query" if query.is_none() => query = Some(map.next_value::<QueryIn>()?.0),
+                        _ => {
+                            return Err(de::Error::custom(format!(
+                                "an after object has role and query, each once; found {}",
+                                shown(&key)
+                            )));
+                        }
+                    }
+                }
+                let query =
+                    query.ok_or_else(|| de::Error::custom("an after object needs query"))?;
+                Ok(NeighbourIn(Neighbour::new(
+                    role.unwrap_or(Role::Label),
+                    query,
+                )))
             }
         }
         d.deserialize_any(V)

@@ -1,33 +1,43 @@
 //! Targets: naming elements by meaning — the grammar (parse ⇄ canonical print, string and JSON
-//! forms), resolution against a snapshot, and the shortest unique target of a node. Pure: no IO.
+//! forms), resolution against a snapshot, and the shortest unique target of a node, graded by how
+//! well it survives changes to the app. Pure: no IO.
 //!
 //! # String form
 //!
 //! ```text
 //! target = clause { "in" clause }        the element, then an ancestor, then its ancestor, …
-//! clause = item { item }                 role, query and states, each at most once, any order
+//! clause = item { item }                 each kind of item at most once, any order
 //! item   = ROLE                          a normalised role name, lower case: check-box, button, …
 //!        | "role:" STRING                a raw toolkit role, compared case-insensitively
-//!        | [ "=" | "*" | "~" ] STRING    a query; bare = tiered, = exact, * substring, ~ fuzzy
+//!        | QUERY                         matched against name, description, value
 //!        | "[" state { sep state } "]"   states; "!" before a name means it must not hold;
 //!                                        sep is white space or a comma
+//!        | "labelled-by" QUERY           matched against the element's label relation
+//!        | "after" [ROLE] QUERY          the nearest named sibling of ROLE (default: label)
+//!                                        before the element meets QUERY
+//!        | "#" N                         the N-th match (1-based) in document order
+//! QUERY  = [ "=" | "*" | "~" ] STRING    bare = tiered, = exact, * substring, ~ fuzzy
 //! STRING = '"' { char | escape } '"'     escapes: \" \\ \n \r \t \0 \xHH \u{H…}
 //! ```
 //!
 //! Examples: `check-box "Enable" [enabled !checked] in frame "Settings"`, `button`,
-//! `="Save"`, `~"emvl"`, `role:"push button" *"save" in dialog`, `[focused]`.
+//! `="Save"`, `~"emvl"`, `role:"push button" *"save" in dialog`, `[focused]`,
+//! `text labelled-by "Full name:"`, `text after label "City:"`, `check-box "checkbutton" #3`.
 //!
-//! The canonical printer writes items in the order role, query, states (states sorted in
-//! declaration order of [`State`]), one space apart, and escapes `"`, `\` and every character
-//! the model's [`sanitize`](crate::model::sanitize) would escape, so a printed target never
-//! carries a raw control character, ANSI escape or bidi override to a terminal. Every target
-//! [`Target::parse`] accepts prints to a string that parses back to an equal target.
+//! The canonical printer writes items in the order role, query, states (sorted in declaration
+//! order of [`State`]), `labelled-by`, `after` (always with its role), `#N`, one space apart,
+//! and escapes `"`, `\` and every character the model's [`sanitize`](crate::model::sanitize)
+//! would escape, so a printed target never carries a raw control character, ANSI escape or bidi
+//! override to a terminal. Every target [`Target::parse`] accepts prints to a string that parses
+//! back to an equal target.
 //!
 //! Decisions where the contract is silent:
-//! - Role names and `in` are lower case only; `Button` is not a role, so the TUI's lenient
-//!   parse treats a capitalised word as text to search for.
+//! - Role names, `in`, `after` and `labelled-by` are lower case only; `Button` is not a role,
+//!   so the TUI's lenient parse treats a capitalised word as text to search for. `labeled-by`
+//!   (one l) is accepted and printed as `labelled-by`.
 //! - Query text and raw roles are trimmed of outer white space when built; an empty query is
 //!   an error. Matching trims node fields the same way.
+//! - A position needs something to count: a clause of only `#N` is refused, and so is `#0`.
 //! - A string of at most [`MAX_TARGET_CHARS`] characters is accepted only when its canonical
 //!   form also fits, so every parsed target can be stored in a workflow file.
 //! - `within` nests at most [`MAX_WITHIN`] levels; deeper input is refused with a clear error,
@@ -36,12 +46,16 @@
 //!
 //! # JSON form
 //!
-//! `{"role": "check-box" | {"raw": "push button"}, "query": "Save" | {"text": "Save",
-//! "mode": "exact|substring|fuzzy|tiered"}, "states": ["enabled", "!checked"], "within": {…}}`,
-//! every field optional but at least one present. [`Target::parse`] takes it when the input
-//! starts with `{`; `Serialize`/`Deserialize` produce and accept it.
+//! `{"role": "check-box" | "spin button" | {"raw": "push button"}, "query": "Save" |
+//! {"text": "Save", "mode": "exact|substring|fuzzy|tiered"}, "states": ["enabled", "!checked"],
+//! "label": QUERY, "after": "City:" | {"role": "label", "query": QUERY}, "nth": 3,
+//! "within": {…}}`, every field optional but at least one of role, query, states, label and
+//! after present. A `role` string that is not a normalised role name but is a raw AT-SPI role
+//! name (`"spin button"`) is taken as that raw role (the string form `role:"spin button"`).
+//! [`Target::parse`] takes the JSON form when the input starts with `{`;
+//! `Serialize`/`Deserialize` produce and accept it.
 //!
-//! Resolution rules are documented in [`resolve`](resolve()); suggestion rules in
+//! Resolution rules are documented in [`resolve`](resolve()); suggestion rules and grades in
 //! [`suggest`](suggest()).
 
 mod distance;
@@ -85,6 +99,10 @@ pub enum TargetError {
     ContradictoryStates(State),
     #[error("`in` nests {depth} levels deep; the limit is {MAX_WITHIN}")]
     TooDeep { depth: usize },
+    #[error("positions count from 1: #0 names nothing")]
+    ZeroPosition,
+    #[error("a position needs something to count: add a role, a query, states, a label or after")]
+    PositionAlone,
 }
 
 /// Which role a target asks for.
@@ -211,14 +229,84 @@ impl StateReq {
     }
 }
 
-/// Names elements by meaning: role, query, states, and an ancestor target. At least one of
-/// role, query and states is set, states are sorted and free of duplicates, and `within`
-/// nests at most [`MAX_WITHIN`] levels; the constructors keep these invariants.
+/// The neighbour an element must follow: the nearest sibling before it that has this role and
+/// a name (default role: label), whose text meets the query (`after label "City:"`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Neighbour {
+    role: Role,
+    query: Query,
+}
+
+impl Neighbour {
+    pub fn new(role: Role, query: Query) -> Neighbour {
+        Neighbour { role, query }
+    }
+
+    /// The nearest named label before the element.
+    pub fn label(query: Query) -> Neighbour {
+        Neighbour::new(Role::Label, query)
+    }
+
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    pub fn query(&self) -> &Query {
+        &self.query
+    }
+}
+
+/// How well a target survives changes to the app, judged from the target alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Grade {
+    /// Names the element by what it is: role, name, description.
+    Stable,
+    /// Leans on its surroundings or condition: states, a label, a neighbour, an ancestor.
+    Contextual,
+    /// Counts look-alikes (`#n`): breaks when one is added or removed before it.
+    Positional,
+}
+
+impl Grade {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Grade::Stable => "stable",
+            Grade::Contextual => "contextual",
+            Grade::Positional => "positional",
+        }
+    }
+}
+
+impl std::fmt::Display for Grade {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Everything one clause can ask for, for building a [`Target`] with [`Target::from_parts`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Parts {
+    pub role: Option<RoleSpec>,
+    pub query: Option<Query>,
+    pub states: Vec<StateReq>,
+    pub label: Option<Query>,
+    pub after: Option<Neighbour>,
+    pub nth: Option<u32>,
+}
+
+/// Names elements by meaning: role, query, states, label, neighbour, position, and an ancestor
+/// target. At least one of role, query, states, label and neighbour is set, states are sorted
+/// and free of duplicates, a position is at least 1, and `within` nests at most
+/// [`MAX_WITHIN`] levels; the constructors keep these invariants.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Target {
     role: Option<RoleSpec>,
     query: Option<Query>,
     states: Vec<StateReq>,
+    label: Option<Query>,
+    after: Option<Neighbour>,
+    nth: Option<u32>,
     within: Option<Box<Target>>,
 }
 
@@ -227,8 +315,26 @@ impl Target {
     pub fn new(
         role: Option<RoleSpec>,
         query: Option<Query>,
-        mut states: Vec<StateReq>,
+        states: Vec<StateReq>,
     ) -> Result<Target, TargetError> {
+        Target::from_parts(Parts {
+            role,
+            query,
+            states,
+            ..Parts::default()
+        })
+    }
+
+    /// A target (without an ancestor) from all its parts.
+    pub fn from_parts(parts: Parts) -> Result<Target, TargetError> {
+        let Parts {
+            role,
+            query,
+            mut states,
+            label,
+            after,
+            nth,
+        } = parts;
         let role = match role {
             Some(RoleSpec::Raw(raw)) => {
                 let trimmed = raw.trim();
@@ -239,8 +345,20 @@ impl Target {
             }
             other => other,
         };
-        if role.is_none() && query.is_none() && states.is_empty() {
-            return Err(TargetError::Empty);
+        if role.is_none()
+            && query.is_none()
+            && states.is_empty()
+            && label.is_none()
+            && after.is_none()
+        {
+            return Err(if nth.is_some() {
+                TargetError::PositionAlone
+            } else {
+                TargetError::Empty
+            });
+        }
+        if nth == Some(0) {
+            return Err(TargetError::ZeroPosition);
         }
         states.sort();
         for pair in states.windows(2) {
@@ -256,8 +374,32 @@ impl Target {
             role,
             query,
             states,
+            label,
+            after,
+            nth,
             within: None,
         })
+    }
+
+    /// This clause's parts (without its ancestor).
+    pub fn parts(&self) -> Parts {
+        Parts {
+            role: self.role.clone(),
+            query: self.query.clone(),
+            states: self.states.clone(),
+            label: self.label.clone(),
+            after: self.after.clone(),
+            nth: self.nth,
+        }
+    }
+
+    /// The same target with the element clause's parts replaced (the ancestor is kept).
+    pub fn with_parts(&self, parts: Parts) -> Result<Target, TargetError> {
+        let t = Target::from_parts(parts)?;
+        match self.within() {
+            Some(w) => t.inside(w.clone()),
+            None => Ok(t),
+        }
     }
 
     /// A target asking only for a role.
@@ -271,6 +413,9 @@ impl Target {
             role: None,
             query: Some(query),
             states: Vec::new(),
+            label: None,
+            after: None,
+            nth: None,
             within: None,
         }
     }
@@ -297,8 +442,45 @@ impl Target {
         &self.states
     }
 
+    /// What the element's label relation must meet.
+    pub fn label(&self) -> Option<&Query> {
+        self.label.as_ref()
+    }
+
+    /// The neighbour the element must follow.
+    pub fn after(&self) -> Option<&Neighbour> {
+        self.after.as_ref()
+    }
+
+    /// The 1-based position among this clause's matches, in document order.
+    /// Whether matching needs the label relation (`labelled-by` here or in an ancestor
+    /// clause): a backend reads it only when asked (`Limits::labels`).
+    pub fn uses_labels(&self) -> bool {
+        self.label().is_some() || self.within().is_some_and(Target::uses_labels)
+    }
+
+    pub fn nth(&self) -> Option<u32> {
+        self.nth
+    }
+
     pub fn within(&self) -> Option<&Target> {
         self.within.as_deref()
+    }
+
+    /// `positional` when any clause counts (`#n`), else `contextual` when any clause uses
+    /// states, a label, a neighbour or an ancestor, else `stable`.
+    pub fn grade(&self) -> Grade {
+        if self.chain().any(|c| c.nth.is_some()) {
+            Grade::Positional
+        } else if self.within.is_some()
+            || self
+                .chain()
+                .any(|c| !c.states.is_empty() || c.label.is_some() || c.after.is_some())
+        {
+            Grade::Contextual
+        } else {
+            Grade::Stable
+        }
     }
 
     /// How many `in` levels follow this clause.

@@ -1,10 +1,11 @@
 //! Near misses: when a target names nothing, the nodes that come closest, each with what it
-//! lacks (wrong role, a state off, outside the ancestor, text only similar).
+//! lacks (wrong role, a state off, outside the ancestor, a different label or neighbour, text
+//! only similar).
 
 use super::distance::{close_enough, edit_distance};
 use super::index::FIELDS;
 use super::parse::shown;
-use super::resolve::{Candidate, Engine, Field, Filter, Level, Prepared};
+use super::resolve::{Candidate, Context, Engine, Field, Filter, Level, Prepared};
 use super::{QueryMode, RoleSpec, StateReq, Target};
 use crate::model::sanitize;
 
@@ -22,22 +23,23 @@ enum Miss {
     Role,
     State(StateReq),
     Within,
+    /// The label relation does not meet the label query.
+    Label,
+    /// The nearest neighbour of that role before it does not meet the neighbour query.
+    After,
     /// The text meets the query in a tier its mode does not allow.
     Mode(Level),
     /// The name is this many edits from the query, and nothing meets it.
     Similar(usize),
 }
 
-pub(crate) fn near_misses(
-    engine: &Engine<'_>,
-    target: &Target,
-    under: Option<&[bool]>,
-) -> Vec<Candidate> {
+pub(crate) fn near_misses(engine: &Engine<'_>, target: &Target, ctx: &Context) -> Vec<Candidate> {
     let query = target.query().map(Prepared::new);
     let judge = Judge {
         engine,
         target,
-        filter: Filter::new(target, under),
+        filter: Filter::new(target, ctx),
+        label: target.label().map(Prepared::new),
         levels: query
             .as_ref()
             .map_or_else(Vec::new, |q| engine.plain_levels(q)),
@@ -74,6 +76,7 @@ struct Judge<'a> {
     engine: &'a Engine<'a>,
     target: &'a Target,
     filter: Filter<'a>,
+    label: Option<Prepared<'a>>,
     query: Option<Prepared<'a>>,
     /// Each row's exact or substring level for the query, found in one pass.
     levels: Vec<Option<Level>>,
@@ -104,6 +107,18 @@ impl Judge<'_> {
         }
         if !self.filter.under_ok(row) {
             note(Miss::Within, &mut misses);
+        }
+        if let (Some(q), Some(spec)) = (&self.label, self.target.label()) {
+            let labels = engine.ix.labels(engine.snap);
+            let meets = engine
+                .label_level(labels, row, q)
+                .is_some_and(|(tier, _)| tier.allowed_by(spec.mode()));
+            if !meets {
+                note(Miss::Label, &mut misses);
+            }
+        }
+        if !self.filter.after_ok(row) {
+            note(Miss::After, &mut misses);
         }
         // Text matching is the costly part: skip it for nodes already too far off.
         if misses > MAX_MISSES {
@@ -168,6 +183,21 @@ impl Judge<'_> {
             Miss::State(req) => format!("state {} is set", req.state),
             Miss::Within => match target.within() {
                 Some(w) => format!("not inside {}", sanitize(&w.to_string(), 60)),
+                None => String::new(),
+            },
+            Miss::Label => match node.label.as_deref().map(str::trim) {
+                Some(l) if !l.is_empty() => format!(
+                    "label is {}",
+                    shown(&l.chars().take(60).collect::<String>())
+                ),
+                _ => "has no label".to_string(),
+            },
+            Miss::After => match target.after() {
+                Some(nb) => format!(
+                    "not after {} {}",
+                    nb.role(),
+                    shown(&nb.query().text().chars().take(60).collect::<String>())
+                ),
                 None => String::new(),
             },
             Miss::Mode(level) => {

@@ -2,7 +2,9 @@
 
 use super::distance::{closest, edit_distance};
 use super::print::write_quoted;
-use super::{MAX_TARGET_CHARS, MAX_WITHIN, Query, QueryMode, RoleSpec, StateReq, Target};
+use super::{
+    MAX_TARGET_CHARS, MAX_WITHIN, Neighbour, Parts, Query, QueryMode, RoleSpec, StateReq, Target,
+};
 use crate::model::{Role, State, Token, sanitize};
 
 /// Why a string is not a target.
@@ -45,7 +47,7 @@ fn one_of(items: &[String]) -> String {
     }
 }
 
-const ITEM: &str = "a role, a quoted query, [states] or `in`";
+const ITEM: &str = "a role, a quoted query, [states], labelled-by, after, #N or `in`";
 
 pub(super) fn parse(s: &str) -> Result<Target, ParseError> {
     check_length(s)?;
@@ -134,6 +136,19 @@ struct Clause {
     role: Option<RoleSpec>,
     query: Option<Query>,
     states: Option<Vec<StateReq>>,
+    label: Option<Query>,
+    after: Option<Neighbour>,
+    nth: Option<u32>,
+}
+
+impl Clause {
+    fn counts_something(&self) -> bool {
+        self.role.is_some()
+            || self.query.is_some()
+            || self.states.is_some()
+            || self.label.is_some()
+            || self.after.is_some()
+    }
 }
 
 struct Parser {
@@ -142,7 +157,7 @@ struct Parser {
 }
 
 fn ends_word(c: char) -> bool {
-    c.is_whitespace() || matches!(c, '"' | '[' | ']')
+    c.is_whitespace() || matches!(c, '"' | '[' | ']' | '#')
 }
 
 impl Parser {
@@ -216,7 +231,15 @@ impl Parser {
         for c in clauses.into_iter().rev() {
             let col = c.column;
             let at = |e: super::TargetError| ParseError::new(col, "a valid clause", &e.to_string());
-            let t = Target::new(c.role, c.query, c.states.unwrap_or_default()).map_err(at)?;
+            let t = Target::from_parts(Parts {
+                role: c.role,
+                query: c.query,
+                states: c.states.unwrap_or_default(),
+                label: c.label,
+                after: c.after,
+                nth: c.nth,
+            })
+            .map_err(at)?;
             acc = Some(match acc {
                 Some(ancestor) => t.inside(ancestor).map_err(at)?,
                 None => t,
@@ -269,6 +292,17 @@ impl Parser {
                     }
                     clause.states = Some(states);
                 }
+                '#' => {
+                    let n = self.position()?;
+                    if clause.nth.is_some() {
+                        return Err(ParseError::new(
+                            col,
+                            "a role, a query, [states] or `in`",
+                            "a clause has one position; to count an ancestor, write `in` before it",
+                        ));
+                    }
+                    clause.nth = Some(n);
+                }
                 ']' => return Err(ParseError::new(col, ITEM, "`]` without a matching `[`")),
                 '{' | '}' => {
                     return Err(ParseError::new(
@@ -282,6 +316,32 @@ impl Parser {
                     let word = self.word(end);
                     if word == "in" {
                         break;
+                    }
+                    if word == "labelled-by" || word == "labeled-by" {
+                        self.pos = end;
+                        let query = self.keyword_query(&word)?;
+                        if clause.label.is_some() {
+                            return Err(ParseError::new(
+                                col,
+                                "a role, a query, [states] or `in`",
+                                "a clause has one labelled-by",
+                            ));
+                        }
+                        clause.label = Some(query);
+                        continue;
+                    }
+                    if word == "after" {
+                        self.pos = end;
+                        let after = self.neighbour()?;
+                        if clause.after.is_some() {
+                            return Err(ParseError::new(
+                                col,
+                                "a role, a query, [states] or `in`",
+                                "a clause has one after",
+                            ));
+                        }
+                        clause.after = Some(after);
+                        continue;
                     }
                     let role = if let Some(rest) = word.strip_prefix("role:") {
                         self.raw_role(rest, col, end)?
@@ -302,7 +362,14 @@ impl Parser {
                 }
             }
         }
-        if clause.role.is_none() && clause.query.is_none() && clause.states.is_none() {
+        if !clause.counts_something() && clause.nth.is_some() {
+            return Err(ParseError::new(
+                clause.column,
+                "a role, a quoted query, [states], labelled-by or after beside the position",
+                "a position needs something to count, e.g. check-box #2",
+            ));
+        }
+        if !clause.counts_something() {
             return Err(if self.peek().is_some() {
                 ParseError::new(
                     self.col(),
@@ -314,6 +381,105 @@ impl Parser {
             });
         }
         Ok(clause)
+    }
+
+    /// `#N` starting at the current position: a position counted from 1.
+    fn position(&mut self) -> Result<u32, ParseError> {
+        let col = self.col();
+        self.pos += 1;
+        let start = self.pos;
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.pos += 1;
+        }
+        let digits: String = self.chars[start..self.pos].iter().collect();
+        if digits.is_empty() {
+            return Err(ParseError::new(
+                col + 1,
+                "a number after `#`",
+                "`#` must be followed by a position, e.g. #2",
+            ));
+        }
+        if self.peek().is_some_and(|c| !ends_word(c)) {
+            return Err(ParseError::new(
+                self.col(),
+                "white space after the position",
+                "a position is digits only, e.g. #2",
+            ));
+        }
+        match digits.parse::<u32>() {
+            Ok(0) => Err(ParseError::new(
+                col,
+                "a position of 1 or more",
+                "positions count from 1: #0 names nothing",
+            )),
+            Ok(n) => Ok(n),
+            Err(_) => Err(ParseError::new(
+                col,
+                format!("a position up to {}", u32::MAX),
+                "the position is too large",
+            )),
+        }
+    }
+
+    /// A query (with its optional mode prefix) after a keyword such as `labelled-by`.
+    fn keyword_query(&mut self, keyword: &str) -> Result<Query, ParseError> {
+        self.skip_ws();
+        let col = self.col();
+        let mode = match self.peek() {
+            Some('"') => QueryMode::Tiered,
+            Some(c @ ('=' | '*' | '~')) if self.peek_at(1) == Some('"') => {
+                self.pos += 1;
+                match c {
+                    '=' => QueryMode::Exact,
+                    '*' => QueryMode::Substring,
+                    _ => QueryMode::Fuzzy,
+                }
+            }
+            _ => {
+                return Err(ParseError::new(
+                    col,
+                    format!("a quoted query after `{keyword}`"),
+                    &format!(
+                        "`{keyword}` must be followed by a quoted text, e.g. {keyword} \"Name:\""
+                    ),
+                ));
+            }
+        };
+        let text = self.string()?;
+        Query::new(text, mode)
+            .map_err(|_| ParseError::new(col, "some text between the quotes", "the query is empty"))
+    }
+
+    /// After `after`: an optional role name (default label), then a query.
+    fn neighbour(&mut self) -> Result<Neighbour, ParseError> {
+        self.skip_ws();
+        let col = self.col();
+        let role = match self.peek() {
+            Some('"' | '=' | '*' | '~') => Role::Label,
+            Some(c) if !ends_word(c) => {
+                let end = self.word_end();
+                let word = self.word(end);
+                let role = Role::from_name(&word).ok_or_else(|| {
+                    let mut e = unknown_role(&word, col);
+                    e.message = format!(
+                        "after `after`: {}; write e.g. after label \"Name:\"",
+                        e.message
+                    );
+                    e
+                })?;
+                self.pos = end;
+                role
+            }
+            _ => {
+                return Err(ParseError::new(
+                    col,
+                    "a role or a quoted query after `after`",
+                    "`after` must be followed by the neighbour's text, e.g. after label \"Name:\"",
+                ));
+            }
+        };
+        let query = self.keyword_query("after")?;
+        Ok(Neighbour::new(role, query))
     }
 
     fn set_query(

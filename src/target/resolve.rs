@@ -1,13 +1,14 @@
-//! Resolution: which nodes of a snapshot a target names, ranked in tiers, and an honest outcome
-//! (unique, ambiguous, not found with near misses, or incomplete).
+//! Resolution: which nodes of a snapshot a target names, ranked in tiers, narrowed by label,
+//! neighbour, ancestor and position, and an honest outcome (unique, ambiguous, not found with
+//! near misses, or incomplete).
 
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 use serde::Serialize;
 
-use super::index::{FIELDS, SnapshotIndex, fold};
-use super::{QueryMode, RoleSpec, Target};
-use crate::model::{Role, Snapshot, Token, sanitize};
+use super::index::{FIELDS, Labels, SnapshotIndex, fold};
+use super::{Neighbour, QueryMode, RoleSpec, Target};
+use crate::model::{Role, Snapshot, State, Token, sanitize};
 
 /// At most this many candidates are listed; the count is always the total.
 pub const CANDIDATE_LIMIT: usize = 10;
@@ -125,6 +126,9 @@ pub struct Candidate {
     /// How it matched (`name exact`, `value fuzzy 57`), or for a near miss what is off
     /// (`role is button, not check-box`).
     pub why: String,
+    /// The node is not `showing` (on a hidden page, collapsed, scrolled out by the toolkit):
+    /// resolution never drops such a node silently, it says so here.
+    pub hidden: bool,
 }
 
 /// What a target names in a snapshot. Never "the first match": several matches are reported
@@ -145,8 +149,13 @@ pub enum Resolution {
         count: usize,
         candidates: Vec<Candidate>,
     },
-    /// No node; the closest near misses (up to five), each with what it lacks.
-    NotFound { near_misses: Vec<Candidate> },
+    /// No node; the closest near misses (up to five), each with what it lacks. When the target
+    /// has a position (`#n`) beyond its matches, `count` is how many there are and the near
+    /// misses are those matches; otherwise `count` is 0.
+    NotFound {
+        count: usize,
+        near_misses: Vec<Candidate>,
+    },
     /// The snapshot was cut short or lost nodes, so uniqueness cannot be claimed. `count` and
     /// `candidates` are what the partial tree holds; `near_misses` is filled when it holds none.
     Incomplete {
@@ -185,16 +194,40 @@ enum RoleFilter {
     Raw(String),
 }
 
+/// Where a clause may match, worked out before its own text is looked at: below one of its
+/// ancestor clause's matches, after one of its neighbour clause's matches, and with a label in
+/// the best tier the label query reached.
+#[derive(Debug, Default)]
+pub(crate) struct Context {
+    pub(crate) under: Option<Vec<bool>>,
+    pub(crate) after: Option<Vec<bool>>,
+    pub(crate) label: Option<Vec<bool>>,
+}
+
+fn mask_ok(mask: Option<&[bool]>, row: usize) -> bool {
+    mask.is_none_or(|m| m.get(row).copied().unwrap_or(false))
+}
+
 /// Everything a node must satisfy before its text is looked at.
 pub(crate) struct Filter<'a> {
     role: Option<RoleFilter>,
     must: u64,
     must_not: u64,
     under: Option<&'a [bool]>,
+    after: Option<&'a [bool]>,
+    label: Option<&'a [bool]>,
 }
 
 impl<'a> Filter<'a> {
-    pub(crate) fn new(clause: &Target, under: Option<&'a [bool]>) -> Filter<'a> {
+    pub(crate) fn new(clause: &Target, ctx: &'a Context) -> Filter<'a> {
+        let mut f = Filter::bare(clause, ctx.under.as_deref());
+        f.after = ctx.after.as_deref();
+        f.label = ctx.label.as_deref();
+        f
+    }
+
+    /// Role, states and ancestor only.
+    fn bare(clause: &Target, under: Option<&'a [bool]>) -> Filter<'a> {
         let role = clause.role().map(|r| match r {
             RoleSpec::Role(r) => RoleFilter::Role(*r),
             RoleSpec::Raw(raw) => RoleFilter::Raw(fold(raw)),
@@ -211,6 +244,8 @@ impl<'a> Filter<'a> {
             must: bits(true),
             must_not: bits(false),
             under,
+            after: None,
+            label: None,
         }
     }
 
@@ -223,8 +258,11 @@ impl<'a> Filter<'a> {
     }
 
     pub(crate) fn under_ok(&self, row: usize) -> bool {
-        self.under
-            .is_none_or(|u| u.get(row).copied().unwrap_or(false))
+        mask_ok(self.under, row)
+    }
+
+    pub(crate) fn after_ok(&self, row: usize) -> bool {
+        mask_ok(self.after, row)
     }
 
     fn passes(&self, ix: &SnapshotIndex, snap: &Snapshot, row: usize) -> bool {
@@ -236,6 +274,8 @@ impl<'a> Filter<'a> {
             && bits & self.must_not == 0
             && self.role_ok(ix, snap, row)
             && self.under_ok(row)
+            && self.after_ok(row)
+            && mask_ok(self.label, row)
     }
 }
 
@@ -386,16 +426,11 @@ impl<'a> Engine<'a> {
         hits
     }
 
-    /// Nodes meeting one clause (its own role, states and query) that lie under `under`.
-    /// With `all`, every node meeting the query in any allowed tier; otherwise only the nodes
-    /// in the best level reached.
-    pub(crate) fn eval_clause(
-        &self,
-        clause: &Target,
-        under: Option<&[bool]>,
-        all: bool,
-    ) -> Vec<Hit> {
-        let filter = Filter::new(clause, under);
+    /// Nodes meeting one clause's role, states, neighbour, label and query within its context
+    /// (not yet its position). With `all`, every node meeting the query in any allowed tier;
+    /// otherwise only the nodes in the best level reached.
+    pub(crate) fn eval_clause(&self, clause: &Target, ctx: &Context, all: bool) -> Vec<Hit> {
+        let filter = Filter::new(clause, ctx);
         let n = self.snap.nodes.len();
         let passing = || (0..n).filter(|&r| filter.passes(self.ix, self.snap, r));
         let Some(query) = clause.query() else {
@@ -499,17 +534,122 @@ impl<'a> Engine<'a> {
         false
     }
 
+    /// The rows whose nearest named sibling of the neighbour's role before them is among the
+    /// neighbour clause's matches (evaluated over the whole tree, in its own winning tier, like
+    /// an ancestor clause).
+    pub(crate) fn after_mask(&self, nb: &Neighbour) -> Vec<bool> {
+        let n = self.snap.nodes.len();
+        let clause = Target::from_parts(super::Parts {
+            role: Some(RoleSpec::Role(nb.role())),
+            query: Some(nb.query().clone()),
+            ..super::Parts::default()
+        });
+        let mut is_hit = vec![false; n];
+        if let Ok(clause) = clause {
+            for h in self.eval_clause(&clause, &Context::default(), false) {
+                is_hit[h.row] = true;
+            }
+        }
+        nearest_before(self.snap, nb.role())
+            .into_iter()
+            .map(|p| p != NONE && is_hit[p as usize])
+            .collect()
+    }
+
+    /// How a row's label meets `q`: its tier and fuzzy score, or `None`.
+    pub(crate) fn label_level(
+        &self,
+        labels: &Labels,
+        row: usize,
+        q: &Prepared<'_>,
+    ) -> Option<(Tier, i64)> {
+        let text = labels.exact.get(row);
+        if text.is_empty() {
+            return None;
+        }
+        if text == q.exact {
+            return Some((Tier::Exact, 0));
+        }
+        let hay = labels.folded.get(row);
+        if hay.contains(q.folded.as_str()) {
+            return Some((Tier::Substring, 0));
+        }
+        let hay = &hay[..floor_boundary(hay, FUZZY_MAX_BYTES)];
+        if !is_subsequence(hay.as_bytes(), q.folded.as_bytes()) {
+            return None;
+        }
+        self.skim
+            .fuzzy_match(hay, &q.folded)
+            .map(|score| (Tier::Fuzzy, score))
+    }
+
+    /// The rows passing the clause's role, states, ancestor and neighbour whose label meets the
+    /// label query in the best tier any of them reaches (and the query's mode allows).
+    fn label_mask(&self, clause: &Target, ctx: &Context) -> Option<Vec<bool>> {
+        let query = clause.label()?;
+        let q = Prepared::new(query);
+        let labels = self.ix.labels(self.snap);
+        let mut base = Filter::bare(clause, ctx.under.as_deref());
+        base.after = ctx.after.as_deref();
+        let n = self.snap.nodes.len();
+        let mut best: Option<Tier> = None;
+        let mut levels: Vec<Option<Tier>> = vec![None; n];
+        for (row, level) in levels.iter_mut().enumerate() {
+            if labels.exact.get(row).is_empty() || !base.passes(self.ix, self.snap, row) {
+                continue;
+            }
+            if let Some((tier, _)) = self
+                .label_level(labels, row, &q)
+                .filter(|(t, _)| t.allowed_by(q.mode))
+            {
+                *level = Some(tier);
+                best = Some(best.map_or(tier, |b| b.min(tier)));
+            }
+        }
+        Some(
+            levels
+                .into_iter()
+                .map(|l| l.is_some() && l == best)
+                .collect(),
+        )
+    }
+
+    /// The context of `clause` below an ancestor mask.
+    pub(crate) fn context(&self, clause: &Target, under: Option<Vec<bool>>) -> Context {
+        let mut ctx = Context {
+            under,
+            after: clause.after().map(|nb| self.after_mask(nb)),
+            label: None,
+        };
+        ctx.label = self.label_mask(clause, &ctx);
+        ctx
+    }
+
     /// Evaluates a whole target: ancestors from the innermost `in` outwards, each in its own
-    /// winning tier, then the element itself. Returns its hits and the ancestor mask it used.
-    pub(crate) fn eval(&self, target: &Target, all: bool) -> (Vec<Hit>, Option<Vec<bool>>) {
+    /// winning tier and at its own position, then the element itself.
+    pub(crate) fn eval(&self, target: &Target, all: bool) -> Evaluated {
         let ancestors: Vec<&Target> = target.chain().skip(1).collect();
         let mut under: Option<Vec<bool>> = None;
         for clause in ancestors.iter().rev() {
-            let hits = self.eval_clause(clause, under.as_deref(), false);
+            let ctx = self.context(clause, under.take());
+            let hits = at_position(clause, self.eval_clause(clause, &ctx, false));
             under = Some(self.below(&hits));
         }
-        let hits = self.eval_clause(target, under.as_deref(), all);
-        (hits, under)
+        let ctx = self.context(target, under);
+        // A position counts the winning tier, so it never takes every tier.
+        let unpositioned = self.eval_clause(target, &ctx, all && target.nth().is_none());
+        match target.nth() {
+            None => Evaluated {
+                hits: unpositioned,
+                ctx,
+                unpositioned: Vec::new(),
+            },
+            Some(_) => Evaluated {
+                hits: at_position(target, unpositioned.clone()),
+                ctx,
+                unpositioned,
+            },
+        }
     }
 
     pub(crate) fn candidate(&self, row: usize, why: String) -> Candidate {
@@ -521,8 +661,61 @@ impl<'a> Engine<'a> {
             role: node.map_or(Role::Unknown, |n| n.role),
             name: node.map_or(String::new(), |n| sanitize(&n.name, 80).into_owned()),
             why,
+            hidden: node.is_some_and(|n| !n.states.has(State::Showing)),
         }
     }
+}
+
+/// A whole target's evaluation.
+pub(crate) struct Evaluated {
+    /// The element clause's matches (at its position, when it has one).
+    pub(crate) hits: Vec<Hit>,
+    /// The element clause's context, for near misses.
+    pub(crate) ctx: Context,
+    /// With a position: the matches it counted, in row order; otherwise empty.
+    pub(crate) unpositioned: Vec<Hit>,
+}
+
+/// Marks "no such row" in row-indexed `u32` tables.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// For every row, the nearest sibling before it that has `role` and a non-blank name (`NONE`
+/// when there is none): the neighbour `after` refers to. Labels without text are skipped, as a
+/// person reading the form would skip them.
+pub(crate) fn nearest_before(snap: &Snapshot, role: Role) -> Vec<u32> {
+    let nodes = &snap.nodes;
+    let mut out = vec![NONE; nodes.len()];
+    for node in nodes {
+        let mut last = NONE;
+        for &c in &node.children {
+            let Some(child) = nodes.get(c) else {
+                continue;
+            };
+            out[c] = last;
+            if child.role == role && !child.name.trim().is_empty() {
+                last = c as u32;
+            }
+        }
+    }
+    out
+}
+
+/// The `n`-th (1-based) of `hits` in row order, or nothing when there are fewer.
+fn at_position(clause: &Target, mut hits: Vec<Hit>) -> Vec<Hit> {
+    let Some(n) = clause.nth() else {
+        return hits;
+    };
+    hits.sort_by_key(|h| h.row);
+    hits.into_iter().nth(n as usize - 1).into_iter().collect()
+}
+
+/// The largest char boundary of `s` at or below `max`.
+fn floor_boundary(s: &str, max: usize) -> usize {
+    let mut end = max.min(s.len());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    end
 }
 
 /// What decided a match, for `why`.
@@ -540,11 +733,25 @@ fn why(target: &Target, hit: &Hit) -> String {
             if !target.states().is_empty() {
                 parts.push("states");
             }
+            if target.label().is_some() {
+                parts.push("label");
+            }
+            if target.after().is_some() {
+                parts.push("after");
+            }
             if target.within().is_some() {
                 parts.push("within");
             }
             parts.join(", ")
         }
+    }
+}
+
+/// `why` with the position, when the target has one.
+fn why_at(target: &Target, hit: &Hit) -> String {
+    match target.nth() {
+        Some(n) => format!("{}, #{n}", why(target, hit)),
+        None => why(target, hit),
     }
 }
 
@@ -593,34 +800,65 @@ pub fn resolve_with(ix: &SnapshotIndex, snap: &Snapshot, target: &Target) -> Res
     let mut slot = None;
     let ix = ix.usable_for(snap, &mut slot);
     let engine = Engine::new(ix, snap);
-    let (mut hits, under) = engine.eval(target, false);
+    let Evaluated {
+        mut hits,
+        ctx,
+        unpositioned,
+    } = engine.eval(target, false);
     let count = hits.len();
     // Best fuzzy scores first; otherwise tree order.
     hits.sort_by_key(|h| (std::cmp::Reverse(h.score), h.row));
     let candidates = || -> Vec<Candidate> {
         hits.iter()
             .take(CANDIDATE_LIMIT)
-            .map(|h| engine.candidate(h.row, why(target, h)))
+            .map(|h| engine.candidate(h.row, why_at(target, h)))
             .collect()
     };
-    let near = || super::near::near_misses(&engine, target, under.as_deref());
+    let near = || super::near::near_misses(&engine, target, &ctx);
+    // A position beyond the matches: say how many there are, and list them.
+    let beyond = || -> Vec<Candidate> {
+        let total = unpositioned.len();
+        unpositioned
+            .iter()
+            .take(super::near::NEAR_MISS_LIMIT)
+            .enumerate()
+            .map(|(i, h)| {
+                let why = format!(
+                    "{}; match {} of {total}, the target asks for #{}",
+                    why(target, h),
+                    i + 1,
+                    target.nth().unwrap_or(0)
+                );
+                engine.candidate(h.row, why)
+            })
+            .collect()
+    };
     if let Some(reason) = incompleteness(snap) {
         return Resolution::Incomplete {
             count,
             candidates: candidates(),
-            near_misses: if count == 0 { near() } else { Vec::new() },
+            near_misses: match (count, unpositioned.is_empty()) {
+                (0, true) => near(),
+                (0, false) => beyond(),
+                _ => Vec::new(),
+            },
             reason,
         };
     }
     match hits.as_slice() {
+        [] if !unpositioned.is_empty() => Resolution::NotFound {
+            count: unpositioned.len(),
+            near_misses: beyond(),
+        },
         [] => Resolution::NotFound {
+            count: 0,
             near_misses: near(),
         },
         [hit] => Resolution::Unique {
             row: hit.row,
             token: snap.token(hit.row),
             tier: hit.level.tier,
-            why: why(target, hit),
+            why: why_at(target, hit),
             path: snap.path_string(hit.row),
         },
         _ => Resolution::Ambiguous {
@@ -644,6 +882,7 @@ pub fn match_all(ix: &SnapshotIndex, snap: &Snapshot, target: &Target) -> Vec<us
 fn rows(ix: &SnapshotIndex, snap: &Snapshot, target: &Target, all: bool) -> Vec<usize> {
     let mut slot = None;
     let ix = ix.usable_for(snap, &mut slot);
-    let (hits, _) = Engine::new(ix, snap).eval(target, all);
+    let mut hits = Engine::new(ix, snap).eval(target, all).hits;
+    hits.sort_by_key(|h| h.row);
     hits.into_iter().map(|h| h.row).collect()
 }

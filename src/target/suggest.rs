@@ -1,15 +1,20 @@
-//! The shortest unique target of a node: what the TUI copies, the recorder writes into
-//! workflow steps, and `tree --targets` prints beside every node.
+//! The shortest unique target of a node, graded: what the TUI copies, the recorder writes into
+//! workflow steps, and `tree --targets` and `find --json` print beside every node.
 
 use std::collections::HashMap;
 
 use super::index::SnapshotIndex;
-use super::{MAX_TARGET_CHARS, MAX_WITHIN, Query, RoleSpec, StateReq, Target};
-use crate::model::{Node, Role, Snapshot, State};
+use super::print::printed_len_bound;
+use super::resolve::{NONE, nearest_before};
+use super::{Grade, MAX_TARGET_CHARS, MAX_WITHIN, Neighbour, Parts, Query, RoleSpec, StateReq};
+use super::{Target, TargetError};
+use crate::model::{Node, Role, Snapshot, State, States, Value, format_number};
 
 /// States worth naming in a suggestion: ones that describe what an element is rather than
 /// what it is doing now, so the target still names it after a toggle, a selection or a focus
 /// change (a recorded `check-box "Sync" [checked]` would stop resolving once unchecked).
+/// `showing` is last: it changes when a page is switched, but it is what tells an on-screen
+/// element from its hidden twin.
 const STABLE_STATES: &[State] = &[
     State::Editable,
     State::ReadOnly,
@@ -27,24 +32,100 @@ const STABLE_STATES: &[State] = &[
     State::Horizontal,
     State::Vertical,
     State::ManagesDescendants,
+    State::Showing,
 ];
+
+/// Within an ancestor, states are looked at row by row only when at most this many rows share
+/// the node's role (and name) there.
+const SCOPED_STATE_ROWS: usize = 16;
 
 /// How many ancestors with a suggestion are tried for `in`.
 const ANCESTOR_TRIES: usize = 16;
 
-/// How far up `in` looks at all: keeps a node deep under unnamed wrappers from walking its
-/// whole ancestry (and a whole-tree pass from going quadratic on deep trees).
+/// How far up `in` looks for an ancestor's suggestion: keeps a node deep under unnamed
+/// wrappers from walking its whole ancestry (and a whole-tree pass from going quadratic on deep
+/// trees). The nearest uniquely named ancestor is found at any depth without walking.
 const ANCESTOR_STEPS: usize = 64;
 
-type RowsByText = HashMap<Role, HashMap<String, Vec<usize>>>;
+/// Rows that share a role and one trimmed text (name, description, label, or the neighbour
+/// label's name), and each row's group.
+#[derive(Debug, Default)]
+struct Grouping {
+    of_row: Vec<u32>,
+    rows: Vec<Vec<usize>>,
+}
 
-/// Rows grouped by role and by role + trimmed name/description, and subtree ranges: enough to
-/// count matches of a suggestion's shapes without running a resolution per candidate.
+impl Grouping {
+    /// Groups the rows by role and `text(row)`, already trimmed (empty texts stay out). Keys
+    /// borrow the snapshot, so building copies no string.
+    fn build<'s>(snap: &'s Snapshot, text: impl Fn(usize) -> Option<&'s str>) -> Grouping {
+        Grouping::build_keyed(snap, text).0
+    }
+
+    /// [`Grouping::build`], also returning the group id of each role + text.
+    fn build_keyed<'s>(
+        snap: &'s Snapshot,
+        text: impl Fn(usize) -> Option<&'s str>,
+    ) -> (Grouping, HashMap<(Role, &'s str), u32>) {
+        let mut ids: HashMap<(Role, &'s str), u32> = HashMap::new();
+        let mut g = Grouping {
+            of_row: vec![NONE; snap.nodes.len()],
+            rows: Vec::new(),
+        };
+        for (row, node) in snap.nodes.iter().enumerate() {
+            let Some(t) = text(row).filter(|t| !t.is_empty()) else {
+                continue;
+            };
+            let next = g.rows.len() as u32;
+            let id = *ids.entry((node.role, t)).or_insert(next);
+            if id == next {
+                g.rows.push(Vec::new());
+            }
+            g.rows[id as usize].push(row);
+            g.of_row[row] = id;
+        }
+        (g, ids)
+    }
+
+    /// The rows in `row`'s group (ascending), or none.
+    fn rows_of(&self, row: usize) -> &[usize] {
+        self.of_row
+            .get(row)
+            .and_then(|&id| self.rows.get(id as usize))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    fn id(&self, row: usize) -> u32 {
+        self.of_row.get(row).copied().unwrap_or(NONE)
+    }
+}
+
+/// Rows grouped by role and by role + trimmed name / description / label / neighbour's name,
+/// subtree ranges and each row's nearest uniquely named ancestor: enough to count matches of a
+/// suggestion's shapes without running a resolution per candidate, and without hashing a
+/// string once the groups are built.
 #[derive(Debug)]
 pub(crate) struct Groups {
-    by_role: HashMap<Role, Vec<usize>>,
-    by_name: RowsByText,
-    by_desc: RowsByText,
+    /// Rows of each role, by `Role as usize`.
+    by_role: Vec<Vec<usize>>,
+    name: Grouping,
+    desc: Grouping,
+    label: Grouping,
+    /// By role and the name of the nearest named label before the row among its siblings.
+    after: Grouping,
+    /// Whether a node of the row's role is named exactly the row's description (an exact
+    /// name would win the tier, so the description cannot name the row).
+    desc_is_a_name: Vec<bool>,
+    /// Whether a suggestion may use the row's name: not blank, and not just its value.
+    name_usable: Vec<bool>,
+    /// Where the trimmed name lies in each row's name (byte offsets), so suggestions do not
+    /// trim it again each time they look.
+    name_span: Vec<(u32, u32)>,
+    /// Each row's nearest named label before it among its siblings (`NONE`: none).
+    after_label: Vec<u32>,
+    /// Each row's nearest proper ancestor whose role + name is unique (`NONE`: none; only
+    /// filled when `preorder`).
+    unique_ancestor: Vec<u32>,
     /// One past the last row of each row's subtree (meaningful when `preorder`).
     subtree_end: Vec<usize>,
     /// Whether rows are laid out in pre-order (every backend's layout): subtrees are then row
@@ -52,31 +133,43 @@ pub(crate) struct Groups {
     preorder: bool,
 }
 
-fn push_text(map: &mut RowsByText, role: Role, text: &str, row: usize) {
-    if text.is_empty() {
-        return;
-    }
-    let by_text = map.entry(role).or_default();
-    match by_text.get_mut(text) {
-        Some(rows) => rows.push(row),
-        None => {
-            by_text.insert(text.to_string(), vec![row]);
-        }
-    }
-}
-
 impl Groups {
     pub(crate) fn build(snap: &Snapshot) -> Groups {
         let nodes = &snap.nodes;
         let n = nodes.len();
-        let mut by_role: HashMap<Role, Vec<usize>> = HashMap::new();
-        let mut by_name = RowsByText::new();
-        let mut by_desc = RowsByText::new();
+        let after_label = nearest_before(snap, Role::Label);
+        let mut by_role: Vec<Vec<usize>> = vec![Vec::new(); Role::ALL.len()];
         for (row, node) in nodes.iter().enumerate() {
-            by_role.entry(node.role).or_default().push(row);
-            push_text(&mut by_name, node.role, node.name.trim(), row);
-            push_text(&mut by_desc, node.role, node.description.trim(), row);
+            by_role[node.role as usize].push(row);
         }
+        // Trimmed once: the groups, the neighbours' names and the suggestions all use them.
+        let trimmed: Vec<&str> = nodes.iter().map(|node| node.name.trim()).collect();
+        let name_span = nodes
+            .iter()
+            .zip(&trimmed)
+            .map(|(node, t)| {
+                let start = t.as_ptr() as usize - node.name.as_ptr() as usize;
+                (start as u32, (start + t.len()) as u32)
+            })
+            .collect();
+        let (name, names) = Grouping::build_keyed(snap, |r| Some(trimmed[r]));
+        let desc = Grouping::build(snap, |r| Some(nodes[r].description.trim()));
+        let label = Grouping::build(snap, |r| nodes[r].label.as_deref().map(str::trim));
+        let after = Grouping::build(snap, |r| trimmed.get(after_label[r] as usize).copied());
+        let desc_is_a_name = nodes
+            .iter()
+            .map(|node| {
+                let d = node.description.trim();
+                !d.is_empty() && names.contains_key(&(node.role, d))
+            })
+            .collect();
+        drop(names);
+        let name_usable: Vec<bool> = nodes
+            .iter()
+            .zip(&trimmed)
+            .map(|(node, t)| !t.is_empty() && !value_is(node, t))
+            .collect();
+        drop(trimmed);
         let mut subtree_end: Vec<usize> = (1..=n).collect();
         let mut preorder = true;
         for row in (0..n).rev() {
@@ -100,30 +193,56 @@ impl Groups {
                 preorder = false;
             }
         }
+        let mut unique_ancestor = vec![NONE; n];
+        if preorder {
+            for (row, node) in nodes.iter().enumerate() {
+                if let Some(p) = node.parent {
+                    let uniquely_named = name_usable[p] && name.rows_of(p).len() == 1;
+                    unique_ancestor[row] = if uniquely_named {
+                        p as u32
+                    } else {
+                        unique_ancestor[p]
+                    };
+                }
+            }
+        }
         Groups {
             by_role,
-            by_name,
-            by_desc,
+            name,
+            desc,
+            label,
+            after,
+            desc_is_a_name,
+            name_usable,
+            name_span,
+            after_label,
+            unique_ancestor,
             subtree_end,
             preorder,
         }
     }
 
-    fn named<'m>(map: &'m RowsByText, role: Role, text: &str) -> &'m [usize] {
-        map.get(&role)
-            .and_then(|m| m.get(text))
-            .map_or(&[], Vec::as_slice)
+    fn role_rows(&self, role: Role) -> &[usize] {
+        self.by_role.get(role as usize).map_or(&[], Vec::as_slice)
     }
 }
 
-/// Whether the node's name is just its current value (GTK names a combo box after its selected
-/// option, some sliders after their number): such a name changes with the value, so a target
-/// built on it stops resolving after the next write.
-fn name_mirrors_value(node: &Node) -> bool {
-    node.value
-        .as_ref()
-        .and_then(|v| v.as_text())
-        .is_some_and(|v| !v.trim().is_empty() && v.trim() == node.name.trim())
+/// Whether the node's (trimmed) name is just its current value (GTK names a combo box after
+/// its selected option, some sliders after their number): such a name changes with the value,
+/// so a target built on it stops resolving after the next write. Compares without building
+/// the value's text, except for a number whose name looks like one.
+fn value_is(node: &Node, name: &str) -> bool {
+    match &node.value {
+        Some(Value::Text { text }) => text.trim() == name,
+        Some(Value::Choice {
+            selected: Some(text),
+        }) => text.trim() == name,
+        Some(Value::Number { current, .. }) => {
+            name.starts_with(|c: char| c.is_ascii_digit() || c == '-')
+                && format_number(*current) == name
+        }
+        _ => false,
+    }
 }
 
 /// How many of `rows` (ascending) lie in `lo..hi`.
@@ -131,31 +250,105 @@ fn count_in(rows: &[usize], lo: usize, hi: usize) -> usize {
     rows.partition_point(|&r| r < hi) - rows.partition_point(|&r| r < lo)
 }
 
-/// Per-group counts of nodes holding each state, computed once per group and call.
-type StateCounts<'g> = HashMap<(Role, Option<&'g str>), [u32; 64]>;
+/// `rows[lo..hi]` by value: the part of an ascending row list inside a row range.
+fn within(rows: &[usize], lo: usize, hi: usize) -> &[usize] {
+    let start = rows.partition_point(|&r| r < lo);
+    let end = rows.partition_point(|&r| r < hi).max(start);
+    &rows[start..end]
+}
+
+/// Per-group counts of nodes holding each state, computed once per group and call; keyed by
+/// role and name group (`NONE`: the role alone).
+type StateCounts = HashMap<(Role, u32), [u32; STABLE_STATES.len()]>;
 
 struct Suggester<'g> {
     snap: &'g Snapshot,
     groups: &'g Groups,
-    counts: StateCounts<'g>,
+    counts: StateCounts,
 }
 
 /// A base shape: role, optionally with the node's name as a tiered query.
 struct Base<'g> {
     name: Option<&'g str>,
+    /// The name's group, or `NONE` for the role alone.
+    group: u32,
     rows: &'g [usize],
 }
 
+/// A shape beyond role and name: the node's label relation or its neighbour label, with the
+/// rows of the role that share it — and share the name too, when the shape has one. The
+/// intersection with the name's rows is counted lazily and stops early: a common name beside
+/// a common label (every "Name" field after a "Name:" label) would otherwise cost the product
+/// of two large groups per node.
+struct Related<'g> {
+    name: Option<&'g str>,
+    label: Option<&'g str>,
+    after: Option<&'g str>,
+    rows: &'g [usize],
+    /// The name's rows, when the shape has a name.
+    named: Option<&'g [usize]>,
+}
+
+impl Related<'_> {
+    /// Rows of the shape in `lo..hi`, counted up to `cap`.
+    fn count(&self, lo: usize, hi: usize, cap: usize) -> usize {
+        let rows = within(self.rows, lo, hi);
+        let Some(named) = self.named else {
+            return rows.len().min(cap);
+        };
+        let named = within(named, lo, hi);
+        let (small, large) = if rows.len() <= named.len() {
+            (rows, named)
+        } else {
+            (named, rows)
+        };
+        small
+            .iter()
+            .filter(|r| large.binary_search(r).is_ok())
+            .take(cap)
+            .count()
+    }
+
+    /// Whether the shape has exactly one row in `lo..hi`.
+    fn one_in(&self, lo: usize, hi: usize) -> bool {
+        self.count(lo, hi, 2) == 1
+    }
+
+    /// `row`'s 1-based place among the shape's rows, and how many there are.
+    fn place(&self, row: usize) -> Option<(usize, usize)> {
+        let before = self.count(0, row, usize::MAX);
+        let all = self.count(0, usize::MAX, usize::MAX);
+        (self.count(row, row + 1, 1) == 1).then_some((before + 1, all))
+    }
+}
+
 fn fits(t: Target) -> Option<Target> {
-    (t.to_string().chars().count() <= MAX_TARGET_CHARS).then_some(t)
+    let fits = printed_len_bound(&t) <= MAX_TARGET_CHARS
+        || t.to_string().chars().count() <= MAX_TARGET_CHARS;
+    fits.then_some(t)
+}
+
+fn tiered(text: Option<&str>) -> Result<Option<Query>, TargetError> {
+    text.map(Query::tiered).transpose()
 }
 
 fn build(role: Role, text: Option<&str>, states: Vec<StateReq>) -> Option<Target> {
-    let query = match text {
-        Some(t) => Some(Query::tiered(t).ok()?),
-        None => None,
+    fits(Target::new(Some(RoleSpec::Role(role)), tiered(text).ok()?, states).ok()?)
+}
+
+fn build_related(role: Role, r: &Related<'_>, nth: Option<usize>) -> Option<Target> {
+    let parts = Parts {
+        role: Some(RoleSpec::Role(role)),
+        query: tiered(r.name).ok()?,
+        label: tiered(r.label).ok()?,
+        after: tiered(r.after).ok()?.map(Neighbour::label),
+        nth: match nth {
+            Some(n) => Some(u32::try_from(n).ok()?),
+            None => None,
+        },
+        ..Parts::default()
     };
-    fits(Target::new(Some(RoleSpec::Role(role)), query, states).ok()?)
+    fits(Target::from_parts(parts).ok()?)
 }
 
 impl<'g> Suggester<'g> {
@@ -167,21 +360,76 @@ impl<'g> Suggester<'g> {
         }
     }
 
-    fn bases(&self, node: &'g Node) -> Vec<Base<'g>> {
+    /// The node's name when a suggestion may use it.
+    fn name(&self, row: usize) -> Option<&'g str> {
         let g = self.groups;
-        let mut bases = Vec::with_capacity(2);
-        let name = node.name.trim();
-        if !name.is_empty() && !name_mirrors_value(node) {
-            bases.push(Base {
-                name: Some(name),
-                rows: Groups::named(&g.by_name, node.role, name),
+        if !g.name_usable.get(row).copied().unwrap_or(false) {
+            return None;
+        }
+        let (start, end) = g.name_span.get(row).copied()?;
+        self.snap.nodes[row].name.get(start as usize..end as usize)
+    }
+
+    /// Role + name (when the name may be used), then role alone.
+    fn bases(&self, row: usize) -> [Option<Base<'g>>; 2] {
+        let g = self.groups;
+        let named = self.name(row).map(|name| Base {
+            name: Some(name),
+            group: g.name.id(row),
+            rows: g.name.rows_of(row),
+        });
+        let role = Base {
+            name: None,
+            group: NONE,
+            rows: g.role_rows(self.snap.nodes[row].role),
+        };
+        [named, Some(role)]
+    }
+
+    /// The label and neighbour shapes of `row`: label, then neighbour, each with the name
+    /// first, then without.
+    fn related(&self, row: usize) -> Vec<Related<'g>> {
+        let g = self.groups;
+        let Some(node) = self.snap.nodes.get(row) else {
+            return Vec::new();
+        };
+        let name = self.name(row);
+        let named_rows = name.map(|_| g.name.rows_of(row));
+        let mut out = Vec::new();
+        let label = node.label.as_deref().map(str::trim);
+        let after = self
+            .snap
+            .nodes
+            .get(g.after_label.get(row).copied().unwrap_or(NONE) as usize)
+            .map(|l| l.name.trim());
+        for (by, text, is_label) in [(&g.label, label, true), (&g.after, after, false)] {
+            let rows = by.rows_of(row);
+            let Some(text) = text.filter(|_| !rows.is_empty()) else {
+                continue;
+            };
+            let (label, after) = if is_label {
+                (Some(text), None)
+            } else {
+                (None, Some(text))
+            };
+            if let Some(named) = named_rows {
+                out.push(Related {
+                    name,
+                    label,
+                    after,
+                    rows,
+                    named: Some(named),
+                });
+            }
+            out.push(Related {
+                name: None,
+                label,
+                after,
+                rows,
+                named: None,
             });
         }
-        bases.push(Base {
-            name: None,
-            rows: g.by_role.get(&node.role).map_or(&[], Vec::as_slice),
-        });
-        bases
+        out
     }
 
     /// Forms without `in`: role + name, role + description, role alone, then role + name or
@@ -189,8 +437,12 @@ impl<'g> Suggester<'g> {
     fn local(&mut self, row: usize) -> Option<Target> {
         let node = self.snap.nodes.get(row)?;
         let role = node.role;
-        let bases = self.bases(node);
-        if let Some(base) = bases.iter().find(|b| b.name.is_some() && b.rows.len() == 1) {
+        let bases = self.bases(row);
+        let bases = bases.iter().flatten();
+        if let Some(base) = bases
+            .clone()
+            .find(|b| b.name.is_some() && b.rows.len() == 1)
+        {
             if let Some(t) = build(role, base.name, Vec::new()) {
                 return Some(t);
             }
@@ -199,27 +451,27 @@ impl<'g> Suggester<'g> {
         // exact name would win the tier.
         let desc = node.description.trim();
         if !desc.is_empty()
-            && Groups::named(&self.groups.by_name, role, desc).is_empty()
-            && Groups::named(&self.groups.by_desc, role, desc).len() == 1
+            && !self.groups.desc_is_a_name[row]
+            && self.groups.desc.rows_of(row).len() == 1
         {
             if let Some(t) = build(role, Some(desc), Vec::new()) {
                 return Some(t);
             }
         }
-        if bases.iter().any(|b| b.name.is_none() && b.rows.len() == 1) {
+        if bases.clone().any(|b| b.name.is_none() && b.rows.len() == 1) {
             if let Some(t) = build(role, None, Vec::new()) {
                 return Some(t);
             }
         }
-        for base in &bases {
+        for base in bases {
             let counts = self.state_counts(role, base);
             let size = base.rows.len() as u32;
             for present in [true, false] {
-                for &state in STABLE_STATES {
+                for (i, &state) in STABLE_STATES.iter().enumerate() {
                     if node.states.has(state) != present {
                         continue;
                     }
-                    let holding = counts[state as usize];
+                    let holding = counts[i];
                     let matching = if present { holding } else { size - holding };
                     if matching == 1 {
                         let req = vec![StateReq { state, present }];
@@ -233,18 +485,99 @@ impl<'g> Suggester<'g> {
         None
     }
 
-    fn state_counts(&mut self, role: Role, base: &Base<'g>) -> [u32; 64] {
+    /// How many of the base's rows hold each of [`STABLE_STATES`].
+    fn state_counts(&mut self, role: Role, base: &Base<'g>) -> [u32; STABLE_STATES.len()] {
         let nodes = &self.snap.nodes;
-        *self.counts.entry((role, base.name)).or_insert_with(|| {
-            let mut counts = [0u32; 64];
+        *self.counts.entry((role, base.group)).or_insert_with(|| {
+            let mut counts = [0u32; STABLE_STATES.len()];
             for &r in base.rows {
-                let bits = nodes.get(r).map_or(0, |n| n.states.0);
-                for (bit, c) in counts.iter_mut().enumerate() {
-                    *c += ((bits >> bit) & 1) as u32;
+                let states = nodes.get(r).map_or(States::EMPTY, |n| n.states);
+                for (c, &state) in counts.iter_mut().zip(STABLE_STATES) {
+                    *c += u32::from(states.has(state));
                 }
             }
             counts
         })
+    }
+
+    /// `labelled-by` and `after` forms, unique in the whole tree.
+    fn by_relation(&self, row: usize) -> Option<Target> {
+        let role = self.snap.nodes.get(row)?.role;
+        self.related(row)
+            .iter()
+            .filter(|r| r.one_in(0, usize::MAX))
+            .find_map(|r| build_related(role, r, None))
+    }
+
+    /// The nearest ancestor whose role + name is unique in the tree, with its target.
+    fn unique_ancestor(&self, row: usize) -> Option<(usize, Target)> {
+        let a = *self.groups.unique_ancestor.get(row)?;
+        let node = self.snap.nodes.get(a as usize)?;
+        let t = build(node.role, self.name(a as usize), Vec::new())?;
+        Some((a as usize, t))
+    }
+
+    /// The first shape of `row` with exactly one row in the subtree of its ancestor `a`: role +
+    /// name, role alone, either with one stable state, the label, the neighbour. Counts first
+    /// and builds once: most nodes reach this, and most find a shape. A shape that is not unique
+    /// in `a` is not unique in any ancestor of `a` either (its subtree only holds more).
+    fn scoped(&self, row: usize, a: usize) -> Option<Target> {
+        let node = self.snap.nodes.get(row)?;
+        let role = node.role;
+        let (lo, hi) = (a + 1, self.groups.subtree_end.get(a).copied().unwrap_or(a));
+        let bases = self.bases(row);
+        let bases = bases.iter().flatten();
+        if let Some(t) = bases
+            .clone()
+            .filter(|b| count_in(b.rows, lo, hi) == 1)
+            .find_map(|b| build(role, b.name, Vec::new()))
+        {
+            return Some(t);
+        }
+        for base in bases {
+            let rows = within(base.rows, lo, hi);
+            // Looked at row by row, so only where a few look-alikes share the subtree.
+            if rows.len() > SCOPED_STATE_ROWS {
+                continue;
+            }
+            let holds = |r: usize, state: State| self.snap.nodes[r].states.has(state);
+            for present in [true, false] {
+                for &state in STABLE_STATES {
+                    if node.states.has(state) != present {
+                        continue;
+                    }
+                    let matching = rows.iter().filter(|&&r| holds(r, state) == present);
+                    if matching.count() == 1 {
+                        let req = vec![StateReq { state, present }];
+                        if let Some(t) = build(role, base.name, req) {
+                            return Some(t);
+                        }
+                    }
+                }
+            }
+        }
+        self.related(row)
+            .iter()
+            .filter(|r| r.one_in(lo, hi))
+            .find_map(|r| build_related(role, r, None))
+    }
+
+    /// A shape `in` the nearest uniquely named ancestor, however deep.
+    fn in_unique_ancestor(&self, row: usize) -> Option<Target> {
+        let a = *self.groups.unique_ancestor.get(row)? as usize;
+        let inner = self.scoped(row, a)?;
+        let (_, outer) = self.unique_ancestor(row)?;
+        if outer.depth() + 1 > MAX_WITHIN {
+            return None;
+        }
+        fits(inner.inside(outer).ok()?)
+    }
+
+    /// Everything short of an ancestor's suggestion and a position.
+    fn first(&mut self, row: usize) -> Option<Target> {
+        self.local(row)
+            .or_else(|| self.by_relation(row))
+            .or_else(|| self.in_unique_ancestor(row))
     }
 
     /// `row`'s suggestion, given its ancestors' suggestions by row.
@@ -253,14 +586,13 @@ impl<'g> Suggester<'g> {
         row: usize,
         suggested: impl Fn(usize) -> Option<&'m Target>,
     ) -> Option<Target> {
-        match self.local(row) {
-            Some(t) => Some(t),
-            None => self.via_ancestor(row, suggested),
-        }
+        self.first(row)
+            .or_else(|| self.via_ancestor(row, suggested))
+            .or_else(|| self.positional(row))
     }
 
-    /// `base in A`, where A is the suggestion of one of the nearest ancestors: unique there
-    /// when the base's group has one row in that ancestor's subtree.
+    /// A shape `in A`, where A is the suggestion of one of the nearest ancestors (not a
+    /// positional one): see [`Suggester::scoped`] for the shapes.
     fn via_ancestor<'m>(
         &self,
         row: usize,
@@ -269,9 +601,7 @@ impl<'g> Suggester<'g> {
         if !self.groups.preorder {
             return None;
         }
-        let node = self.snap.nodes.get(row)?;
-        let bases = self.bases(node);
-        let mut cur = node.parent;
+        let mut cur = self.snap.nodes.get(row)?.parent;
         let mut tried = 0;
         for _ in 0..ANCESTOR_STEPS {
             let Some(a) = cur.filter(|&a| a < row) else {
@@ -283,13 +613,9 @@ impl<'g> Suggester<'g> {
                 .get(a)
                 .and_then(|n| n.parent)
                 .filter(|&p| p < a);
-            let end = self.groups.subtree_end.get(a).copied().unwrap_or(a);
-            let counts: Vec<usize> = bases.iter().map(|b| count_in(b.rows, a + 1, end)).collect();
             // Farther ancestors hold this subtree and more, so they cannot do better.
-            if counts.iter().all(|&c| c > 1) {
-                break;
-            }
-            let Some(outer) = suggested(a) else {
+            let inner = self.scoped(row, a)?;
+            let Some(outer) = suggested(a).filter(|t| t.grade() != Grade::Positional) else {
                 continue;
             };
             tried += 1;
@@ -299,16 +625,66 @@ impl<'g> Suggester<'g> {
             if outer.depth() + 1 > MAX_WITHIN {
                 continue;
             }
-            for (base, _) in bases.iter().zip(&counts).filter(|(_, c)| **c == 1) {
-                let t = build(node.role, base.name, Vec::new())
-                    .and_then(|t| t.inside(outer.clone()).ok())
-                    .and_then(fits);
-                if t.is_some() {
-                    return t;
-                }
+            if let Some(t) = inner.inside(outer.clone()).ok().and_then(fits) {
+                return Some(t);
             }
         }
         None
+    }
+
+    /// The last resort, which always works: the node's place among its look-alikes. Tried over
+    /// role + name, label, neighbour, role inside the nearest uniquely named ancestor (when
+    /// that narrows anything), and role alone; the one with the fewest look-alikes before the
+    /// node wins (a smaller number changes less often), then the one with the fewest
+    /// look-alikes in all, then the earlier. `None` only for a row not in the snapshot.
+    fn positional(&self, row: usize) -> Option<Target> {
+        let node = self.snap.nodes.get(row)?;
+        let role = node.role;
+        let plain = |rows: &'g [usize]| Related {
+            name: None,
+            label: None,
+            after: None,
+            rows,
+            named: None,
+        };
+        // (position, look-alikes in scope, target)
+        let mut options: Vec<(usize, usize, Option<Target>)> = Vec::new();
+        if let Some(name) = self.name(row) {
+            let shape = Related {
+                name: Some(name),
+                ..plain(self.groups.name.rows_of(row))
+            };
+            if let Some((k, size)) = shape.place(row) {
+                options.push((k, size, build_related(role, &shape, Some(k))));
+            }
+        }
+        for r in self.related(row).iter().filter(|r| r.name.is_none()) {
+            if let Some((k, size)) = r.place(row) {
+                options.push((k, size, build_related(role, r, Some(k))));
+            }
+        }
+        let role_rows = self.groups.role_rows(role);
+        if let Some((a, outer)) = self.unique_ancestor(row) {
+            let end = self.groups.subtree_end.get(a).copied().unwrap_or(a);
+            let size = count_in(role_rows, a + 1, end);
+            if size < role_rows.len() {
+                let k = count_in(role_rows, a + 1, row) + 1;
+                let t = build_related(role, &plain(role_rows), Some(k))
+                    .and_then(|t| t.inside(outer).ok())
+                    .and_then(fits);
+                options.push((k, size, t));
+            }
+        }
+        // `role #n` is a role name and a number, far below the length limit: it always builds.
+        if let Some((k, size)) = plain(role_rows).place(row) {
+            options.push((k, size, build_related(role, &plain(role_rows), Some(k))));
+        }
+        options
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, (k, size, t))| t.map(|t| ((k, size, i), t)))
+            .min_by_key(|(key, _)| *key)
+            .map(|(_, t)| t)
     }
 }
 
@@ -320,38 +696,52 @@ pub fn suggest(snap: &Snapshot, row: usize) -> Option<Target> {
 /// A target that resolves to exactly `row` in `snap`, judged on the nodes present (an
 /// incomplete snapshot's suggestion is unique among what was read; resolving it there still
 /// answers `Incomplete`). Tried in this order, the first that is unique wins:
-/// 1. role + name (`button "Save"`), then role + description;
-/// 2. role alone (`slider`);
-/// 3. either of those with one stable state (`text "Name" [editable]`); states that change
-///    with use (checked, selected, focused, expanded, …) are never suggested;
-/// 4. role + name, or role alone, `in` the suggestion of the nearest ancestor that has one.
+/// 1. role + name (`button "Save"`), then role + description, then role alone (`slider`):
+///    [`Grade::Stable`];
+/// 2. either of those with one state that does not change with use (`text "Name" [editable]`,
+///    `button "OK" [showing]` — an on-screen element beats its hidden twin); states that do
+///    (checked, selected, focused, expanded, …) are never suggested;
+/// 3. the label relation (`text labelled-by "Street:"`), then the nearest named label before it
+///    among its siblings (`text after label "City:"`), each with the name first;
+/// 4. role + name, role, label or neighbour `in` the nearest ancestor whose role + name is
+///    unique, however deep (`check-box "checkbutton" in frame "Options"`);
+/// 5. role + name or role alone `in` the suggestion of one of the nearest ancestors that has a
+///    non-positional one — 2 to 5 are [`Grade::Contextual`];
+/// 6. a position (`check-box "checkbutton" #3`): [`Grade::Positional`], which always works.
 ///
-/// Values are never used: they change with every write. `None` when nothing works, e.g. for
-/// identical unnamed siblings; the canonical string is at most 1024 characters.
+/// Values are never used: they change with every write. A name that only mirrors the value (a
+/// combo box named after its option) is not used either. Every suggestion resolves to `row`
+/// itself, so it never names a hidden twin of the selected element; `None` only for a row that
+/// is not in the snapshot. The canonical string is at most 1024 characters.
 pub fn suggest_with(ix: &SnapshotIndex, snap: &Snapshot, row: usize) -> Option<Target> {
+    if row >= snap.nodes.len() {
+        return None;
+    }
     let mut slot = None;
     let ix = ix.usable_for(snap, &mut slot);
     let groups = ix.groups.get_or_init(|| Groups::build(snap));
     let mut s = Suggester::new(snap, groups);
-    if let Some(t) = s.local(row) {
+    if let Some(t) = s.first(row) {
         return Some(t);
     }
-    if !groups.preorder || row >= snap.nodes.len() {
-        return None;
+    if groups.preorder {
+        // Suggest the ancestors root first: each may need its own ancestors' suggestions.
+        let mut path = Vec::new();
+        let mut cur = snap.nodes[row].parent;
+        while let Some(a) = cur.filter(|&a| a < snap.nodes.len()) {
+            path.push(a);
+            cur = snap.nodes[a].parent.filter(|&p| p < a);
+        }
+        let mut memo: HashMap<usize, Option<Target>> = HashMap::with_capacity(path.len());
+        for &a in path.iter().rev() {
+            let t = s.one(a, |r| memo.get(&r).and_then(Option::as_ref));
+            memo.insert(a, t);
+        }
+        if let Some(t) = s.via_ancestor(row, |r| memo.get(&r).and_then(Option::as_ref)) {
+            return Some(t);
+        }
     }
-    // Suggest the ancestors root first: each may need its own ancestors' suggestions.
-    let mut path = Vec::new();
-    let mut cur = snap.nodes[row].parent;
-    while let Some(a) = cur {
-        path.push(a);
-        cur = snap.nodes.get(a).and_then(|n| n.parent);
-    }
-    let mut memo: HashMap<usize, Option<Target>> = HashMap::with_capacity(path.len());
-    for &a in path.iter().rev() {
-        let t = s.one(a, |r| memo.get(&r).and_then(Option::as_ref));
-        memo.insert(a, t);
-    }
-    s.via_ancestor(row, |r| memo.get(&r).and_then(Option::as_ref))
+    s.positional(row)
 }
 
 /// [`suggest`] for every row, sharing the work (each node's ancestors are suggested once).

@@ -29,7 +29,7 @@ use super::schema::Issue;
 use super::validate;
 use crate::model::{Node, NodeId, Role, Snapshot, State, Toggle, Value, format_number};
 use crate::target::{
-    Query, Resolution, RoleSpec, SnapshotIndex, StateReq, Target, matches, resolve, suggest,
+    Grade, Query, Resolution, RoleSpec, SnapshotIndex, StateReq, Target, matches, resolve, suggest,
 };
 use crate::write::{Outcome, WriteResult};
 
@@ -79,6 +79,10 @@ pub struct RecordedStep {
     pub flagged: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<String>,
+    /// Worth knowing but not wrong: a positional target (`#n`) replays correctly only while
+    /// the look-alikes before the element stay as they are.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// The backend element, for telling echoes of our own writes from user changes (never
     /// saved: ids only mean something inside one session).
     #[serde(skip)]
@@ -99,6 +103,7 @@ impl Default for RecordedStep {
             observed: false,
             flagged: false,
             flags: Vec::new(),
+            warnings: Vec::new(),
             node: None,
         }
     }
@@ -135,6 +140,9 @@ impl RecordedStep {
         }
         if self.flagged {
             s.push_str(&format!("  ⚑ {}", self.flags.join("; ")));
+        }
+        if !self.warnings.is_empty() {
+            s.push_str(&format!("  ⚠ {}", self.warnings.join("; ")));
         }
         s
     }
@@ -367,11 +375,16 @@ fn with_state(t: &Target, req: StateReq) -> Option<Target> {
         .filter(|s| s.state != req.state)
         .collect();
     states.push(req);
-    let base = Target::new(t.role().cloned(), t.query().cloned(), states).ok()?;
-    let out = match t.within() {
-        Some(w) => base.inside(w.clone()).ok()?,
-        None => base,
-    };
+    // A state narrows what a position counts: `#2` among checked ones is another element.
+    if t.nth().is_some() {
+        return None;
+    }
+    let out = t
+        .with_parts(crate::target::Parts {
+            states,
+            ..t.parts()
+        })
+        .ok()?;
     (out.to_string().chars().count() <= crate::target::MAX_TARGET_CHARS).then_some(out)
 }
 
@@ -763,6 +776,19 @@ impl Recorder {
 
     fn push(&mut self, mut step: RecordedStep) -> usize {
         step.flagged = !step.flags.is_empty();
+        let positional = step
+            .step
+            .target
+            .as_deref()
+            .and_then(|t| Target::parse(t).ok())
+            .is_some_and(|t| t.grade() == Grade::Positional);
+        if positional {
+            step.warnings.push(
+                "positional target: it names the element by its place among look-alikes and \
+                 breaks if one is added or removed before it"
+                    .into(),
+            );
+        }
         self.steps.push(step);
         self.steps.len() - 1
     }
@@ -857,6 +883,7 @@ impl Recorder {
             reason,
             observed: r.observed,
             flags,
+            warnings: Vec::new(),
             node: Some(node.id.clone()),
             ..RecordedStep::default()
         };
@@ -926,6 +953,7 @@ impl Recorder {
                 .and_then(|res| res.mismatch.map(|k| k.as_str().to_string())),
             reason: r.result.map(|res| res.reason.clone()).unwrap_or_default(),
             flags,
+            warnings: Vec::new(),
             node: Some(node.id.clone()),
             ..RecordedStep::default()
         };

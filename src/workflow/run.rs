@@ -1280,7 +1280,7 @@ fn resolution_failure(r: &Resolution) -> (StepOutcome, ResolutionInfo) {
                 reason: None,
             },
         ),
-        Resolution::NotFound { near_misses } => (
+        Resolution::NotFound { near_misses, .. } => (
             StepOutcome::NotFound,
             ResolutionInfo {
                 outcome: "not_found",

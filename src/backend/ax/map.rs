@@ -536,6 +536,8 @@ pub fn node_from(e: &AxElement) -> Node {
     let mut n = Node::new(id, role, raw_role(&e.role, e.sub()));
     n.name = name_of(e, role);
     n.description = description_of(e);
+    // `label` stays None: neither the element reader nor the recorded traces carry
+    // `AXTitleUIElement` yet. Reading it means one more attribute per element in `io.rs`.
     n.states = states_of(e, role);
     n.interfaces = interfaces_of(e, role);
     n.actions = actions_of(e);

@@ -597,6 +597,8 @@ pub fn node_from(e: &UiaElement) -> Node {
     let mut n = Node::new(node_id(&e.runtime_id), role, raw_role(e.control_type));
     n.name = e.name.clone();
     n.description = e.help_text.clone();
+    // `label` stays None: neither the element reader nor the recorded traces carry
+    // `LabeledBy` yet. Reading it means one more element property per node in `io.rs`.
     n.states = states_of(e, role);
     n.interfaces = interfaces_of(e, role);
     n.actions = actions_of(e.patterns);

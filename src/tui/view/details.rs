@@ -1,6 +1,7 @@
 //! The details pane: everything about the selected node — role (normalised and raw), name,
-//! description, value with its range, all states, interfaces, actions, bounds (read fresh),
-//! path, token and the suggested shortest unique target — or that the element is gone.
+//! description, label relation, value with its range, all states, interfaces, actions, bounds (read fresh),
+//! path, token and the suggested shortest unique target with its grade — or that the element is
+//! gone.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -9,6 +10,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{block, theme};
 use crate::model::{Node, Value, display, format_number, sanitize};
+use crate::target::{Grade, Target};
 use crate::tui::app::App;
 
 fn field(label: &'static str, value: String, style: ratatui::style::Style) -> Line<'static> {
@@ -37,6 +39,9 @@ fn node_lines(n: &Node, out: &mut Vec<Line<'static>>) {
     ]));
     out.push(field("name", or_none(&n.name), theme::NAME));
     out.push(field("description", or_none(&n.description), theme::VALUE));
+    if let Some(label) = &n.label {
+        out.push(field("labelled by", or_none(label), theme::NAME));
+    }
     let value = match &n.value {
         None => "—".to_string(),
         Some(Value::Number {
@@ -84,6 +89,24 @@ fn node_lines(n: &Node, out: &mut Vec<Line<'static>>) {
             .join(", ")
     };
     out.push(field("actions", actions, theme::LABEL));
+}
+
+/// The suggested target with its grade; a positional one is shown as a warning, since it breaks
+/// when a look-alike is added or removed before the element.
+fn target_line(t: &str) -> Line<'static> {
+    let grade = Target::parse(t).map(|t| t.grade()).ok();
+    let style = match grade {
+        Some(Grade::Positional) => theme::WARN,
+        _ => theme::OK,
+    };
+    let mut spans = vec![
+        Span::styled(format!("{:<12}", "target"), theme::LABEL),
+        Span::styled(t.to_string(), style),
+    ];
+    if let Some(g) = grade {
+        spans.push(Span::styled(format!("  ({g})"), theme::DIM));
+    }
+    Line::from(spans)
 }
 
 pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
@@ -166,12 +189,8 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         theme::LABEL,
     ));
     out.push(match app.suggestion() {
-        Some(t) => field("target", t.to_string(), theme::OK),
-        None => field(
-            "target",
-            "(no unique target: identical siblings)".into(),
-            theme::WARN,
-        ),
+        Some(t) => target_line(t),
+        None => field("target", "(no unique target)".into(), theme::WARN),
     });
     out.push(field(
         "id",
