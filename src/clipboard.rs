@@ -65,11 +65,11 @@ pub fn read(with_text: bool) -> Result<Contents, ClipboardError> {
         c.types.push("image".into());
         c.image = Some((img.width, img.height));
     }
-    if let Ok(files) = cb.get().file_list() {
-        if !files.is_empty() {
-            c.types.push("files".into());
-            c.files = files.iter().map(|p| p.display().to_string()).collect();
-        }
+    if let Ok(files) = cb.get().file_list()
+        && !files.is_empty()
+    {
+        c.types.push("files".into());
+        c.files = files.iter().map(|p| p.display().to_string()).collect();
     }
     Ok(c)
 }

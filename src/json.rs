@@ -172,6 +172,23 @@ pub fn to_string<T: Serialize + ?Sized>(value: &T) -> String {
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
+/// `line`, one compact JSON document as serde_json writes it, with every hostile character
+/// written as `\uXXXX` (the protocol stream of `treeglass mcp`). serde_json escapes control
+/// characters itself, so a hostile character can only stand inside a string there, where its
+/// escape means the same character: the document is the same data, safe to print.
+pub fn escape_compact(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.chars().any(is_hostile) {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    let mut out = Vec::with_capacity(line.len() + 16);
+    // Writing into a Vec cannot fail.
+    let _ = write_safe_fragment(&mut out, line);
+    // The escapes are ASCII and the rest was UTF-8 already.
+    std::borrow::Cow::Owned(
+        String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into()),
+    )
+}
+
 /// Writes one JSON document piece by piece: objects and arrays are opened and closed by the
 /// caller, leaves are serialised whole. The output is byte for byte what [`write`] gives for
 /// the same document, and nothing but the open containers is held.
@@ -503,5 +520,21 @@ mod tests {
             Err(ParseError::Syntax(_))
         ));
         assert!(matches!(parse_strict(b"{} x"), Err(ParseError::Syntax(_))));
+    }
+
+    #[test]
+    fn compact_lines_keep_their_data_and_lose_hostile_characters() {
+        let s = "esc\x1b c1\u{9b} bidi\u{202e} tag\u{e0041} \\u202e ok é";
+        let line = serde_json::to_string(&json!({ "s": s, "n": [1, "\u{200b}"] })).unwrap();
+        let out = escape_compact(&line);
+        assert!(out.chars().all(|c| !is_hostile(c)), "{out}");
+        assert!(!out.contains('\n'));
+        let back: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(back["s"], s);
+        assert_eq!(back["n"][1], "\u{200b}");
+        assert!(matches!(
+            escape_compact("{\"a\":1}"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 }

@@ -1,6 +1,6 @@
 //! treeglass: an inspector for desktop accessibility trees with verified writes.
 //!
-//! Layers point one way: `model ← target ← backend ← write ← workflow ← tui/cli`.
+//! Layers point one way: `model ← target ← backend ← write ← workflow ← tui/cli ← mcp`.
 
 pub mod backend;
 pub mod cli;
@@ -10,6 +10,7 @@ pub mod files;
 pub mod fold;
 pub mod json;
 pub mod log;
+pub mod mcp;
 pub mod model;
 pub mod session;
 pub mod target;

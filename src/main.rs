@@ -99,10 +99,10 @@ async fn run(cli: Cli) -> Result<(Printed, i32), Failure> {
     }
     let text = |(s, code): (String, i32)| (Printed::Text(s), code);
     // Workflow commands that need no app (and `run` of a file that is refused) never connect.
-    if let Some(Command::Workflow(args)) = &cli.command {
-        if let Some(done) = cli::workflow::without_backend(args) {
-            return done.map(text);
-        }
+    if let Some(Command::Workflow(args)) = &cli.command
+        && let Some(done) = cli::workflow::without_backend(args)
+    {
+        return done.map(text);
     }
     let ok = |s: String| (Printed::Text(s), exit::OK);
     // The clipboard needs no accessibility backend.
@@ -127,6 +127,15 @@ async fn run(cli: Cli) -> Result<(Printed, i32), Failure> {
         return run_tui(cli.backend.as_deref(), &cli.scope).await.map(text);
     }
     let backend = pick_backend(cli.backend.as_deref()).await?;
+    if let Some(Command::Mcp) = &cli.command {
+        let spec = cli.backend.clone();
+        let doctor: treeglass::mcp::Doctor = Arc::new(move || {
+            let spec = spec.clone();
+            Box::pin(async move { doctor_report(spec.as_deref()).await })
+        });
+        treeglass::mcp::serve(backend, doctor).await?;
+        return Ok((Printed::Text(String::new()), exit::OK));
+    }
     let session = Session::new(backend.clone());
     match cli.command {
         Some(Command::Apps { json }) => cli::apps(backend.as_ref(), json).await.map(ok),
@@ -139,7 +148,7 @@ async fn run(cli: Cli) -> Result<(Printed, i32), Failure> {
             .await
             .map(text),
         Some(Command::Clipboard(_)) => Err(Failure::new(exit::ERROR, "unreachable: handled above")),
-        Some(Command::Doctor { .. }) => {
+        Some(Command::Doctor { .. }) | Some(Command::Mcp) => {
             Err(Failure::new(exit::ERROR, "unreachable: handled above"))
         }
         None => {

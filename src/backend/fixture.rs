@@ -601,11 +601,11 @@ fn insert_tree(
             .set(State::Indeterminate, *state == Toggle::Mixed);
     }
     let mut secret = None;
-    if f.role == Role::PasswordText {
-        if let Some(Value::Text { text }) = &node.value {
-            secret = Some(text.clone());
-            node.value = Some(Value::Text { text: mask(text) });
-        }
+    if f.role == Role::PasswordText
+        && let Some(Value::Text { text }) = &node.value
+    {
+        secret = Some(text.clone());
+        node.value = Some(Value::Text { text: mask(text) });
     }
     node.bounds = Some(f.bounds.unwrap_or(Bounds {
         x: 0,
@@ -1002,12 +1002,12 @@ impl FixtureBackend {
                     level: None,
                 };
                 let app = e.app.to_string();
-                if let Ok(nid) = insert_tree(st, &child, Some(cid.clone()), &app) {
-                    if let Some(c) = st.nodes.get_mut(&cid) {
-                        c.kids.push(nid.clone());
-                        let index = c.kids.len() as i32 - 1;
-                        evs.push(event(c, EventKind::ChildAdded { index }, &nid.0));
-                    }
+                if let Ok(nid) = insert_tree(st, &child, Some(cid.clone()), &app)
+                    && let Some(c) = st.nodes.get_mut(&cid)
+                {
+                    c.kids.push(nid.clone());
+                    let index = c.kids.len() as i32 - 1;
+                    evs.push(event(c, EventKind::ChildAdded { index }, &nid.0));
                 }
             }
         } else if let Some(container) = effect.strip_prefix("remove-item:") {
@@ -1027,20 +1027,19 @@ impl FixtureBackend {
                     }
                 }
             }
-        } else if let Some(label) = effect.strip_prefix("count:") {
-            if let Some(lid) = find(st, label) {
-                if let Some(l) = st.nodes.get_mut(&lid) {
-                    let n: u64 = l
-                        .node
-                        .name
-                        .rsplit(' ')
-                        .next()
-                        .and_then(|x| x.parse().ok())
-                        .unwrap_or(0);
-                    l.node.name = format!("Presses: {}", n + 1);
-                    evs.push(event(l, EventKind::NameChanged, &l.node.name.clone()));
-                }
-            }
+        } else if let Some(label) = effect.strip_prefix("count:")
+            && let Some(lid) = find(st, label)
+            && let Some(l) = st.nodes.get_mut(&lid)
+        {
+            let n: u64 = l
+                .node
+                .name
+                .rsplit(' ')
+                .next()
+                .and_then(|x| x.parse().ok())
+                .unwrap_or(0);
+            l.node.name = format!("Presses: {}", n + 1);
+            evs.push(event(l, EventKind::NameChanged, &l.node.name.clone()));
         }
         evs
     }
@@ -1091,11 +1090,11 @@ fn select_child(st: &mut State_, container: &NodeId, index: usize) -> Vec<Event>
         None
     };
     if let Some(owner) = owner {
-        if let Some(o) = st.nodes.get_mut(&owner) {
-            if o.node.role.is_choice() {
-                o.node.name = label.clone().unwrap_or_default();
-                evs.extend(store_value(o, Value::Choice { selected: label }));
-            }
+        if let Some(o) = st.nodes.get_mut(&owner)
+            && o.node.role.is_choice()
+        {
+            o.node.name = label.clone().unwrap_or_default();
+            evs.extend(store_value(o, Value::Choice { selected: label }));
         }
     } else if let Some(o) = st.nodes.get_mut(container) {
         evs.push(event(o, EventKind::SelectionChanged, ""));

@@ -122,7 +122,22 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve treeglass to agents as a Model Context Protocol server on standard input and
+    /// output (list_apps, get_window_state, find, set_value, invoke, clipboard_read,
+    /// clipboard_write, workflow_record_start/stop, workflow_validate, workflow_run, doctor).
+    /// Element tokens live as long as the server; every answer has the `--json` shape of the
+    /// matching command, and errors carry its exit code. `--backend fixture` needs no bus.
+    #[command(after_help = MCP_HELP)]
+    Mcp,
 }
+
+const MCP_HELP: &str = "\
+Client configuration (e.g. in an MCP client's server list):
+  {\"command\": \"treeglass\", \"args\": [\"mcp\"]}
+  {\"command\": \"treeglass\", \"args\": [\"mcp\", \"--backend\", \"fixture\"]}   (the demo app, no bus)
+
+The server runs until its standard input closes; diagnostics go to --log FILE (never the
+arguments of a call: they may hold a secret). Exit code 0 when the client closed the session.";
 
 const TARGET_HELP: &str = "\
 Targets name elements by meaning:
@@ -228,24 +243,7 @@ pub fn clipboard(cmd: &ClipboardCommand) -> Result<String, Failure> {
     let out = if json {
         output::json_pretty(&serde_json::to_value(&contents).unwrap_or_default())
     } else {
-        let mut out = format!(
-            "types: {}\n",
-            if contents.types.is_empty() {
-                "(empty)".to_string()
-            } else {
-                contents.types.join(", ")
-            }
-        );
-        if let Some(t) = &contents.text {
-            out.push_str(&format!("text: {}\n", crate::model::quoted(t, 2000)));
-        }
-        if let Some((w, h)) = contents.image {
-            out.push_str(&format!("image: {w}×{h}\n"));
-        }
-        for f in &contents.files {
-            out.push_str(&format!("file: {}\n", sanitize(f, 500)));
-        }
-        out
+        clipboard_text(&contents)
     };
     // Say what the clipboard holds now, then keep serving it (X11 clipboards live in their owner).
     if let Some(owner) = owner {
@@ -257,6 +255,28 @@ pub fn clipboard(cmd: &ClipboardCommand) -> Result<String, Failure> {
         };
     }
     Ok(out)
+}
+
+/// The text form of what the clipboard offers (its text escaped and cut to 2,000 characters).
+pub fn clipboard_text(contents: &crate::clipboard::Contents) -> String {
+    let mut out = format!(
+        "types: {}\n",
+        if contents.types.is_empty() {
+            "(empty)".to_string()
+        } else {
+            contents.types.join(", ")
+        }
+    );
+    if let Some(t) = &contents.text {
+        out.push_str(&format!("text: {}\n", crate::model::quoted(t, 2000)));
+    }
+    if let Some((w, h)) = contents.image {
+        out.push_str(&format!("image: {w}×{h}\n"));
+    }
+    for f in &contents.files {
+        out.push_str(&format!("file: {}\n", sanitize(f, 500)));
+    }
+    out
 }
 
 /// Where to find one element: a target (or a token) within a scope.
@@ -670,10 +690,15 @@ pub async fn pick(backend: &dyn Backend, scope: &Scope) -> Result<(AppInfo, Node
 pub async fn apps(backend: &dyn Backend, json: bool) -> Result<String, Failure> {
     let apps = backend.apps().await?;
     Ok(if json {
-        output::json_pretty(&serde_json::json!({ "backend": backend.name(), "apps": apps }))
+        output::json_pretty(&apps_json(backend.name(), &apps))
     } else {
         output::apps_text(&apps)
     })
+}
+
+/// `apps --json`.
+pub fn apps_json(backend: &str, apps: &[AppInfo]) -> serde_json::Value {
+    serde_json::json!({ "backend": backend, "apps": apps })
 }
 
 /// The failure for an app that left the bus during `what`, naming it the way the user knows it.
@@ -735,16 +760,19 @@ fn parse_target(raw: &str) -> Result<Target, Failure> {
             TokenRefusal::Unknown(token).to_string(),
         ));
     }
-    Target::parse(raw).map_err(|e| {
-        Failure::new(
-            exit::TARGET_SYNTAX,
-            format!(
-                "bad target: {e}\n  {}\n  {}^",
-                sanitize(raw, 200),
-                " ".repeat(e.column.saturating_sub(1).min(200))
-            ),
-        )
-    })
+    Target::parse(raw).map_err(|e| target_failure(raw, &e))
+}
+
+/// A target that does not parse: the error with a caret under its column.
+pub fn target_failure(raw: &str, e: &crate::target::ParseError) -> Failure {
+    Failure::new(
+        exit::TARGET_SYNTAX,
+        format!(
+            "bad target: {e}\n  {}\n  {}^",
+            sanitize(raw, 200),
+            " ".repeat(e.column.saturating_sub(1).min(200))
+        ),
+    )
 }
 
 fn resolve_timeout(ms: u64) -> Duration {
@@ -773,16 +801,22 @@ pub async fn find(session: &Session, args: &FindArgs) -> Result<(String, i32), F
     .await?;
     let code = resolution_code(&fresh.resolution);
     let out = if args.json {
-        let mut v = output::resolution_json(&fresh.resolution, &fresh.snapshot);
-        v["target"] = target.to_string().into();
-        v["snapshot"] = fresh.snapshot.id.to_string().into();
-        v["reads"] = fresh.reads.into();
-        v["waited_ms"] = (fresh.waited.as_millis() as u64).into();
-        output::json_pretty(&v)
+        output::json_pretty(&find_json(&target, &fresh))
     } else {
         output::resolution_text(&target, &fresh)
     };
     Ok((out, code))
+}
+
+/// `find --json`: the resolution, the target, the snapshot it was resolved in, how many reads
+/// and how long it took.
+pub fn find_json(target: &Target, fresh: &Fresh) -> serde_json::Value {
+    let mut v = output::resolution_json(&fresh.resolution, &fresh.snapshot);
+    v["target"] = target.to_string().into();
+    v["snapshot"] = fresh.snapshot.id.to_string().into();
+    v["reads"] = fresh.reads.into();
+    v["waited_ms"] = (fresh.waited.as_millis() as u64).into();
+    v
 }
 
 /// Parses a target argument and resolves it against fresh reads of the scope's window.
@@ -851,7 +885,8 @@ pub async fn get(session: &Session, args: &GetArgs) -> Result<String, Failure> {
     })
 }
 
-fn write_code(r: &WriteResult) -> i32 {
+/// The exit code of a write's verdict.
+pub fn write_code(r: &WriteResult) -> i32 {
     match r.outcome {
         Outcome::Verified | Outcome::Already | Outcome::Secure => exit::OK,
         Outcome::Mismatch => exit::MISMATCH,
@@ -864,10 +899,15 @@ fn write_code(r: &WriteResult) -> i32 {
 fn write_output(mut r: WriteResult, json: bool, request: output::Request) -> String {
     output::cap_echoes(&mut r);
     if json {
-        output::json_pretty(&serde_json::to_value(&r).unwrap_or_default())
+        output::json_pretty(&write_json(&r))
     } else {
         output::write_text(&r, request)
     }
+}
+
+/// `set --json` / `invoke --json` of a result whose echoes are capped ([`output::cap_echoes`]).
+pub fn write_json(r: &WriteResult) -> serde_json::Value {
+    serde_json::to_value(r).unwrap_or_default()
 }
 
 /// `treeglass set`.
@@ -926,11 +966,11 @@ pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Fai
     r.target = Some(target.to_string());
     r.token = Some(snap.token(row).to_string());
     let mut code = write_code(&r);
-    if let Some(path) = &args.record {
-        if let Err(f) = workflow::record_write(path, &snap, row, &r, &value) {
-            warn(&format!("not recorded: {}", f.message));
-            code = if code == exit::OK { f.code } else { code };
-        }
+    if let Some(path) = &args.record
+        && let Err(f) = workflow::record_write(path, &snap, row, &r, &value)
+    {
+        warn(&format!("not recorded: {}", f.message));
+        code = if code == exit::OK { f.code } else { code };
     }
     Ok((write_output(r, args.json, output::Request::Value), code))
 }
@@ -953,11 +993,11 @@ pub async fn invoke(session: &Session, args: &InvokeArgs) -> Result<(String, i32
     r.target = Some(target.to_string());
     r.token = Some(snap.token(row).to_string());
     let mut code = write_code(&r);
-    if let Some(path) = &args.record {
-        if let Err(f) = workflow::record_invoke(path, &snap, row, &r, args.action.as_deref()) {
-            warn(&format!("not recorded: {}", f.message));
-            code = if code == exit::OK { f.code } else { code };
-        }
+    if let Some(path) = &args.record
+        && let Err(f) = workflow::record_invoke(path, &snap, row, &r, args.action.as_deref())
+    {
+        warn(&format!("not recorded: {}", f.message));
+        code = if code == exit::OK { f.code } else { code };
     }
     Ok((write_output(r, args.json, output::Request::Action), code))
 }
@@ -970,13 +1010,18 @@ pub fn doctor(report: crate::doctor::Report, json: bool) -> (String, i32) {
         exit::DOCTOR
     };
     let out = if json {
-        let mut v = serde_json::to_value(&report).unwrap_or_default();
-        v["healthy"] = report.healthy().into();
-        output::json_pretty(&v)
+        output::json_pretty(&doctor_json(&report))
     } else {
         report.text()
     };
     (out, code)
+}
+
+/// `doctor --json`.
+pub fn doctor_json(report: &crate::doctor::Report) -> serde_json::Value {
+    let mut v = serde_json::to_value(report).unwrap_or_default();
+    v["healthy"] = report.healthy().into();
+    v
 }
 
 /// How long to wait for the accessibility bus before falling back to the demo app.

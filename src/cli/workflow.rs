@@ -142,8 +142,8 @@ pub struct RecordArgs {
     pub name: Option<String>,
 }
 
-/// Text or JSON for a list of issues.
-fn issues_text(file: &Path, v: &Validation) -> String {
+/// Text for a validation.
+pub fn issues_text(file: &Path, v: &Validation) -> String {
     let mut out = String::new();
     if v.is_valid() {
         let wf = v.workflow.as_ref();
@@ -185,24 +185,35 @@ fn issues_text(file: &Path, v: &Validation) -> String {
 }
 
 fn validation_json(file: &Path, v: &Validation) -> String {
-    output::json_pretty(&json!({
+    output::json_pretty(&validation_value(file, v))
+}
+
+/// `workflow validate --json`.
+pub fn validation_value(file: &Path, v: &Validation) -> serde_json::Value {
+    json!({
         "file": file.display().to_string(),
         "valid": v.is_valid(),
         "steps": v.workflow.as_ref().map(|w| w.steps.len()),
         "errors": v.errors,
         "warnings": v.warnings,
-    }))
+    })
 }
 
-fn refusal_output(file: &Path, issues: &[Issue], message: &str, as_json: bool) -> String {
+/// `workflow run --json` for a workflow that was not run (refused before its first step).
+pub fn refusal_value(file: &Path, issues: &[Issue], message: &str) -> serde_json::Value {
+    json!({
+        "file": file.display().to_string(),
+        "valid": false,
+        "ran": false,
+        "message": message,
+        "errors": issues,
+    })
+}
+
+/// Text or JSON for a workflow that was not run.
+pub fn refusal_output(file: &Path, issues: &[Issue], message: &str, as_json: bool) -> String {
     if as_json {
-        output::json_pretty(&json!({
-            "file": file.display().to_string(),
-            "valid": false,
-            "ran": false,
-            "message": message,
-            "errors": issues,
-        }))
+        output::json_pretty(&refusal_value(file, issues, message))
     } else {
         let mut out = format!("{}: not run — {message}\n", file.display());
         for i in issues {

@@ -108,10 +108,10 @@ pub fn key_states(n: &Node) -> Vec<&'static str> {
 /// their length.
 pub fn value_text(n: &Node) -> Option<String> {
     let v = n.value.as_ref()?;
-    if n.is_secret() {
-        if let Value::Text { text } = v {
-            return Some(format!("(secret, {} chars)", text.chars().count()));
-        }
+    if n.is_secret()
+        && let Value::Text { text } = v
+    {
+        return Some(format!("(secret, {} chars)", text.chars().count()));
     }
     let bearing = value_bearing(n);
     match v {

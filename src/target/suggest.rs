@@ -442,10 +442,9 @@ impl<'g> Suggester<'g> {
         if let Some(base) = bases
             .clone()
             .find(|b| b.name.is_some() && b.rows.len() == 1)
+            && let Some(t) = build(role, base.name, Vec::new())
         {
-            if let Some(t) = build(role, base.name, Vec::new()) {
-                return Some(t);
-            }
+            return Some(t);
         }
         // A description is unique only if no node of the role is also named that text: an
         // exact name would win the tier.
@@ -453,15 +452,14 @@ impl<'g> Suggester<'g> {
         if !desc.is_empty()
             && !self.groups.desc_is_a_name[row]
             && self.groups.desc.rows_of(row).len() == 1
+            && let Some(t) = build(role, Some(desc), Vec::new())
         {
-            if let Some(t) = build(role, Some(desc), Vec::new()) {
-                return Some(t);
-            }
+            return Some(t);
         }
-        if bases.clone().any(|b| b.name.is_none() && b.rows.len() == 1) {
-            if let Some(t) = build(role, None, Vec::new()) {
-                return Some(t);
-            }
+        if bases.clone().any(|b| b.name.is_none() && b.rows.len() == 1)
+            && let Some(t) = build(role, None, Vec::new())
+        {
+            return Some(t);
         }
         for base in bases {
             let counts = self.state_counts(role, base);

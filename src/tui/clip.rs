@@ -36,10 +36,10 @@ fn copy_blocking(
     if guard.is_none() {
         *guard = arboard::Clipboard::new().ok();
     }
-    if let Some(c) = guard.as_mut() {
-        if c.set_text(text.to_string()).is_ok() {
-            return Ok(format!("copied the {what} to the clipboard"));
-        }
+    if let Some(c) = guard.as_mut()
+        && c.set_text(text.to_string()).is_ok()
+    {
+        return Ok(format!("copied the {what} to the clipboard"));
     }
     drop(guard);
     let mut out = std::io::stdout();

@@ -275,13 +275,13 @@ impl App {
         for (id, r) in results {
             match r {
                 Ok(node) => {
-                    if let Some(t) = &mut self.tree {
-                        if let Some(row) = t.row_of(&id) {
-                            let e = t.patch(row, node);
-                            refilter |= e.matchable;
-                            changed |= e.visible;
-                            lines |= e.lines;
-                        }
+                    if let Some(t) = &mut self.tree
+                        && let Some(row) = t.row_of(&id)
+                    {
+                        let e = t.patch(row, node);
+                        refilter |= e.matchable;
+                        changed |= e.visible;
+                        lines |= e.lines;
                     }
                     if details {
                         self.details_read = Some((id, None));
@@ -346,16 +346,15 @@ impl App {
 
     pub(super) fn on_event(&mut self, ev: &Event, fx: &mut Vec<Effect>) {
         // The shown window's app left the bus: say so, not "window closed".
-        if ev.kind == EventKind::AppRemoved {
-            if let Some(s) = &mut self.shown {
-                if s.bus_name == ev.app && !s.exited {
-                    s.gone = true;
-                    s.exited = true;
-                    self.notice = Some(
-                        "the application exited or dropped its accessibility connection".into(),
-                    );
-                }
-            }
+        if ev.kind == EventKind::AppRemoved
+            && let Some(s) = &mut self.shown
+            && s.bus_name == ev.app
+            && !s.exited
+        {
+            s.gone = true;
+            s.exited = true;
+            self.notice =
+                Some("the application exited or dropped its accessibility connection".into());
         }
         let known_app = self
             .apps

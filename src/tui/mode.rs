@@ -227,16 +227,15 @@ impl App {
             return Vec::new();
         };
         let mut kids = n.children.clone();
-        if let [only] = kids.as_slice() {
-            if tree
+        if let [only] = kids.as_slice()
+            && tree
                 .node(*only)
                 .is_some_and(|m| matches!(m.role, Role::Menu | Role::List))
-            {
-                kids = tree
-                    .node(*only)
-                    .map(|m| m.children.clone())
-                    .unwrap_or_default();
-            }
+        {
+            kids = tree
+                .node(*only)
+                .map(|m| m.children.clone())
+                .unwrap_or_default();
         }
         kids.iter()
             .filter_map(|&k| tree.node(k))

@@ -245,10 +245,10 @@ impl Loop {
                 None
             }
             Effect::WriteCompleted(w) => {
-                if self.app.recording {
-                    if let Some(r) = &self.recorder {
-                        lock(r).record(&w);
-                    }
+                if self.app.recording
+                    && let Some(r) = &self.recorder
+                {
+                    lock(r).record(&w);
                 }
                 None
             }

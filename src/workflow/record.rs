@@ -507,10 +507,11 @@ fn stable_alternative(snap: &Snapshot, row: usize, t: &Target) -> Stability {
     let role = Some(RoleSpec::Role(node.role));
     let mut tries: Vec<Target> = Vec::new();
     let desc = node.description.trim();
-    if !desc.is_empty() && desc != value.trim() {
-        if let Ok(q) = Query::tiered(desc) {
-            tries.extend(Target::new(role.clone(), Some(q), Vec::new()).ok());
-        }
+    if !desc.is_empty()
+        && desc != value.trim()
+        && let Ok(q) = Query::tiered(desc)
+    {
+        tries.extend(Target::new(role.clone(), Some(q), Vec::new()).ok());
     }
     tries.extend(Target::new(role.clone(), None, Vec::new()).ok());
     if let Some(outer) = node.parent.and_then(|p| suggest(snap, p)) {
@@ -822,16 +823,16 @@ impl Recorder {
         let mut m = map_write(node, raw);
         // A watcher may have seen this write's events first: the write's step replaces that
         // observed echo.
-        if !r.observed {
-            if let Some(last) = self.steps.last() {
-                let echo = last.observed
-                    && last.node.as_ref() == Some(&node.id)
-                    && last.step.action == m.action
-                    && (secret || last.step.text == m.text && last.step.value == m.value);
-                if echo {
-                    self.steps.pop();
-                    self.prune_inputs();
-                }
+        if !r.observed
+            && let Some(last) = self.steps.last()
+        {
+            let echo = last.observed
+                && last.node.as_ref() == Some(&node.id)
+                && last.step.action == m.action
+                && (secret || last.step.text == m.text && last.step.value == m.value);
+            if echo {
+                self.steps.pop();
+                self.prune_inputs();
             }
         }
         if let Some(p) = &m.problem {
@@ -927,10 +928,10 @@ impl Recorder {
                 ));
             }
         }
-        if let Some(result) = r.result {
-            if !result.outcome.is_ok() {
-                flags.push(format!("the action was {}", result.outcome.as_str()));
-            }
+        if let Some(result) = r.result
+            && !result.outcome.is_ok()
+        {
+            flags.push(format!("the action was {}", result.outcome.as_str()));
         }
         let name = id_label(node);
         let m = Mapping::new(Action::Click);

@@ -372,18 +372,18 @@ pub fn preflight(wf: &Workflow, given: &BTreeMap<String, String>) -> Result<(), 
                 format!("`{}` is unsupported on desktop", s.action.as_str()),
             ));
         }
-        if let (Action::Wait, Some(c)) = (s.action, &s.condition) {
-            if !WAIT_CONDITIONS.contains(&c.as_str()) {
-                unsupported.push(Issue::new(
-                    format!("/steps/{i}/condition"),
-                    "unsupported",
-                    format!(
-                        "wait condition {:?} is unsupported on desktop (use {})",
-                        sanitize(c, 60),
-                        WAIT_CONDITIONS.join(" or ")
-                    ),
-                ));
-            }
+        if let (Action::Wait, Some(c)) = (s.action, &s.condition)
+            && !WAIT_CONDITIONS.contains(&c.as_str())
+        {
+            unsupported.push(Issue::new(
+                format!("/steps/{i}/condition"),
+                "unsupported",
+                format!(
+                    "wait condition {:?} is unsupported on desktop (use {})",
+                    sanitize(c, 60),
+                    WAIT_CONDITIONS.join(" or ")
+                ),
+            ));
         }
     }
     if !unsupported.is_empty() {
@@ -423,14 +423,14 @@ pub fn preflight(wf: &Workflow, given: &BTreeMap<String, String>) -> Result<(), 
                         format!("the value is not a {}", decl.kind().as_str()),
                     ));
                 }
-                if let Some(max) = decl.max_length {
-                    if v.chars().count() > max as usize {
-                        bad.push(Issue::new(
-                            at,
-                            "input",
-                            format!("the value is longer than maxLength {max}"),
-                        ));
-                    }
+                if let Some(max) = decl.max_length
+                    && v.chars().count() > max as usize
+                {
+                    bad.push(Issue::new(
+                        at,
+                        "input",
+                        format!("the value is longer than maxLength {max}"),
+                    ));
                 }
             }
         }
@@ -580,15 +580,16 @@ impl Runner {
         p.walk("", &mut |q, _| {
             needs_apps |= matches!(q, Predicate::DialogOpen(_));
         });
-        if needs_apps && !dialog {
-            if let Some(app) = &self.place.app {
-                let apps = self.session.backend.apps().await?;
-                dialog = apps.iter().filter(|a| &a.id == app).any(|a| {
-                    a.windows
-                        .iter()
-                        .any(|w| matches!(w.role, Role::Dialog | Role::Alert))
-                });
-            }
+        if needs_apps
+            && !dialog
+            && let Some(app) = &self.place.app
+        {
+            let apps = self.session.backend.apps().await?;
+            dialog = apps.iter().filter(|a| &a.id == app).any(|a| {
+                a.windows
+                    .iter()
+                    .any(|w| matches!(w.role, Role::Dialog | Role::Alert))
+            });
         }
         Ok(World {
             snap,
@@ -877,23 +878,23 @@ impl Runner {
             used_here += 1;
             tokio::time::sleep(self.opts.retry_pause.min(self.remaining())).await;
         }
-        if rep.passed {
-            if let Some(expect) = &step.expect {
-                let t = Instant::now();
-                let within = Duration::from_millis(step.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS))
-                    .min(self.remaining());
-                let r = self.poll(expect, within).await;
-                rep.timings.expect_ms = ms(t.elapsed());
-                if !r.holds {
-                    let why = match r.unsupported {
-                        Some(k) => format!("`{k}` is unsupported on desktop"),
-                        None => format!("expect {} does not hold: {}", r.predicate, r.detail),
-                    };
-                    rep.expect = Some(r);
-                    rep.finish(StepOutcome::ExpectFailed, why);
-                } else {
-                    rep.expect = Some(r);
-                }
+        if rep.passed
+            && let Some(expect) = &step.expect
+        {
+            let t = Instant::now();
+            let within = Duration::from_millis(step.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS))
+                .min(self.remaining());
+            let r = self.poll(expect, within).await;
+            rep.timings.expect_ms = ms(t.elapsed());
+            if !r.holds {
+                let why = match r.unsupported {
+                    Some(k) => format!("`{k}` is unsupported on desktop"),
+                    None => format!("expect {} does not hold: {}", r.predicate, r.detail),
+                };
+                rep.expect = Some(r);
+                rep.finish(StepOutcome::ExpectFailed, why);
+            } else {
+                rep.expect = Some(r);
             }
         }
         rep.timings.total_ms = ms(started.elapsed());

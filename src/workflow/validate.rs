@@ -122,18 +122,18 @@ pub fn validate_bytes(bytes: &[u8]) -> Validation {
 
 /// Validates a parsed document.
 pub fn validate_value(doc: &Value) -> Validation {
-    if let Some(v) = doc.get("schemaVersion") {
-        if v.as_u64() != Some(SCHEMA_VERSION) {
-            return Validation::failed(Issue::new(
-                "/schemaVersion",
-                "schema_version",
-                format!(
-                    "unknown schemaVersion {}: this treeglass reads workflow files of \
+    if let Some(v) = doc.get("schemaVersion")
+        && v.as_u64() != Some(SCHEMA_VERSION)
+    {
+        return Validation::failed(Issue::new(
+            "/schemaVersion",
+            "schema_version",
+            format!(
+                "unknown schemaVersion {}: this treeglass reads workflow files of \
                      schemaVersion {SCHEMA_VERSION} only",
-                    crate::model::sanitize(&v.to_string(), 40)
-                ),
-            ));
-        }
+                crate::model::sanitize(&v.to_string(), 40)
+            ),
+        ));
     }
     let errors = schema::check(doc);
     if !errors.is_empty() {
@@ -366,19 +366,19 @@ impl Checker<'_> {
                 "a `type` step needs `text` (use `clear` to empty a field)",
             ));
         }
-        if let (Action::Wait, Some(c)) = (step.action, &step.condition) {
-            if !WAIT_CONDITIONS.contains(&c.as_str()) {
-                self.warnings.push(Issue::new(
-                    format!("{at}/condition"),
-                    "unsupported",
-                    format!(
-                        "wait condition {:?} is unsupported on desktop (use {}); \
+        if let (Action::Wait, Some(c)) = (step.action, &step.condition)
+            && !WAIT_CONDITIONS.contains(&c.as_str())
+        {
+            self.warnings.push(Issue::new(
+                format!("{at}/condition"),
+                "unsupported",
+                format!(
+                    "wait condition {:?} is unsupported on desktop (use {}); \
                          `workflow run` refuses this file",
-                        crate::model::sanitize(c, 60),
-                        WAIT_CONDITIONS.join(" or ")
-                    ),
-                ));
-            }
+                    crate::model::sanitize(c, 60),
+                    WAIT_CONDITIONS.join(" or ")
+                ),
+            ));
         }
         let target_is_password = match &step.target {
             Some(t) => self

@@ -259,10 +259,10 @@ impl Placement {
 /// Option labels of a combo box: its items, or the items of its single menu/list child.
 async fn options_of(backend: &dyn Backend, combo: &NodeId) -> Result<Vec<Node>, BackendError> {
     let kids = backend.children(combo).await?;
-    if let [only] = kids.as_slice() {
-        if matches!(only.role, Role::Menu | Role::List) {
-            return backend.children(&only.id).await;
-        }
+    if let [only] = kids.as_slice()
+        && matches!(only.role, Role::Menu | Role::List)
+    {
+        return backend.children(&only.id).await;
     }
     Ok(kids)
 }
@@ -313,16 +313,15 @@ async fn gather(
             g.current = selected.and_then(|s| labels.iter().position(|l| *l == s));
         }
         Requested::Select(_) => {
-            if let Some(p) = &place.parent {
-                if let Ok(parent) = backend.read_node(p).await {
-                    if parent.interfaces.has(Interface::Selection) {
-                        g.parent_selection = backend
-                            .children(p)
-                            .await
-                            .ok()
-                            .and_then(|kids| kids.iter().position(|k| k.id == node.id));
-                    }
-                }
+            if let Some(p) = &place.parent
+                && let Ok(parent) = backend.read_node(p).await
+                && parent.interfaces.has(Interface::Selection)
+            {
+                g.parent_selection = backend
+                    .children(p)
+                    .await
+                    .ok()
+                    .and_then(|kids| kids.iter().position(|k| k.id == node.id));
             }
         }
         _ => {}

@@ -350,12 +350,11 @@ pub fn classify_mismatch(
     }
     match (req, last) {
         (Requested::Number(want), Observed::Number(got)) => {
-            if let Some((min, max)) = min_max {
-                if (*want < min && (got - min).abs() < 1e-9)
-                    || (*want > max && (got - max).abs() < 1e-9)
-                {
-                    return MismatchKind::Clamped;
-                }
+            if let Some((min, max)) = min_max
+                && ((*want < min && (got - min).abs() < 1e-9)
+                    || (*want > max && (got - max).abs() < 1e-9))
+            {
+                return MismatchKind::Clamped;
             }
             if last == before {
                 MismatchKind::Unchanged

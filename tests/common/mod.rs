@@ -52,6 +52,7 @@ pub fn json_of(o: &Output) -> Value {
 }
 
 pub mod matrix;
+pub mod mcp;
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);
 

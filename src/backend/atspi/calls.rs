@@ -230,10 +230,10 @@ impl Caller {
             None => tokio::time::timeout(budget, fut).await,
             Some(p) => self.await_progress(p, started, fut).await,
         };
-        if let Some(p) = &self.progress {
-            if answer.is_ok() {
-                p.touch();
-            }
+        if let Some(p) = &self.progress
+            && answer.is_ok()
+        {
+            p.touch();
         }
         let msg = match answer {
             Err(_) => {

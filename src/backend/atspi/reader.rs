@@ -204,10 +204,11 @@ pub async fn get_value(
         };
         // Qt hides a password's text entirely (an empty string) but counts its characters:
         // a mask of that length says what can be known.
-        if text.is_empty() && role == Role::PasswordText {
-            if let Some(n) = optional(c.character_count(obj).await, obj, "CharacterCount")? {
-                text = "●".repeat(n.clamp(0, 1 << 20) as usize);
-            }
+        if text.is_empty()
+            && role == Role::PasswordText
+            && let Some(n) = optional(c.character_count(obj).await, obj, "CharacterCount")?
+        {
+            text = "●".repeat(n.clamp(0, 1 << 20) as usize);
         }
         return Ok(Some(Value::Text { text }));
     }

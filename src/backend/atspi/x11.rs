@@ -77,10 +77,9 @@ impl X {
                 .get_property(false, w, prop, ty, 0, 1024)
                 .ok()
                 .and_then(|c| c.reply().ok())
+                && !r.value.is_empty()
             {
-                if !r.value.is_empty() {
-                    return String::from_utf8_lossy(&r.value).into_owned();
-                }
+                return String::from_utf8_lossy(&r.value).into_owned();
             }
         }
         String::new()

@@ -98,13 +98,12 @@ pub const SUBROLES: &[(&str, &str, Role)] = &[
 
 /// The role for an AX role and subrole.
 pub fn role_of(role: &str, subrole: Option<&str>) -> Role {
-    if let Some(sub) = subrole {
-        if let Some((_, _, r)) = SUBROLES
+    if let Some(sub) = subrole
+        && let Some((_, _, r)) = SUBROLES
             .iter()
             .find(|(ro, su, _)| *su == sub && (*ro == "*" || *ro == role))
-        {
-            return *r;
-        }
+    {
+        return *r;
     }
     ROLES
         .iter()

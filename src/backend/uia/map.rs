@@ -437,10 +437,10 @@ pub fn states_of(e: &UiaElement, role: Role) -> States {
             s = s.with(State::ReadOnly);
         }
     }
-    if let Some(r) = e.range {
-        if r.is_read_only {
-            s = s.with(State::ReadOnly);
-        }
+    if let Some(r) = e.range
+        && r.is_read_only
+    {
+        s = s.with(State::ReadOnly);
     }
     if role.is_numeric() && !p.has(Pattern::RangeValue) && p.has(Pattern::Value) {
         match e.value_is_read_only {

@@ -160,17 +160,17 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         )));
     }
     // A tree this small usually means the toolkit has not exposed the app: say why.
-    if tree.snap.nodes.len() <= crate::doctor::TINY_TREE {
-        if let (Some(report), Some(s)) = (&app.diagnosis, &app.shown) {
-            let pid = app
-                .apps
-                .iter()
-                .find(|a| a.bus_name == s.bus_name)
-                .and_then(|a| a.pid);
-            out.push(Line::default());
-            out.extend(super::doctor::lines(report, Some((&s.app_name, pid))));
-            out.truncate(h);
-        }
+    if tree.snap.nodes.len() <= crate::doctor::TINY_TREE
+        && let (Some(report), Some(s)) = (&app.diagnosis, &app.shown)
+    {
+        let pid = app
+            .apps
+            .iter()
+            .find(|a| a.bus_name == s.bus_name)
+            .and_then(|a| a.pid);
+        out.push(Line::default());
+        out.extend(super::doctor::lines(report, Some((&s.app_name, pid))));
+        out.truncate(h);
     }
     frame.render_widget(Paragraph::new(out), inner);
 }

@@ -1,0 +1,223 @@
+//! What a tool call answers: `structuredContent` in the shape of the CLI's `--json` output and a
+//! short text (the CLI's text form), or a tool-level error (`isError: true`) that carries the
+//! CLI's exit-code taxonomy as a machine-readable `kind` and the `exit_code` itself.
+
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde_json::{Map, Value as Json, json};
+
+use crate::cli::{Failure, exit};
+use crate::model::scrub_lines;
+
+/// The machine-readable name of a CLI exit code.
+pub fn kind(code: i32) -> &'static str {
+    match code {
+        exit::OK => "ok",
+        exit::USAGE => "bad_arguments",
+        exit::NO_SUCH => "no_such",
+        exit::BUS_UNAVAILABLE => "bus_unavailable",
+        exit::TOKEN => "token_refused",
+        exit::APP_GONE => "app_gone",
+        exit::DOCTOR => "problems_found",
+        exit::AMBIGUOUS => "ambiguous",
+        exit::NOT_FOUND => "not_found",
+        exit::INCOMPLETE => "incomplete",
+        exit::TARGET_SYNTAX => "bad_target",
+        exit::MISMATCH => "mismatch",
+        exit::UNCONFIRMED => "unconfirmed",
+        exit::REFUSED => "refused",
+        exit::WORKFLOW_INVALID => "workflow_invalid",
+        exit::WORKFLOW_FAILED => "workflow_failed",
+        _ => "error",
+    }
+}
+
+/// Why a call did not do what was asked: the CLI's exit code, a message (app strings in it
+/// already escaped, as in the CLI's), and fields that locate the problem (`column` of a bad
+/// target, `current_snapshot` of a stale token, `terminal` for `unconfirmed`).
+#[derive(Debug, Clone)]
+pub struct Fault {
+    pub code: i32,
+    /// A finer kind than the code's (`stale_token` among the token refusals).
+    pub kind: Option<&'static str>,
+    pub message: String,
+    pub extra: Map<String, Json>,
+}
+
+impl Fault {
+    pub fn new(code: i32, message: impl Into<String>) -> Fault {
+        Fault {
+            code,
+            kind: None,
+            message: message.into(),
+            extra: Map::new(),
+        }
+    }
+
+    pub fn usage(message: impl Into<String>) -> Fault {
+        Fault::new(exit::USAGE, message)
+    }
+
+    pub fn with(mut self, key: &str, value: impl Into<Json>) -> Fault {
+        self.extra.insert(key.to_string(), value.into());
+        self
+    }
+
+    pub fn kind(mut self, kind: &'static str) -> Fault {
+        self.kind = Some(kind);
+        self
+    }
+
+    fn json(&self) -> Json {
+        let mut m = Map::new();
+        m.insert(
+            "kind".into(),
+            self.kind.unwrap_or_else(|| kind(self.code)).into(),
+        );
+        m.insert("exit_code".into(), self.code.into());
+        m.insert("message".into(), self.message.clone().into());
+        if self.code == exit::UNCONFIRMED {
+            // The contract's one terminal outcome: the write may have landed anywhere.
+            m.insert("terminal".into(), true.into());
+        }
+        for (k, v) in &self.extra {
+            m.insert(k.clone(), v.clone());
+        }
+        Json::Object(m)
+    }
+}
+
+impl From<Failure> for Fault {
+    fn from(f: Failure) -> Fault {
+        Fault::new(f.code, f.message)
+    }
+}
+
+impl From<crate::backend::BackendError> for Fault {
+    fn from(e: crate::backend::BackendError) -> Fault {
+        Failure::from(e).into()
+    }
+}
+
+/// A tool's answer before it goes on the wire.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// The CLI's `--json` document for the same request (an object).
+    pub structured: Json,
+    /// The CLI's text form, or a one-line summary.
+    pub text: String,
+    pub fault: Option<Fault>,
+}
+
+impl Reply {
+    pub fn ok(structured: Json, text: impl Into<String>) -> Reply {
+        Reply {
+            structured,
+            text: text.into(),
+            fault: None,
+        }
+    }
+
+    /// A reply whose document is the CLI's, with the CLI's exit code: a failure unless 0.
+    pub fn coded(structured: Json, text: impl Into<String>, code: i32, message: &str) -> Reply {
+        Reply {
+            structured,
+            text: text.into(),
+            fault: (code != exit::OK).then(|| Fault::new(code, message)),
+        }
+    }
+
+    pub fn fault(mut self, fault: Fault) -> Reply {
+        self.fault = Some(fault);
+        self
+    }
+
+    /// The wire form: `isError` exactly when the CLI would exit non-zero, with an `error`
+    /// object (kind, exit_code, message, …) added to the document.
+    pub fn into_result(self) -> CallToolResult {
+        let Reply {
+            mut structured,
+            text,
+            fault,
+        } = self;
+        if !structured.is_object() {
+            structured = json!({ "result": structured });
+        }
+        let mut text = text.trim_end().to_string();
+        if let Some(f) = &fault {
+            structured["error"] = f.json();
+            let head = format!(
+                "error: {} (exit code {})",
+                f.kind.unwrap_or_else(|| kind(f.code)),
+                f.code
+            );
+            text = if text.is_empty() {
+                format!("{head}: {}", f.message)
+            } else {
+                format!("{head}\n{text}")
+            };
+        }
+        // Text carries app strings escaped where they were put in; this catches anything else.
+        let text = scrub_lines(&text).into_owned();
+        let mut r = if fault.is_some() {
+            CallToolResult::error(vec![ContentBlock::text(text)])
+        } else {
+            CallToolResult::success(vec![ContentBlock::text(text)])
+        };
+        r.structured_content = Some(structured);
+        r
+    }
+}
+
+impl From<Fault> for Reply {
+    fn from(f: Fault) -> Reply {
+        Reply {
+            structured: json!({}),
+            text: String::new(),
+            fault: Some(f),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_carry_the_exit_code_taxonomy() {
+        let r = Reply::from(
+            Fault::new(exit::TOKEN, "stale token s00000001:3")
+                .kind("stale_token")
+                .with("current_snapshot", "s00000002"),
+        )
+        .into_result();
+        assert_eq!(r.is_error, Some(true));
+        let s = r.structured_content.unwrap();
+        assert_eq!(s["error"]["kind"], "stale_token");
+        assert_eq!(s["error"]["exit_code"], 5);
+        assert_eq!(s["error"]["current_snapshot"], "s00000002");
+
+        let r = Reply::coded(json!({"outcome": "unconfirmed"}), "", 21, "why").into_result();
+        let s = r.structured_content.unwrap();
+        assert_eq!(s["outcome"], "unconfirmed");
+        assert_eq!(s["error"]["kind"], "unconfirmed");
+        assert_eq!(s["error"]["terminal"], true);
+
+        let r = Reply::coded(json!({"outcome": "verified"}), "ok", 0, "").into_result();
+        assert_eq!(r.is_error, Some(false));
+        assert!(r.structured_content.unwrap().get("error").is_none());
+        for code in [1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 20, 21, 22, 30, 31] {
+            assert_ne!(kind(code), "ok");
+        }
+    }
+
+    #[test]
+    fn text_is_scrubbed() {
+        let r = Reply::ok(json!({}), "name \u{1b}[2J\u{202e}").into_result();
+        let text = serde_json::to_value(&r.content[0]).unwrap()["text"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(!text.chars().any(crate::model::is_hostile), "{text:?}");
+    }
+}

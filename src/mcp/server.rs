@@ -1,0 +1,207 @@
+//! The MCP server: what it says about itself, the tool list, and the dispatch of a call to its
+//! tool. A call's arguments are read into the tool's input struct (a bad one is a tool-level
+//! `bad_arguments` error the model can correct); an unknown tool is a JSON-RPC error; a tool
+//! that panicked answers with an internal error and the server keeps serving.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde::de::DeserializeOwned;
+use serde_json::Value as Json;
+
+use super::reply::{Fault, Reply};
+use super::tools;
+use crate::cli::exit;
+use crate::doctor::Report;
+use crate::session::Session;
+use crate::workflow::record::Recorder;
+
+/// Runs the diagnosis of the backend the server was started with (`main.rs` knows which).
+pub type Doctor = Arc<dyn Fn() -> Pin<Box<dyn Future<Output = Report> + Send>> + Send + Sync>;
+
+/// What the server holds for its whole life: the session (snapshots and tokens), the
+/// recorder while one runs, the clipboard it serves.
+pub struct State {
+    pub session: Arc<Session>,
+    recorder: Mutex<Option<Recorder>>,
+    clipboard: Mutex<Option<crate::clipboard::Written>>,
+    pub doctor: Doctor,
+}
+
+impl State {
+    pub fn new(session: Arc<Session>, doctor: Doctor) -> State {
+        State {
+            session,
+            recorder: Mutex::new(None),
+            clipboard: Mutex::new(None),
+            doctor,
+        }
+    }
+
+    /// The recorder (a panic elsewhere leaves it as it was: still usable).
+    pub fn recorder(&self) -> MutexGuard<'_, Option<Recorder>> {
+        self.recorder.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn clipboard(&self) -> MutexGuard<'_, Option<crate::clipboard::Written>> {
+        self.clipboard.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+const INSTRUCTIONS: &str = "\
+treeglass reads desktop accessibility trees and writes values with read-back verification.
+Start with list_apps, then get_window_state (app/pid/window) for a window's tree: every node has
+an element token (<snapshot>:<row>) and a suggested target. Write with set_value or invoke, by
+element_token or by target (e.g. check-box \"Subscribe\" in group \"Preferences\"). A token is
+valid only while its snapshot is the newest read of its window: any later read (get_window_state,
+find, a write by target) makes it stale, and the error names the current snapshot. Verdicts:
+verified, already, secure (passwords; never echoed), mismatch, refused (nothing sent: fix the
+input) and unconfirmed (terminal: read the tree again before anything else; never write again
+blindly). Errors carry structuredContent.error {kind, exit_code, message}.";
+
+/// The `treeglass mcp` server.
+#[derive(Clone)]
+pub struct Server {
+    state: Arc<State>,
+}
+
+impl Server {
+    pub fn new(state: State) -> Server {
+        Server {
+            state: Arc::new(state),
+        }
+    }
+
+    pub fn state(&self) -> &Arc<State> {
+        &self.state
+    }
+}
+
+/// Reads a call's arguments into the tool's input struct.
+fn args<T: DeserializeOwned>(tool: &str, raw: Option<rmcp::model::JsonObject>) -> Result<T, Fault> {
+    serde_json::from_value(Json::Object(raw.unwrap_or_default())).map_err(|e| {
+        Fault::usage(format!(
+            "bad arguments for {tool}: {}",
+            crate::model::sanitize(&e.to_string(), 400)
+        ))
+    })
+}
+
+/// Runs one tool call.
+pub async fn call(state: Arc<State>, tool: &str, raw: Option<rmcp::model::JsonObject>) -> Reply {
+    let s = state.as_ref();
+    let result = match tool {
+        "list_apps" => match args::<tools::NoArgs>(tool, raw) {
+            Ok(_) => super::read::list_apps(&s.session).await,
+            Err(f) => Err(f),
+        },
+        "get_window_state" => match args(tool, raw) {
+            Ok(a) => super::read::window_state(&s.session, &a).await,
+            Err(f) => Err(f),
+        },
+        "find" => match args(tool, raw) {
+            Ok(a) => super::read::find(&s.session, &a).await,
+            Err(f) => Err(f),
+        },
+        "set_value" => match args(tool, raw) {
+            Ok(a) => super::write::set_value(s, &a).await,
+            Err(f) => Err(f),
+        },
+        "invoke" => match args(tool, raw) {
+            Ok(a) => super::write::invoke(s, &a).await,
+            Err(f) => Err(f),
+        },
+        "clipboard_read" => match args(tool, raw) {
+            Ok(a) => super::system::clipboard_read(&a).await,
+            Err(f) => Err(f),
+        },
+        "clipboard_write" => match args(tool, raw) {
+            Ok(a) => super::system::clipboard_write(s, &a).await,
+            Err(f) => Err(f),
+        },
+        "workflow_record_start" => {
+            args(tool, raw).and_then(|a| super::workflow::record_start(s, &a))
+        }
+        "workflow_record_stop" => args(tool, raw).and_then(|a| super::workflow::record_stop(s, &a)),
+        "workflow_validate" => args(tool, raw).and_then(|a| super::workflow::validate(&a)),
+        "workflow_run" => match args(tool, raw) {
+            Ok(a) => super::workflow::run(s, &a).await,
+            Err(f) => Err(f),
+        },
+        "doctor" => match args::<tools::NoArgs>(tool, raw) {
+            Ok(_) => super::system::doctor(s).await,
+            Err(f) => Err(f),
+        },
+        other => Err(Fault::usage(format!(
+            "unknown tool {}",
+            crate::model::quoted(other, 80)
+        ))),
+    };
+    result.unwrap_or_else(Reply::from)
+}
+
+fn is_tool(name: &str) -> bool {
+    tools::all().iter().any(|t| t.name == name)
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("treeglass", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools::all()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        // An unknown tool is a request that cannot be routed: a JSON-RPC error (MCP: -32602).
+        if !is_tool(&name) {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool {}", crate::model::quoted(&name, 80)),
+                None,
+            ));
+        }
+        let started = Instant::now();
+        let state = self.state.clone();
+        let tool = name.clone();
+        // Its own task: a panic in a tool ends that call, never the server.
+        let reply =
+            match tokio::spawn(async move { call(state, &tool, request.arguments).await }).await {
+                Ok(r) => r,
+                Err(e) => {
+                    tracing::error!(tool = %name, "tool call failed: {e}");
+                    Reply::from(Fault::new(
+                        exit::ERROR,
+                        format!("internal error in {name}; the server keeps serving"),
+                    ))
+                }
+            };
+        // Arguments are never logged: they may hold a secret.
+        tracing::info!(
+            tool = %name,
+            exit_code = reply.fault.as_ref().map_or(exit::OK, |f| f.code),
+            ms = started.elapsed().as_secs_f64() * 1000.0,
+            "mcp tool call"
+        );
+        Ok(reply.into_result().into())
+    }
+}

@@ -1,0 +1,460 @@
+//! The tool catalogue: every tool's name, description (what it changes, whether repeating it
+//! changes more), MCP annotations (`readOnlyHint`, `destructiveHint`, `idempotentHint`) and the
+//! input it takes, whose JSON Schema is generated from the same struct the arguments are read
+//! into (unknown fields are refused).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::Deserialize;
+use serde_json::Value as Json;
+
+/// The window a tool reads: the CLI's `--app`, `--pid`, `--window`.
+macro_rules! scope_fields {
+    ($(#[$m:meta])* pub struct $name:ident { $($body:tt)* }) => {
+        $(#[$m])*
+        pub struct $name {
+            /// Application name: a case-insensitive regular expression (an exact name wins over
+            /// partial matches). Default: the only application with windows.
+            #[serde(default)]
+            pub app: Option<String>,
+            /// Application process id (instead of `app`).
+            #[serde(default)]
+            pub pid: Option<u32>,
+            /// Window title: a case-insensitive regular expression. Default: the app's only
+            /// window, or the whole app when it has several.
+            #[serde(default)]
+            pub window: Option<String>,
+            $($body)*
+        }
+
+        impl $name {
+            pub fn scope(&self) -> crate::cli::Scope {
+                crate::cli::Scope {
+                    app: self.app.clone(),
+                    pid: self.pid,
+                    window: self.window.clone(),
+                }
+            }
+        }
+    };
+}
+
+/// No arguments.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
+scope_fields! {
+    #[derive(Debug, Default, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct WindowStateArgs {
+        /// Stop reading after this many nodes (the result then says `complete: false`,
+        /// `truncated: "node_cap"`). Default 50000.
+        #[serde(default)]
+        pub max_nodes: Option<usize>,
+        /// Every node, without folding unnamed single-child wrappers into their child.
+        #[serde(default)]
+        pub raw: Option<bool>,
+    }
+}
+
+scope_fields! {
+    #[derive(Debug, Default, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct FindArgs {
+        /// The target: its string form or its JSON object form.
+        #[schemars(schema_with = "target_schema")]
+        pub target: Json,
+        /// How long to wait for the target to resolve to one element, re-reading the tree on
+        /// the app's events (default 10000, at most 120000).
+        #[serde(default)]
+        pub wait_ms: Option<u64>,
+    }
+}
+
+scope_fields! {
+    #[derive(Debug, Default, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct SetValueArgs {
+        /// A token (`s0000002a:11`) from a snapshot this server took; give it or `target`.
+        #[serde(default)]
+        pub element_token: Option<String>,
+        /// A target, resolved against a fresh read of the window; give it or `element_token`.
+        #[serde(default)]
+        #[schemars(schema_with = "optional_target_schema")]
+        pub target: Option<Json>,
+        /// The value: text; a number for sliders and spin buttons; true/false for check boxes,
+        /// switches and toggles; an option label for combo boxes; true to select a tab or row.
+        #[schemars(schema_with = "value_schema")]
+        pub value: Json,
+        /// How long to read the value back after writing it (default 1500).
+        #[serde(default)]
+        pub timeout_ms: Option<u64>,
+        /// How long a `target` may take to resolve to one element (default 10000).
+        #[serde(default)]
+        pub wait_ms: Option<u64>,
+        /// Send a number outside min–max anyway (the verdict then says `clamped`).
+        #[serde(default)]
+        pub force: Option<bool>,
+    }
+}
+
+scope_fields! {
+    #[derive(Debug, Default, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct InvokeArgs {
+        /// A token (`s0000002a:11`) from a snapshot this server took; give it or `target`.
+        #[serde(default)]
+        pub element_token: Option<String>,
+        /// A target, resolved against a fresh read of the window; give it or `element_token`.
+        #[serde(default)]
+        #[schemars(schema_with = "optional_target_schema")]
+        pub target: Option<Json>,
+        /// The action's name (default: click, press, activate… whichever the element has).
+        #[serde(default)]
+        pub action: Option<String>,
+        /// How long to watch for the app's reaction (default 1500).
+        #[serde(default)]
+        pub timeout_ms: Option<u64>,
+        /// How long a `target` may take to resolve to one element (default 10000).
+        #[serde(default)]
+        pub wait_ms: Option<u64>,
+    }
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClipboardReadArgs {
+    /// Also return the plain text (default false: only the types offered).
+    #[serde(default)]
+    pub include_text: bool,
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClipboardWriteArgs {
+    /// Text to put on the clipboard.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// A PNG image, by absolute path.
+    #[serde(default)]
+    pub image_path: Option<String>,
+    /// A file, by absolute path, offered as a file URL.
+    #[serde(default)]
+    pub file_path: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordStartArgs {
+    /// The recording's (and the workflow's) name.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordStopArgs {
+    /// The workflow's name (default: the recording's).
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Leave out steps whose write was not verified (flagged).
+    #[serde(default)]
+    pub skip_flagged: bool,
+    /// Also write the workflow to this absolute path; the file must not exist yet.
+    #[serde(default)]
+    pub path: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ValidateArgs {
+    /// A workflow file, by absolute path; give it or `workflow`.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// A workflow-v1 document; give it or `path`.
+    #[serde(default)]
+    #[schemars(schema_with = "optional_document_schema")]
+    pub workflow: Option<Json>,
+}
+
+scope_fields! {
+    #[derive(Debug, Default, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct RunArgs {
+        /// A workflow file, by absolute path; give it or `workflow`.
+        #[serde(default)]
+        pub path: Option<String>,
+        /// A workflow-v1 document; give it or `path`.
+        #[serde(default)]
+        #[schemars(schema_with = "optional_document_schema")]
+        pub workflow: Option<Json>,
+        /// Values of the workflow's inputs (`${inputs.NAME}`), sensitive ones included: those
+        /// are masked in the report.
+        #[serde(default)]
+        pub inputs: BTreeMap<String, String>,
+    }
+}
+
+fn target_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "description": "A target: a string such as `check-box \"Subscribe\" [enabled] in group \"Preferences\"` or `=\"Save\"`, or an object {role, query, states, within}.",
+        "oneOf": [
+            { "type": "string", "minLength": 1, "maxLength": 1024 },
+            {
+                "type": "object",
+                "properties": {
+                    "role": {
+                        "description": "A normalised role (button, text, check-box, …) or {\"raw\": toolkit role}.",
+                        "oneOf": [
+                            { "type": "string" },
+                            { "type": "object", "properties": { "raw": { "type": "string" } }, "required": ["raw"] }
+                        ]
+                    },
+                    "query": {
+                        "description": "Matched against name, then description, then value: a string (tiered: exact > substring > fuzzy) or {text, mode: exact|substring|fuzzy|tiered}.",
+                        "oneOf": [
+                            { "type": "string" },
+                            {
+                                "type": "object",
+                                "properties": {
+                                    "text": { "type": "string" },
+                                    "mode": { "enum": ["exact", "substring", "fuzzy", "tiered"] }
+                                },
+                                "required": ["text"]
+                            }
+                        ]
+                    },
+                    "states": {
+                        "description": "States that must hold; `!state` for must-not.",
+                        "type": "array",
+                        "items": { "type": "string" }
+                    },
+                    "within": { "description": "A target that must be an ancestor.", "type": "object" }
+                }
+            }
+        ]
+    })
+}
+
+fn optional_target_schema(g: &mut SchemaGenerator) -> Schema {
+    target_schema(g)
+}
+
+fn value_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "description": "The value to write (a secret's is never echoed: only its length).",
+        "type": ["string", "number", "boolean"]
+    })
+}
+
+fn optional_document_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "description": "A workflow document (schemaVersion 1).",
+        "type": "object"
+    })
+}
+
+/// How a tool may change things, for the MCP annotations.
+#[derive(Debug, Clone, Copy)]
+struct Effect {
+    read_only: bool,
+    destructive: bool,
+    idempotent: bool,
+}
+
+const READ_ONLY: Effect = Effect {
+    read_only: true,
+    destructive: false,
+    idempotent: true,
+};
+
+fn schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    let mut object = match serde_json::to_value(schema) {
+        Ok(Json::Object(o)) => o,
+        // A derived schema is always an object; an empty object schema stands in otherwise.
+        _ => JsonObject::new(),
+    };
+    // The wrapper's name and doc are noise to a model; MCP wants a root object schema.
+    object.remove("title");
+    object.remove("description");
+    object.insert("type".into(), "object".into());
+    Arc::new(object)
+}
+
+fn tool<T: JsonSchema + 'static>(name: &'static str, title: &str, text: &str, e: Effect) -> Tool {
+    let mut t = Tool::new(name, text.to_string(), schema::<T>());
+    t.title = Some(title.to_string());
+    t.annotations = Some(
+        ToolAnnotations::with_title(title)
+            .read_only(e.read_only)
+            .destructive(e.destructive)
+            .idempotent(e.idempotent)
+            .open_world(false),
+    );
+    t
+}
+
+/// Every tool, in the order they are listed.
+pub fn all() -> Vec<Tool> {
+    vec![
+        tool::<NoArgs>(
+            "list_apps",
+            "List applications",
+            "Lists the applications on the accessibility bus: name, pid, bus name, toolkit and \
+             windows. Read-only.",
+            READ_ONLY,
+        ),
+        tool::<WindowStateArgs>(
+            "get_window_state",
+            "Read a window's tree",
+            "Reads one window's accessibility tree now and returns it folded (unnamed \
+             single-child wrappers fold into their child), every node with its element token \
+             (`<snapshot>:<row>`) and its suggested shortest unique target, plus the snapshot id \
+             and whether the read was complete. Read-only for the app; this read supersedes \
+             the window's earlier tokens (they are then refused as stale).",
+            READ_ONLY,
+        ),
+        tool::<FindArgs>(
+            "find",
+            "Resolve a target",
+            "Resolves a target against a fresh read of the window: unique (with its token), \
+             ambiguous (count and candidates), not_found (closest near misses) or incomplete \
+             (the tree was cut short). Waits up to wait_ms for it to become unique. Read-only \
+             for the app; the read supersedes the window's earlier tokens.",
+            READ_ONLY,
+        ),
+        tool::<SetValueArgs>(
+            "set_value",
+            "Write a value, verified",
+            "Writes a value into one element, by element_token (used at once) or by target \
+             (resolved fresh), then reads it back: verified, already (held it: nothing sent), \
+             mismatch (how: transformed, partial, clamped, unchanged, reverted), secure \
+             (password: the length matches; the value is never echoed), refused (nothing sent: \
+             fix the input) or unconfirmed (terminal: observe the tree before anything else; \
+             never write again blindly). Changes the app; the same value again sends nothing.",
+            Effect {
+                read_only: false,
+                destructive: true,
+                idempotent: true,
+            },
+        ),
+        tool::<InvokeArgs>(
+            "invoke",
+            "Run an element's action",
+            "Runs one action of an element (default: click, press, activate… whichever it has), \
+             by element_token or target, and reports whether the app reacted: verified (events \
+             or changes followed), unconfirmed (nothing seen) or refused (nothing sent). Changes \
+             the app; not idempotent (a second press presses again).",
+            Effect {
+                read_only: false,
+                destructive: true,
+                idempotent: false,
+            },
+        ),
+        tool::<ClipboardReadArgs>(
+            "clipboard_read",
+            "Read the clipboard",
+            "Lists the types the system clipboard offers (text, html, image, files); its text \
+             only with include_text. Read-only.",
+            READ_ONLY,
+        ),
+        tool::<ClipboardWriteArgs>(
+            "clipboard_write",
+            "Write the clipboard",
+            "Replaces the system clipboard with exactly one of text, image_path (PNG) or \
+             file_path (absolute paths only), then lists what it offers. On X11 this server \
+             keeps serving it until another application takes the clipboard or the server \
+             exits. Replaces what was there; idempotent.",
+            Effect {
+                read_only: false,
+                destructive: true,
+                idempotent: true,
+            },
+        ),
+        tool::<RecordStartArgs>(
+            "workflow_record_start",
+            "Start recording",
+            "Starts recording this session's set_value and invoke calls as workflow steps. \
+             Changes nothing in any app; refused while a recording is running.",
+            Effect {
+                read_only: false,
+                destructive: false,
+                idempotent: false,
+            },
+        ),
+        tool::<RecordStopArgs>(
+            "workflow_record_stop",
+            "Stop recording and export",
+            "Stops the recording and returns it as a workflow-v1 document, validated against \
+             the schema (passwords become sensitive inputs, never literals). With path, also \
+             writes it there (never replacing a file). When the export is refused the recording \
+             keeps running, nothing lost.",
+            Effect {
+                read_only: false,
+                destructive: false,
+                idempotent: false,
+            },
+        ),
+        tool::<ValidateArgs>(
+            "workflow_validate",
+            "Validate a workflow",
+            "Checks a workflow (a file by absolute path, or a document): JSON syntax, \
+             schemaVersion, the schema (errors located by JSON pointer), then targets, inputs, \
+             secrets and budgets. Read-only.",
+            READ_ONLY,
+        ),
+        tool::<RunArgs>(
+            "workflow_run",
+            "Run a workflow",
+            "Replays a workflow on a window: every step resolved fresh and written with the \
+             same verified writes, stopping at the first step that does not pass, then the \
+             terminal condition; returns every step's report. Nothing runs when the workflow \
+             or its inputs are refused. Changes the app; not idempotent.",
+            Effect {
+                read_only: false,
+                destructive: true,
+                idempotent: false,
+            },
+        ),
+        tool::<NoArgs>(
+            "doctor",
+            "Diagnose the accessibility stack",
+            "Checks why trees may be missing or tiny: session bus, accessibility bus, \
+             IsEnabled, the registry, every registered app's tree size, running apps that are \
+             not registered, with fixes per toolkit. Read-only.",
+            READ_ONLY,
+        ),
+    ]
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_has_an_object_schema_and_annotations() {
+        let tools = all();
+        assert_eq!(tools.len(), 12);
+        for t in &tools {
+            assert_eq!(t.input_schema["type"], "object", "{}", t.name);
+            let a = t.annotations.as_ref().unwrap();
+            assert!(a.read_only_hint.is_some() && a.destructive_hint.is_some());
+            assert!(a.idempotent_hint.is_some(), "{}", t.name);
+        }
+        let set = tools.iter().find(|t| t.name == "set_value").unwrap();
+        let props = set.input_schema["properties"].as_object().unwrap();
+        assert!(props.contains_key("element_token") && props.contains_key("target"));
+        assert_eq!(set.input_schema["required"], serde_json::json!(["value"]));
+        assert_eq!(set.input_schema["additionalProperties"], false);
+    }
+}

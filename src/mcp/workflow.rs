@@ -1,0 +1,209 @@
+//! The workflow tools: the recorder that `set_value` and `invoke` feed while it runs, its
+//! export to a validated workflow-v1 document, validation, and runs that replay a workflow
+//! through this server's session with the same verified writes as `treeglass workflow run`.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value as Json;
+
+use super::reply::{Fault, Reply};
+use super::server::State;
+use super::tools::{RecordStartArgs, RecordStopArgs, RunArgs, ValidateArgs};
+use crate::cli::{self, exit, workflow as cliwf};
+use crate::model::sanitize;
+use crate::workflow::record::{ExportError, ExportOptions, Recorder};
+use crate::workflow::run::{Place, RunOptions, Runner, preflight};
+use crate::workflow::validate::{Validation, validate_bytes, validate_path};
+
+/// A path an agent gave: absolute, since the server's working directory is not the agent's.
+fn absolute(p: &str, what: &str) -> Result<PathBuf, Fault> {
+    let path = PathBuf::from(p);
+    if path.is_absolute() {
+        Ok(path)
+    } else {
+        Err(Fault::usage(format!(
+            "{what} {}: give an absolute path",
+            crate::model::quoted(p, 200)
+        )))
+    }
+}
+
+/// `workflow_record_start`.
+pub fn record_start(state: &State, args: &RecordStartArgs) -> Result<Reply, Fault> {
+    let mut guard = state.recorder();
+    if let Some(rec) = guard.as_ref() {
+        return Err(Fault::usage(format!(
+            "a recording is already running ({} steps); stop it with workflow_record_stop first",
+            rec.steps().len()
+        )));
+    }
+    let name = args.name.clone().unwrap_or_else(|| "recording".into());
+    let doc = serde_json::json!({ "recording": true, "name": name });
+    let text = format!(
+        "recording {}: set_value and invoke calls become steps until workflow_record_stop",
+        crate::model::quoted(&name, 80)
+    );
+    *guard = Some(Recorder::new(name));
+    Ok(Reply::ok(doc, text))
+}
+
+/// `workflow_record_stop`: the exported document (as `workflow export -o -` prints it). A
+/// refused export keeps the recording running.
+pub fn record_stop(state: &State, args: &RecordStopArgs) -> Result<Reply, Fault> {
+    let path = args
+        .path
+        .as_deref()
+        .map(|p| absolute(p, "path"))
+        .transpose()?;
+    let mut guard = state.recorder();
+    let Some(rec) = guard.as_ref() else {
+        return Err(Fault::usage(
+            "no recording is running (start one with workflow_record_start)",
+        ));
+    };
+    let opts = ExportOptions {
+        name: args.name.clone(),
+        description: args.description.clone(),
+        skip_flagged: args.skip_flagged,
+        ..ExportOptions::default()
+    };
+    let refused = |e: ExportError| match e {
+        ExportError::Io(m) => Fault::new(exit::ERROR, m),
+        e => Fault::new(
+            exit::WORKFLOW_INVALID,
+            format!("not exported (the recording keeps running): {e}"),
+        ),
+    };
+    let wf = match &path {
+        Some(p) => rec.export_to(p, &opts, crate::files::Existing::Refuse),
+        None => rec.export_workflow(&opts),
+    }
+    .map_err(refused)?;
+    let flagged = rec
+        .steps()
+        .iter()
+        .filter(|s| s.flagged && !args.skip_flagged)
+        .count();
+    *guard = None;
+    let secret: Vec<&str> = wf
+        .inputs
+        .iter()
+        .filter(|(_, i)| i.is_sensitive())
+        .map(|(k, _)| k.as_str())
+        .collect();
+    let text = format!(
+        "workflow {}: {} steps{}{}{}",
+        crate::model::quoted(&wf.name, 80),
+        wf.steps.len(),
+        if flagged > 0 {
+            format!(", {flagged} flagged (exported as recorded)")
+        } else {
+            String::new()
+        },
+        if secret.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; sensitive inputs to give at run time: {}",
+                secret.join(", ")
+            )
+        },
+        path.as_ref()
+            .map(|p| format!("; written to {}", sanitize(&p.display().to_string(), 300)))
+            .unwrap_or_default()
+    );
+    let doc = serde_json::to_value(&wf).map_err(|e| Fault::new(exit::ERROR, e.to_string()))?;
+    Ok(Reply::ok(doc, text))
+}
+
+/// The workflow named by `path` or given as `workflow`, validated; the name it goes by.
+fn validated(path: Option<&str>, doc: Option<&Json>) -> Result<(PathBuf, Validation), Fault> {
+    match (path, doc) {
+        (Some(p), None) => {
+            let path = absolute(p, "path")?;
+            let v = validate_path(&path).map_err(|e| Fault::from(cli::Failure::from(e)))?;
+            Ok((path, v))
+        }
+        (None, Some(doc)) => {
+            // Through its bytes, so the size cap applies as it does to a file.
+            let bytes = serde_json::to_vec(doc).map_err(|e| Fault::usage(e.to_string()))?;
+            Ok((PathBuf::from("(workflow)"), validate_bytes(&bytes)))
+        }
+        (Some(_), Some(_)) => Err(Fault::usage("give path or workflow, not both")),
+        (None, None) => Err(Fault::usage("give path or workflow")),
+    }
+}
+
+/// `workflow_validate`: `workflow validate --json`; invalid is exit code 30.
+pub fn validate(args: &ValidateArgs) -> Result<Reply, Fault> {
+    let (file, v) = validated(args.path.as_deref(), args.workflow.as_ref())?;
+    let code = if v.is_valid() {
+        exit::OK
+    } else {
+        exit::WORKFLOW_INVALID
+    };
+    let text = cliwf::issues_text(&file, &v);
+    Ok(Reply::coded(
+        cliwf::validation_value(&file, &v),
+        text,
+        code,
+        "the workflow is invalid",
+    ))
+}
+
+fn not_run(file: &Path, issues: &[crate::workflow::Issue], message: &str) -> Reply {
+    Reply::coded(
+        cliwf::refusal_value(file, issues, message),
+        cliwf::refusal_output(file, issues, message, false),
+        exit::WORKFLOW_INVALID,
+        &sanitize(message, 400),
+    )
+}
+
+/// `workflow_run`: `workflow run --json` (every step's report), through this server's session.
+pub async fn run(state: &State, args: &RunArgs) -> Result<Reply, Fault> {
+    let (file, v) = validated(args.path.as_deref(), args.workflow.as_ref())?;
+    let Some(wf) = v.valid_workflow().cloned() else {
+        return Ok(Reply::coded(
+            cliwf::validation_value(&file, &v),
+            format!("{}nothing was run\n", cliwf::issues_text(&file, &v)),
+            exit::WORKFLOW_INVALID,
+            "the workflow is invalid; nothing was run",
+        ));
+    };
+    if let Err(refusal) = preflight(&wf, &args.inputs) {
+        return Ok(not_run(&file, &refusal.issues(), &refusal.to_string()));
+    }
+    let (app, root) = cli::pick(state.session.backend.as_ref(), &args.scope()).await?;
+    let place = Place {
+        root,
+        app: Some(app.id.clone()),
+    };
+    let runner = match Runner::new(
+        state.session.clone(),
+        place,
+        wf,
+        args.inputs.clone(),
+        RunOptions::default(),
+    ) {
+        Ok(r) => r,
+        Err(refusal) => return Ok(not_run(&file, &refusal.issues(), &refusal.to_string())),
+    };
+    let report = runner.run().await;
+    let code = if report.passed {
+        exit::OK
+    } else {
+        exit::WORKFLOW_FAILED
+    };
+    let message = report
+        .stopped
+        .clone()
+        .unwrap_or_else(|| "the terminal condition or an output failed".into());
+    let doc = serde_json::to_value(&report).map_err(|e| Fault::new(exit::ERROR, e.to_string()))?;
+    Ok(Reply::coded(
+        doc,
+        report.text(),
+        code,
+        &sanitize(&message, 400),
+    ))
+}

@@ -1,0 +1,178 @@
+//! `set_value` and `invoke`: the element by token or target, the same verified write engine as
+//! the command line (`Placement::of` the snapshot it was found in), the same verdict document,
+//! and a step for the recorder when one is running.
+
+use std::time::Duration;
+
+use serde_json::Value as Json;
+
+use super::element::{Element, Located, Missed, locate};
+use super::reply::{Fault, Reply};
+use super::server::State;
+use super::tools::{InvokeArgs, SetValueArgs};
+use crate::cli::{self, output};
+use crate::write::{Placement, WriteOptions, WriteResult};
+
+/// Longest read-back a call may ask for.
+const MAX_READBACK: Duration = Duration::from_secs(60);
+
+fn readback(ms: Option<u64>) -> Duration {
+    ms.map_or(WriteOptions::default().timeout, Duration::from_millis)
+        .min(MAX_READBACK)
+}
+
+/// The value as the engine takes it. The error never repeats the value (it may be a secret).
+fn value_text(v: &Json) -> Result<String, Fault> {
+    match v {
+        Json::String(s) => Ok(s.clone()),
+        Json::Bool(b) => Ok(b.to_string()),
+        Json::Number(n) => Ok(n.to_string()),
+        _ => Err(Fault::usage(
+            "value must be a string, a number or a boolean",
+        )),
+    }
+}
+
+/// The reply for a write whose element could not be located: the command line's refusal
+/// document (nothing was sent) when the element was named well, else just the error. The value
+/// is not echoed, since the field it was meant for (perhaps a password) is unknown.
+fn unlocated(el: &Element, missed: Missed, requested: &str, action: bool) -> Reply {
+    if !missed.refusal {
+        return missed.fault.into();
+    }
+    let mut r =
+        WriteResult::refused_unresolved(&el.shown(), missed.fault.message.clone(), requested);
+    output::cap_echoes(&mut r);
+    let request = if action {
+        output::Request::Action
+    } else {
+        output::Request::Value
+    };
+    Reply {
+        structured: cli::write_json(&r),
+        text: output::write_text(&r, request),
+        fault: Some(missed.fault),
+    }
+}
+
+/// The verdict as the command line prints it (echoes capped), with its exit code, and the step
+/// the recorder added (`recorded`).
+fn verdict(mut r: WriteResult, recorded: Option<Json>, action: bool) -> Reply {
+    output::cap_echoes(&mut r);
+    let mut doc = cli::write_json(&r);
+    if let Some(step) = recorded {
+        doc["recorded"] = step;
+    }
+    let request = if action {
+        output::Request::Action
+    } else {
+        output::Request::Value
+    };
+    let text = output::write_text(&r, request);
+    Reply::coded(doc, text, cli::write_code(&r), &r.reason)
+}
+
+/// Runs `record` on the recorder when one is running; what it recorded, or why not.
+fn record(
+    state: &State,
+    record: impl FnOnce(&mut crate::workflow::record::Recorder) -> Result<usize, String>,
+) -> Option<Json> {
+    let mut guard = state.recorder();
+    let rec = guard.as_mut()?;
+    Some(match record(rec) {
+        Ok(i) => match rec.steps().get(i) {
+            Some(s) => serde_json::json!({
+                "step": s.step.id,
+                "flagged": s.flagged,
+                "flags": s.flags,
+            }),
+            None => Json::Null,
+        },
+        Err(e) => serde_json::json!({ "error": e }),
+    })
+}
+
+fn token_of(l: &Located) -> String {
+    l.snap.token(l.row).to_string()
+}
+
+/// `set_value`.
+pub async fn set_value(state: &State, args: &SetValueArgs) -> Result<Reply, Fault> {
+    let value = value_text(&args.value)?;
+    let el = Element::of(args.element_token.as_deref(), args.target.as_ref())?;
+    let session = &state.session;
+    let placeholder = format!("(not echoed, {} chars)", value.chars().count());
+    let found = match locate(session, &el, &args.scope(), args.wait_ms).await {
+        Ok(l) => l,
+        Err(m) => return Ok(unlocated(&el, m, &placeholder, false)),
+    };
+    let opts = WriteOptions {
+        timeout: readback(args.timeout_ms),
+        force: args.force.unwrap_or(false),
+        ..WriteOptions::default()
+    };
+    let node = &found.snap.nodes[found.row];
+    let place = Placement::of(&found.snap, found.row);
+    let mut r =
+        crate::write::set_value(session.backend.as_ref(), &node.id, &place, &value, &opts).await;
+    r.target = found.target.clone();
+    r.token = Some(token_of(&found));
+    let recorded = record(state, |rec| {
+        rec.record_write(&found.snap, found.row, &r, &value, false)
+            .map_err(|e| e.to_string())
+    });
+    Ok(verdict(r, recorded, false))
+}
+
+/// `invoke`.
+pub async fn invoke(state: &State, args: &InvokeArgs) -> Result<Reply, Fault> {
+    let el = Element::of(args.element_token.as_deref(), args.target.as_ref())?;
+    let session = &state.session;
+    let action = args.action.as_deref();
+    let found = match locate(session, &el, &args.scope(), args.wait_ms).await {
+        Ok(l) => l,
+        Err(m) => {
+            return Ok(unlocated(
+                &el,
+                m,
+                action.unwrap_or("(default action)"),
+                true,
+            ));
+        }
+    };
+    let opts = WriteOptions {
+        timeout: readback(args.timeout_ms),
+        ..WriteOptions::default()
+    };
+    let mut r = crate::write::invoke(
+        session.backend.as_ref(),
+        &found.snap.nodes[found.row].id,
+        &Placement::of(&found.snap, found.row),
+        action,
+        &opts,
+    )
+    .await;
+    r.target = found.target.clone();
+    r.token = Some(token_of(&found));
+    let recorded = record(state, |rec| {
+        rec.record_invoke(&found.snap, found.row, &r, action)
+            .map_err(|e| e.to_string())
+    });
+    Ok(verdict(r, recorded, true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn values_are_text_numbers_or_booleans_and_errors_never_repeat_them() {
+        assert_eq!(value_text(&json!("x")).ok().as_deref(), Some("x"));
+        assert_eq!(value_text(&json!(5)).ok().as_deref(), Some("5"));
+        assert_eq!(value_text(&json!(2.5)).ok().as_deref(), Some("2.5"));
+        assert_eq!(value_text(&json!(true)).ok().as_deref(), Some("true"));
+        let f = value_text(&json!(["hunter2"])).err();
+        assert!(f.is_some_and(|f| !f.message.contains("hunter2")));
+    }
+}
