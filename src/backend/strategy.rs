@@ -267,7 +267,7 @@ pub fn step_done(up: bool, current: f64, target: f64, step: f64) -> bool {
 }
 
 /// Roles an option of a choice element can have.
-fn is_option_role(role: Role) -> bool {
+pub fn is_option_role(role: Role) -> bool {
     matches!(
         role,
         Role::ListItem | Role::MenuItem | Role::CheckMenuItem | Role::RadioMenuItem

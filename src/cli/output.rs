@@ -160,6 +160,7 @@ fn end_node<W: Write>(
     if let Some(s) = suggested {
         w.entry("grade", &s.map(|s| s.grade))?;
     }
+    w.entry("id", &n.id)?;
     w.entry("interfaces", &n.interfaces)?;
     w.entry("label", &n.label)?;
     w.entry("name", &n.name)?;

@@ -29,6 +29,7 @@ pub fn node_json(snap: &Snapshot, row: usize) -> Json {
         "raw_role": n.raw_role,
         "name": n.name,
         "description": n.description,
+        "id": n.id,
         "label": n.label,
         "value": value,
         "states": n.states,

@@ -293,6 +293,9 @@ async fn gather(
             g.options = options_of(backend, &node.id)
                 .await
                 .map_err(|e| format!("cannot list options: {e}"))?;
+            // A combo's other children (its entry, a button, a panel) are not options.
+            g.options
+                .retain(|o| crate::backend::strategy::is_option_role(o.role));
             if g.options.is_empty() {
                 let why = if backend.toolkit(&node.id).await == Some(crate::model::Toolkit::Gtk4) {
                     " (GTK 4.8 combo boxes expose neither their options nor their selection, so \

@@ -297,7 +297,8 @@ pub fn observe(node: &Node, req: &Requested) -> Observed {
         }
         Requested::Option(_) => match &node.value {
             Some(Value::Choice { selected }) => Observed::Option(selected.clone()),
-            _ => Observed::Option((!node.name.is_empty()).then(|| node.name.clone())),
+            // No readable selection (GTK 4.8 combos): unknown, not the element's name.
+            _ => Observed::Missing,
         },
         Requested::Select(_) => Observed::Bool(node.states.has(State::Selected)),
         Requested::Expand(_) => Observed::Bool(node.states.has(State::Expanded)),
