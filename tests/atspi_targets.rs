@@ -167,7 +167,7 @@ fn check(app: &str) -> Report {
                     &s.target,
                     "--app",
                     &format!("^{app}$"),
-                    "--timeout-ms",
+                    "--wait-ms",
                     "5000",
                     "--json",
                 ]);
@@ -284,4 +284,22 @@ fn gtk4_widget_factory_every_interactive_node_resolves_back() {
     assert_alive_then_stop(wf, "gtk4-widget-factory");
     assert!(r.interactive > 200, "{}", r.interactive);
     assert_all_resolve("gtk4-widget-factory", &r);
+}
+
+#[test]
+fn qt5_gallery_every_interactive_node_resolves_back() {
+    let mut app = common::matrix::MatrixApp::start(common::matrix::Kit::Qt5);
+    let r = check("gallery");
+    app.assert_alive("every suggestion resolved");
+    assert!(r.interactive > 50, "{}", r.interactive);
+    assert_all_resolve("the Qt 5 gallery", &r);
+}
+
+#[test]
+fn chromium_every_interactive_node_resolves_back() {
+    let mut app = common::matrix::MatrixApp::start(common::matrix::Kit::Chromium);
+    let r = check("Chromium");
+    app.assert_alive("every suggestion resolved");
+    assert!(r.interactive > 20, "{}", r.interactive);
+    assert_all_resolve("Chromium (the form page and the browser's own UI)", &r);
 }
