@@ -33,6 +33,9 @@ pub struct AtspiBackend {
     /// The X window last activated for synthesized input, by bus name (GTK 4 reports extents
     /// relative to it).
     windows: Mutex<HashMap<String, x11::TopLevel>>,
+    /// Event kinds are registered with the registry on the first `subscribe` only: a one-shot
+    /// read needs no events, and registering makes every app start sending them.
+    registered: std::sync::Once,
     events: broadcast::Sender<Event>,
     _pump: tokio::task::JoinHandle<()>,
 }
@@ -73,20 +76,12 @@ impl AtspiBackend {
         let (tx, _) = broadcast::channel(4096);
         // The pump starts first so that no signal (an app leaving included) is missed.
         let pump = tokio::spawn(pump_events(caller.connection().clone(), tx.clone(), gone));
-        // The registry only forwards events that some listener registered for.
-        let reg = caller.with_deadline(Instant::now() + timeout);
-        let registered =
-            futures::future::join_all(EVENTS.iter().map(|ev| reg.register_event(ev))).await;
-        for (ev, r) in EVENTS.iter().zip(registered) {
-            if let Err(e) = r {
-                tracing::warn!(event = ev, error = %e, "RegisterEvent failed");
-            }
-        }
         Ok(AtspiBackend {
             caller,
             actions: Default::default(),
             toolkits: Mutex::new(HashMap::new()),
             windows: Mutex::new(HashMap::new()),
+            registered: std::sync::Once::new(),
             events: tx,
             _pump: pump,
         })
@@ -546,7 +541,24 @@ impl Backend for AtspiBackend {
     }
 
     fn subscribe(&self) -> broadcast::Receiver<Event> {
-        self.events.subscribe()
+        let rx = self.events.subscribe();
+        self.registered.call_once(|| {
+            // The registry only forwards events that some listener registered for.
+            let reg = self
+                .caller()
+                .with_deadline(Instant::now() + Duration::from_secs(3));
+            tokio::spawn(async move {
+                let done =
+                    futures::future::join_all(EVENTS.iter().map(|ev| reg.register_event(ev)))
+                        .await;
+                for (ev, r) in EVENTS.iter().zip(done) {
+                    if let Err(e) = r {
+                        tracing::warn!(event = ev, error = %e, "RegisterEvent failed");
+                    }
+                }
+            });
+        });
+        rx
     }
 }
 
