@@ -127,6 +127,7 @@ async fn run(cli: Cli) -> Result<(Printed, i32), Failure> {
         return run_tui(cli.backend.as_deref(), &cli.scope).await.map(text);
     }
     let backend = pick_backend(cli.backend.as_deref()).await?;
+    tracing::debug!(backend = backend.name(), "connected");
     if let Some(Command::Mcp) = &cli.command {
         let spec = cli.backend.clone();
         let doctor: treeglass::mcp::Doctor = Arc::new(move || {

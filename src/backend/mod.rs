@@ -258,6 +258,12 @@ pub trait Backend: Send + Sync {
     /// Which platform's write strategies apply (what the planner may send).
     fn platform(&self) -> strategy::Platform;
 
+    /// The application with this process id, when it is on the bus. Where the platform can,
+    /// without describing every other app.
+    async fn app_by_pid(&self, pid: u32) -> Result<Option<AppInfo>, BackendError> {
+        Ok(self.apps().await?.into_iter().find(|a| a.pid == Some(pid)))
+    }
+
     /// The toolkit of the app `id` belongs to, when known.
     async fn toolkit(&self, _id: &NodeId) -> Option<crate::model::Toolkit> {
         None

@@ -569,7 +569,15 @@ pub fn check_scope(scope: &Scope) -> Result<(), Failure> {
 
 /// The app and the root (window or app) that `scope` names.
 pub async fn pick(backend: &dyn Backend, scope: &Scope) -> Result<(AppInfo, NodeId), Failure> {
+    // By pid alone the app can be found without describing every other app.
+    if let (None, Some(pid)) = (&scope.app, scope.pid)
+        && let Some(app) = backend.app_by_pid(pid).await?
+    {
+        tracing::debug!(pid, "app found by pid");
+        return pick_root(app, scope);
+    }
     let apps = backend.apps().await?;
+    tracing::debug!(apps = apps.len(), "apps listed");
     let app_re = scope.app.as_deref().map(|p| regex(p, "app")).transpose()?;
     let candidates: Vec<&AppInfo> = apps
         .iter()
@@ -635,6 +643,12 @@ pub async fn pick(backend: &dyn Backend, scope: &Scope) -> Result<(AppInfo, Node
             }
         }
     };
+    pick_root(app, scope)
+}
+
+/// The root `scope` names in `app`: the window matching `--window`, else the app's only
+/// window, else the whole app.
+fn pick_root(app: AppInfo, scope: &Scope) -> Result<(AppInfo, NodeId), Failure> {
     let root = match &scope.window {
         Some(p) => {
             let re = regex(p, "window")?;

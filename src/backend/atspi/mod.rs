@@ -343,6 +343,23 @@ impl Backend for AtspiBackend {
         super::strategy::Platform::Atspi
     }
 
+    async fn app_by_pid(&self, pid: u32) -> Result<Option<AppInfo>, BackendError> {
+        let c = self
+            .caller()
+            .with_deadline(Instant::now() + Duration::from_secs(5));
+        let apps = c.desktop_apps().await?;
+        // The bus daemon knows each app's process: nothing is asked of the apps themselves.
+        let pids = futures::future::join_all(apps.iter().map(|a| c.unix_pid(&a.bus))).await;
+        let Some(app) = apps
+            .into_iter()
+            .zip(pids)
+            .find_map(|(a, p)| (p.ok() == Some(pid)).then_some(a))
+        else {
+            return Ok(None);
+        };
+        Ok(app_info(&c, app).await)
+    }
+
     async fn diagnose(&self) -> Option<crate::doctor::Report> {
         Some(doctor::diagnose().await)
     }
@@ -549,8 +566,7 @@ impl Backend for AtspiBackend {
                 .with_deadline(Instant::now() + Duration::from_secs(3));
             tokio::spawn(async move {
                 let done =
-                    futures::future::join_all(EVENTS.iter().map(|ev| reg.register_event(ev)))
-                        .await;
+                    futures::future::join_all(EVENTS.iter().map(|ev| reg.register_event(ev))).await;
                 for (ev, r) in EVENTS.iter().zip(done) {
                     if let Err(e) = r {
                         tracing::warn!(event = ev, error = %e, "RegisterEvent failed");

@@ -199,7 +199,7 @@ pub async fn get_value(
         });
     }
     if interfaces.has(Interface::Text) {
-        let Some(mut text) = optional(get_text(c, obj).await, obj, "Text")? else {
+        let Some(mut text) = optional(get_text(c, obj, toolkit).await, obj, "Text")? else {
             return Ok(None);
         };
         // Qt hides a password's text entirely (an empty string) but counts its characters:
@@ -216,10 +216,10 @@ pub async fn get_value(
 }
 
 /// Whole text of a Text element: `GetText(0, -1)` in one call; GTK 4 answers "" to that, so
-/// an empty answer is checked against `CharacterCount`.
-pub async fn get_text(c: &Caller, obj: &ObjRef) -> Result<String, BackendError> {
+/// there an empty answer is checked against `CharacterCount`.
+pub async fn get_text(c: &Caller, obj: &ObjRef, toolkit: Toolkit) -> Result<String, BackendError> {
     let all = c.text(obj, 0, -1).await?;
-    if !all.is_empty() {
+    if !all.is_empty() || toolkit != Toolkit::Gtk4 {
         return Ok(all);
     }
     let count = c.character_count(obj).await?;
