@@ -166,13 +166,20 @@ Outcomes: verified (read-back equals the request), already (nothing sent), misma
 where it landed: observe before writing again), secure (password: the length matches),
 refused (a precondition failed; nothing sent).
 
-Waits: --wait-ms (default 10 s) is how long the target may take to resolve to one element;
---readback-ms (default 1.5 s) is how long the value is read back after the write.
-Echoed values are cut to 200 characters; secret fields (password fields, and text fields
-named like password, PIN, token, secret…) are never echoed: only their length.
+Paths: the result says how the value went in: semantic (the element's own interface),
+keyboard (its window focused, the element focused, text selected and typed) or pointer (a
+click at its centre); the planner picks by toolkit (see the README). Keyboard and pointer need
+an X display.
 
-Exit codes: 0 verified/already/secure, 20 mismatch, 21 unconfirmed, 22 refused (and 2, 3, 4,
-5, 10–13 as for find).";
+Waits: --wait-ms (default 10 s) is how long the target may take to resolve to one element;
+--readback-ms (default 1.5 s) is how long the value is read back after the write; --watch-ms
+(default 600 ms, 0: off) is how long the element is watched after the verdict (a change then
+turns it into a mismatch). Echoed values are cut to 200 characters; secret fields (password
+fields, and text fields named like password, PIN, token, secret…) are never echoed: only their
+length.
+
+Exit codes: 0 verified/already/secure, 20 mismatch, 21 unconfirmed, 22 refused, 6 the app
+exited during the command (and 2, 3, 4, 5, 10–13 as for find).";
 
 #[derive(Debug, Clone, Subcommand)]
 pub enum ClipboardCommand {
