@@ -208,52 +208,146 @@ async fn main() {
     write_bench(&backend).await;
 }
 
-/// resolve + write + verified read-back of a text field on the fixture app.
-async fn write_bench(backend: &Arc<AtspiBackend>) {
-    let fixture = common::FixtureApp::start("benchw");
+/// One write path measured: resolve fresh, write, read back to `verified`; the settle wait is
+/// left out (the watch after the verdict is off), as the goals say.
+struct PathRow {
+    label: &'static str,
+    path: &'static str,
+    resolve: f64,
+    active: f64,
+    total: f64,
+    goal: &'static str,
+}
+
+async fn measure_path(
+    backend: &Arc<AtspiBackend>,
+    root: &NodeId,
+    label: &'static str,
+    target: &str,
+    values: &[String],
+    goal: &'static str,
+) -> PathRow {
     let session = Session::new(backend.clone());
-    let root = root_of(fixture.pid);
-    let target = Target::parse("text \"Full name\"").expect("target");
-    let mut totals = Vec::new();
-    let mut active = Vec::new();
-    let mut resolve_ms = Vec::new();
+    let target = Target::parse(target).expect("target");
+    let opts = WriteOptions {
+        watch: Duration::ZERO,
+        ..WriteOptions::default()
+    };
+    let (mut resolve, mut active, mut total) = (Vec::new(), Vec::new(), Vec::new());
+    let mut path = "";
     for i in 0..RUNS {
         let t = Instant::now();
         let fresh = session
-            .resolve_fresh(&root, &target, Duration::from_secs(5), &Limits::default())
+            .resolve_fresh(root, &target, Duration::from_secs(5), &Limits::default())
             .await
             .expect("resolve");
         let Resolution::Unique { row, .. } = fresh.resolution else {
-            panic!("target not unique: {:?}", fresh.resolution.outcome());
+            panic!(
+                "{label}: target not unique: {:?}",
+                fresh.resolution.outcome()
+            );
         };
-        resolve_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        resolve.push(t.elapsed().as_secs_f64() * 1000.0);
         let node = &fresh.snapshot.nodes[row];
-        let r = set_value(
-            backend.as_ref(),
-            &node.id,
-            &Placement::default(),
-            &format!("value {i}"),
-            &WriteOptions::default(),
-        )
-        .await;
-        assert_eq!(r.outcome, Outcome::Verified, "{}", r.reason);
-        let total = t.elapsed().as_secs_f64() * 1000.0;
-        totals.push(total);
-        active.push(total - r.timings.settle_wait_ms);
+        let place = Placement::of(&fresh.snapshot, row);
+        let value = &values[i % values.len()];
+        let r = set_value(backend.as_ref(), &node.id, &place, value, &opts).await;
+        assert_eq!(r.outcome, Outcome::Verified, "{label}: {}", r.reason);
+        path = r.path.map_or("?", |p| p.as_str());
+        let all = t.elapsed().as_secs_f64() * 1000.0;
+        total.push(all);
+        active.push(all - r.timings.settle_wait_ms);
+    }
+    PathRow {
+        label,
+        path,
+        resolve: median(&mut resolve),
+        active: median(&mut active),
+        total: median(&mut total),
+        goal,
+    }
+}
+
+/// resolve + write + verified read-back, per path, on the fixture app, Chromium and GTK 4.
+async fn write_bench(backend: &Arc<AtspiBackend>) {
+    let mut rows = Vec::new();
+    {
+        let fixture = common::FixtureApp::start("benchw");
+        let root = root_of(fixture.pid);
+        let values: Vec<String> = (0..2).map(|i| format!("value {i}")).collect();
+        rows.push(
+            measure_path(
+                backend,
+                &root,
+                "fixture text",
+                "text \"Full name\"",
+                &values,
+                "≤ 30 ms",
+            )
+            .await,
+        );
+    }
+    {
+        let app = MatrixApp::start(Kit::Chromium);
+        let root = root_of(app.pid);
+        let numbers: Vec<String> = ["7", "8"].iter().map(|s| s.to_string()).collect();
+        rows.push(
+            measure_path(
+                backend,
+                &root,
+                "Chromium number",
+                "spin-button \"Quantity:\"",
+                &numbers,
+                "≤ 30 ms",
+            )
+            .await,
+        );
+        // 20 characters, typed.
+        let texts: Vec<String> = ["Ada Lovelace, London", "Grace Hopper, New Yo"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        rows.push(
+            measure_path(
+                backend,
+                &root,
+                "Chromium text (20 chars)",
+                "text \"Full name:\"",
+                &texts,
+                "≤ 150 ms",
+            )
+            .await,
+        );
+    }
+    {
+        let app = MatrixApp::start(Kit::Gtk4);
+        let root = root_of(app.pid);
+        let toggles: Vec<String> = ["true", "false"].iter().map(|s| s.to_string()).collect();
+        rows.push(
+            measure_path(
+                backend,
+                &root,
+                "GTK 4 check box",
+                "check-box \"checkbutton\" #2",
+                &toggles,
+                "—",
+            )
+            .await,
+        );
     }
     let settle = WriteOptions::default().settle.as_millis();
     println!();
-    println!("resolve + write + verified read-back, fixture text field (median of {RUNS}, ms)");
     println!(
-        "  fresh resolve (snapshot + resolve)        {:>7.2}",
-        median(&mut resolve_ms)
+        "resolve + write + verified read-back, per path (median of {RUNS}, ms; the {settle} ms settle wait excluded from \"work\")"
     );
     println!(
-        "  total, with the {settle} ms settle window     {:>7.2}",
-        median(&mut totals)
+        "{:<26} {:>9} {:>9} {:>9} {:>10}   goal (work)",
+        "element", "path", "resolve", "work", "with wait"
     );
-    println!(
-        "  total without the settle wait             {:>7.2}   goal ≤ 30 ms",
-        median(&mut active)
-    );
+    for r in rows {
+        println!(
+            "{:<26} {:>9} {:>9.2} {:>9.2} {:>10.2}   {}",
+            r.label, r.path, r.resolve, r.active, r.total, r.goal
+        );
+    }
 }
