@@ -32,7 +32,7 @@ pub struct AtspiBackend {
     toolkits: Mutex<HashMap<String, Toolkit>>,
     /// The X window last activated for synthesized input, by bus name (GTK 4 reports extents
     /// relative to it).
-    windows: Mutex<HashMap<String, x11::TopLevel>>,
+    windows: Mutex<HashMap<String, (x11::TopLevel, Instant)>>,
     /// Event kinds are registered with the registry on the first `subscribe` only: a one-shot
     /// read needs no events, and registering makes every app start sending them.
     registered: std::sync::Once,
@@ -122,36 +122,63 @@ impl AtspiBackend {
         }
     }
 
-    /// The element's centre in screen coordinates. GTK 4.8 answers extents relative to its
+    /// Where the app's top-level X window is: the one last activated for input, or looked up
+    /// (by its process) at most every 2 s.
+    async fn window_origin(&self, c: &Caller, bus: &str) -> Result<(i32, i32), BackendError> {
+        let known = self
+            .windows
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(bus)
+            .filter(|(_, at)| at.elapsed() < Duration::from_secs(2))
+            .map(|(w, _)| (w.x, w.y));
+        if let Some(origin) = known {
+            return Ok(origin);
+        }
+        let pid = c.unix_pid(bus).await?;
+        let win = tokio::task::spawn_blocking(move || x11::toplevel(pid, ""))
+            .await
+            .map_err(|e| BackendError::Failed(format!("window lookup: {e}")))??;
+        let origin = (win.x, win.y);
+        self.windows
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(bus.to_string(), (win, Instant::now()));
+        Ok(origin)
+    }
+
+    /// The element's extents in screen coordinates. GTK 4.8 answers them relative to its
     /// window whatever is asked: the window's position (from X11) is added for it.
+    async fn screen_extents(
+        &self,
+        c: &Caller,
+        obj: &ObjRef,
+        toolkit: Toolkit,
+    ) -> Result<Bounds, BackendError> {
+        let (mut x, mut y, width, height) = c.extents(obj).await?;
+        if toolkit == Toolkit::Gtk4 {
+            let (wx, wy) = self.window_origin(c, &obj.bus).await?;
+            x += wx;
+            y += wy;
+        }
+        Ok(Bounds {
+            x,
+            y,
+            width,
+            height,
+        })
+    }
+
+    /// The element's centre in screen coordinates.
     async fn centre_on_screen(&self, c: &Caller, obj: &ObjRef) -> Result<(i32, i32), BackendError> {
-        let (x, y, w, h) = c.extents(obj).await?;
-        if w <= 0 || h <= 0 {
+        let toolkit = self.toolkit(c, &obj.bus).await?;
+        let b = self.screen_extents(c, obj, toolkit).await?;
+        if b.width <= 0 || b.height <= 0 {
             return Err(BackendError::Unsupported(
                 "the element has no area on screen to click".into(),
             ));
         }
-        let (mut cx, mut cy) = (x + w / 2, y + h / 2);
-        if self.toolkit(c, &obj.bus).await? == Toolkit::Gtk4 {
-            let known = self
-                .windows
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .get(&obj.bus)
-                .cloned();
-            let win = match known {
-                Some(w) => w,
-                None => {
-                    let pid = c.unix_pid(&obj.bus).await?;
-                    tokio::task::spawn_blocking(move || x11::toplevel(pid, ""))
-                        .await
-                        .map_err(|e| BackendError::Failed(format!("window lookup: {e}")))??
-                }
-            };
-            cx += win.x;
-            cy += win.y;
-        }
-        Ok((cx, cy))
+        Ok((b.x + b.width / 2, b.y + b.height / 2))
     }
 
     /// The toolkit of the app on `bus`, read once (its `ToolkitName` and `Version`).
@@ -433,7 +460,7 @@ impl Backend for AtspiBackend {
         };
         let bounds = async {
             if raw.interfaces.has(Interface::Component) {
-                c.extents(&obj).await.ok()
+                self.screen_extents(&c, &obj, toolkit).await.ok()
             } else {
                 None
             }
@@ -444,12 +471,7 @@ impl Backend for AtspiBackend {
         node.action_labels = labels;
         node.value = val?;
         node.label = label?;
-        node.bounds = bounds.map(|(x, y, width, height)| Bounds {
-            x,
-            y,
-            width,
-            height,
-        });
+        node.bounds = bounds;
         Ok(node)
     }
 
@@ -547,7 +569,7 @@ impl Backend for AtspiBackend {
                 self.windows
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .insert(obj.bus.clone(), win);
+                    .insert(obj.bus.clone(), (win, Instant::now()));
                 Ok(true)
             }
             WriteOp::Click => {
