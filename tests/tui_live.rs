@@ -238,4 +238,43 @@ async fn a_tiny_tree_shows_why_from_the_doctor() {
         screen.contains("Chromium and Electron expose page content"),
         "{screen}"
     );
+    // The whole hint, wrapped at the pane's edge: the flag it names is never cut off.
+    assert!(
+        screen.contains("--force-renderer-accessibility"),
+        "{screen}"
+    );
+    assert!(screen.contains("screen reader is detected)"), "{screen}");
+}
+
+#[tokio::test]
+async fn an_empty_apps_pane_shows_why_from_the_doctor_wrapped() {
+    let (_b, mut h) = start().await;
+    let report = treeglass::doctor::Report {
+        backend: "atspi".into(),
+        checks: vec![],
+        apps: vec![treeglass::doctor::AppReport {
+            name: "gtk3-widget-factory".into(),
+            pid: Some(4242),
+            toolkit: Some(treeglass::model::Toolkit::Gtk3),
+            toolkit_version: None,
+            registered: false,
+            nodes: None,
+            status: treeglass::doctor::Status::Warn,
+            hint: Some("its environment has NO_AT_BRIDGE=1: restart it without".into()),
+        }],
+    };
+    // No app on the bus: the empty list asks for the diagnosis; this is its answer.
+    h.send(Msg::Apps(Ok(vec![])));
+    h.send(Msg::Diagnosed(Some(Box::new(report))));
+    let screen = h.render();
+    assert!(screen.contains("no applications"), "{screen}");
+    // The apps pane is 22 columns wide: every word of the finding is there, wrapped.
+    for words in [
+        "gtk3-widget-factory",
+        "not on the",
+        "NO_AT_BRIDGE=1:",
+        "restart it without",
+    ] {
+        assert!(screen.contains(words), "{words:?} missing:\n{screen}");
+    }
 }

@@ -3,7 +3,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{block, pad, theme};
 use crate::model::literal;
@@ -73,6 +73,9 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         )));
         if let Some(report) = &app.diagnosis {
             out.extend(super::doctor::lines(report, None));
+            // Prose in a narrow pane: wrapped, so no fix is cut off at its edge.
+            frame.render_widget(Paragraph::new(out).wrap(Wrap { trim: false }), inner);
+            return;
         }
     }
     frame.render_widget(Paragraph::new(out), inner);

@@ -5,7 +5,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{block, node_spans, pad, theme};
 use crate::model::{literal, sanitize};
@@ -171,6 +171,9 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         out.push(Line::default());
         out.extend(super::doctor::lines(report, Some((&s.app_name, pid))));
         out.truncate(h);
+        // Prose, not tree lines: wrapped, so no fix is cut off at the pane's edge.
+        frame.render_widget(Paragraph::new(out).wrap(Wrap { trim: false }), inner);
+        return;
     }
     frame.render_widget(Paragraph::new(out), inner);
 }
