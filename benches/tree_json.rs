@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use treeglass::backend::fixture::FixtureBackend;
 use treeglass::backend::{Backend, Limits};
-use treeglass::model::{Node, Snapshot, Value, synthetic};
+use treeglass::model::{AppText, Node, Snapshot, Value, synthetic};
 
 const WIDE_NODES: usize = 200_000;
 const CHAIN_DEPTH: usize = 5_000;
@@ -85,7 +85,7 @@ fn chain(depth: usize) -> Vec<Node> {
                 },
                 "panel",
             );
-            n.name = format!("level {i}");
+            n.name = format!("level {i}").into();
             n.depth = i as u32;
             n
         })
@@ -119,7 +119,7 @@ fn snapshot_bytes(snap: &Snapshot) -> usize {
                         _ => 0,
                     }
                     + n.actions.capacity() * s
-                    + n.actions.iter().map(String::capacity).sum::<usize>()
+                    + n.actions.iter().map(AppText::capacity).sum::<usize>()
                     + n.children.capacity() * std::mem::size_of::<usize>()
             })
             .sum::<usize>()

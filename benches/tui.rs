@@ -51,7 +51,7 @@ async fn event(h: &mut Harness, b: &FixtureBackend, texts: &[NodeId], i: usize) 
     let _ = b.user_set(
         id,
         Value::Text {
-            text: format!("changed {i}"),
+            text: format!("changed {i}").into(),
         },
     );
     let t = Instant::now();

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::backend::toolkit::Toolkit;
-use crate::model::{quoted, sanitize};
+use crate::model::AppText;
 
 /// How one check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -61,12 +61,13 @@ impl Check {
 /// being registered.
 #[derive(Debug, Clone, Serialize)]
 pub struct AppReport {
-    pub name: String,
+    /// The app's name, or its process's (`argv[0]`) when it is not on the bus.
+    pub name: AppText,
     pub pid: Option<u32>,
     pub toolkit: Option<Toolkit>,
     /// The toolkit as the app names itself (`GTK 3.24.38`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub toolkit_version: Option<String>,
+    pub toolkit_version: Option<AppText>,
     pub registered: bool,
     /// Nodes in its tree (read with a small cap), when registered.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -112,7 +113,7 @@ impl Report {
         }
         for a in &self.apps {
             let tk = match (&a.toolkit_version, a.toolkit) {
-                (Some(v), _) => sanitize(v, 40).into_owned(),
+                (Some(v), _) => v.literal(40).into_owned(),
                 (None, Some(t)) => t.as_str().to_string(),
                 (None, None) => "unknown toolkit".into(),
             };
@@ -124,7 +125,7 @@ impl Report {
             out.push_str(&format!(
                 "  [{}] {}  pid {}  {}  {}\n",
                 a.status.mark(),
-                quoted(&a.name, 60),
+                a.name.quoted(60),
                 a.pid.map_or("?".into(), |p| p.to_string()),
                 tk,
                 state

@@ -6,7 +6,10 @@ use crate::model::Snapshot;
 /// Whether `row` folds into its only child.
 pub fn folds(snap: &Snapshot, row: usize) -> bool {
     snap.get(row).is_some_and(|n| {
-        n.role.is_wrapper() && n.name.trim().is_empty() && n.children.len() == 1 && row != 0
+        n.role.is_wrapper()
+            && n.name.as_str().trim().is_empty()
+            && n.children.len() == 1
+            && row != 0
     })
 }
 

@@ -352,7 +352,7 @@ fn widget_factory_entry_spin_slider_check_box_and_combo() {
             (0..snap.nodes.len()).find(|&r| f(r)).unwrap_or_else(|| panic!("no {what} in gtk3-widget-factory"))
         };
         let text = |r: usize| match &snap.nodes[r].value {
-            Some(V::Text { text }) => text.clone(),
+            Some(V::Text { text }) => text.as_str().to_string(),
             _ => String::new(),
         };
         let entry = pick("enabled entry", &|r| {

@@ -28,8 +28,11 @@ async fn exports_go_to_new_files_and_never_through_links() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let mut rec = treeglass::tui::WorkflowRecorder::new(&dir);
-    rec.start("treeglass-demo", "Settings — treeglass demo")
-        .unwrap();
+    rec.start(
+        &"treeglass-demo".into(),
+        &"Settings — treeglass demo".into(),
+    )
+    .unwrap();
     rec.record(&h.completed[0]);
 
     let first = exported_path(&rec.export().unwrap());

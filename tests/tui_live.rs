@@ -182,7 +182,7 @@ async fn an_app_leaving_the_bus_says_app_exited_not_window_closed() {
         kind: treeglass::backend::EventKind::AppRemoved,
         source: treeglass::model::NodeId(format!("{}/root", shown.bus_name)),
         app: shown.bus_name.clone(),
-        detail: String::new(),
+        detail: Default::default(),
         at: None,
     })));
     let s = h.app.shown.as_ref().unwrap();

@@ -63,7 +63,7 @@ fn title(h: &Harness) -> String {
     h.app
         .shown
         .as_ref()
-        .map(|s| s.title.clone())
+        .map(|s| s.title.as_str().to_string())
         .unwrap_or_default()
 }
 

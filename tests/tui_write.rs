@@ -37,7 +37,7 @@ fn write_text(h: &mut Harness, target: &str, value: &str) {
 async fn text_of(b: &FixtureBackend, name: &str) -> String {
     let id = b.find_by_name(name).unwrap();
     match b.read_node(&id).await.unwrap().value {
-        Some(Value::Text { text }) => text,
+        Some(Value::Text { text }) => text.as_str().to_string(),
         other => panic!("{other:?}"),
     }
 }
@@ -280,8 +280,11 @@ async fn recorded_writes_export_a_valid_workflow() {
     let dir = std::env::temp_dir().join(format!("treeglass-tui-rec-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut rec = treeglass::tui::WorkflowRecorder::new(&dir);
-    rec.start("treeglass-demo", "Settings — treeglass demo")
-        .unwrap();
+    rec.start(
+        &"treeglass-demo".into(),
+        &"Settings — treeglass demo".into(),
+    )
+    .unwrap();
     for w in &h.completed {
         rec.record(w);
     }

@@ -95,7 +95,7 @@ fn check(p: Platform, snap: &Snapshot, cases: &[Case]) {
     }
 }
 
-fn labels(snap: &Snapshot, rows: &[usize]) -> Vec<String> {
+fn labels(snap: &Snapshot, rows: &[usize]) -> Vec<treeglass::model::AppText> {
     rows.iter().map(|r| snap.nodes[*r].name.clone()).collect()
 }
 

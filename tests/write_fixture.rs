@@ -46,7 +46,7 @@ fn a_field_without_editable_text_is_typed_into_and_says_so() {
         .await;
         assert_eq!(r.outcome, Outcome::Verified, "{}", r.reason);
         assert!(
-            r.method.as_deref().unwrap().contains("keyboard"),
+            r.method.as_ref().unwrap().as_str().contains("keyboard"),
             "{:?}",
             r.method
         );

@@ -15,8 +15,8 @@ use super::{
     AppInfo, Backend, BackendError, Event, EventKind, Limits, WindowInfo, WriteAck, WriteOp,
 };
 use crate::model::{
-    Bounds, Interface, Interfaces, Node, NodeId, Role, Snapshot, SnapshotId, State, States, Toggle,
-    Truncation, Value,
+    AppText, Bounds, Interface, Interfaces, Node, NodeId, Role, Snapshot, SnapshotId, State,
+    States, Toggle, Truncation, Value,
 };
 
 /// The demo app shipped with treeglass (a settings window with every kind of field).
@@ -270,7 +270,7 @@ impl FixtureBackend {
                 let app_id = NodeId(format!("f:{}", st.next_id));
                 st.next_id += 1;
                 let mut root = Node::new(app_id.clone(), Role::Application, "application");
-                root.name = app.name.clone();
+                root.name = app.name.as_str().into();
                 root.interfaces = default_interfaces(Role::Application, false);
                 let mut windows = Vec::new();
                 let mut infos = Vec::new();
@@ -307,11 +307,11 @@ impl FixtureBackend {
                 st.apps.push(AppEntry {
                     info: AppInfo {
                         id: app_id,
-                        name: app.name.clone(),
+                        name: app.name.as_str().into(),
                         pid: app.pid,
                         bus_name: format!("fixture:{}", app.name),
-                        toolkit: app.toolkit.clone().or(Some("fixture".into())),
-                        toolkit_version: app.toolkit_version.clone(),
+                        toolkit: Some(app.toolkit.as_deref().unwrap_or("fixture").into()),
+                        toolkit_version: app.toolkit_version.as_deref().map(AppText::from),
                         windows: infos,
                     },
                     windows,
@@ -442,7 +442,7 @@ impl FixtureBackend {
                 .nodes
                 .get_mut(id)
                 .ok_or_else(|| BackendError::Vanished(id.to_string()))?;
-            e.node.name = name.to_string();
+            e.node.name = name.into();
             event(e, EventKind::NameChanged, name)
         };
         let _ = self.inner.events.send(ev);
@@ -541,7 +541,7 @@ fn event(e: &Entry, kind: EventKind, detail: &str) -> Event {
         kind,
         source: e.node.id.clone(),
         app: e.app.to_string(),
-        detail: detail.to_string(),
+        detail: detail.into(),
         at: Some(Instant::now()),
     }
 }
@@ -559,10 +559,10 @@ fn insert_tree(
         f.role,
         f.raw_role.clone().unwrap_or_else(|| raw_role_for(f.role)),
     );
-    node.name = f.name.clone();
-    node.description = f.description.clone();
-    node.label = f.label.clone();
-    node.actions = f.actions.clone();
+    node.name = f.name.as_str().into();
+    node.description = f.description.as_str().into();
+    node.label = f.label.as_deref().map(AppText::from);
+    node.actions = f.actions.iter().map(AppText::from).collect();
     node.interfaces = match &f.interfaces {
         Some(names) => names
             .iter()
@@ -604,8 +604,10 @@ fn insert_tree(
     if f.role == Role::PasswordText
         && let Some(Value::Text { text }) = &node.value
     {
-        secret = Some(text.clone());
-        node.value = Some(Value::Text { text: mask(text) });
+        secret = Some(text.as_str().to_string());
+        node.value = Some(Value::Text {
+            text: mask(text.as_str()).into(),
+        });
     }
     node.bounds = Some(f.bounds.unwrap_or(Bounds {
         x: 0,
@@ -685,8 +687,8 @@ fn store_value(e: &mut Entry, value: Value) -> Vec<Event> {
     match value {
         Value::Text { text } => {
             let shown = if e.node.role == Role::PasswordText {
-                e.secret = Some(text.clone());
-                mask(&text)
+                e.secret = Some(text.as_str().to_string());
+                mask(text.as_str()).into()
             } else {
                 text
             };
@@ -785,13 +787,13 @@ impl FixtureBackend {
         }
         let app = root_entry.app.to_string();
         let window = if root_entry.node.role == Role::Application {
-            String::new()
+            AppText::default()
         } else {
             root_entry.node.name.clone()
         };
         Ok(Snapshot {
             id: SnapshotId::next(),
-            app,
+            app: app.into(),
             window,
             nodes,
             truncated,
@@ -821,7 +823,9 @@ impl FixtureBackend {
                     if e.node.states.has(State::ReadOnly) {
                         return Ok(true);
                     }
-                    let v = Value::Text { text: text.clone() };
+                    let v = Value::Text {
+                        text: text.as_str().into(),
+                    };
                     if let (Some(ms), Some(old)) = (e.behaviour.revert_ms, e.node.value.clone()) {
                         transform = Some((ms, old));
                     }
@@ -832,7 +836,7 @@ impl FixtureBackend {
                             transform = Some((
                                 50,
                                 Value::Text {
-                                    text: text.to_uppercase(),
+                                    text: text.to_uppercase().into(),
                                 },
                             ));
                         }
@@ -861,7 +865,10 @@ impl FixtureBackend {
                 }
                 WriteOp::DoAction(name) => {
                     if !e.node.actions.iter().any(|a| a == name) {
-                        return Err(BackendError::Unsupported(format!("no action `{name}`")));
+                        return Err(BackendError::Unsupported(format!(
+                            "no action `{}`",
+                            name.literal(40)
+                        )));
                     }
                     evs = self.press(&mut st, id, role);
                 }
@@ -894,7 +901,12 @@ impl FixtureBackend {
                         return Ok(true);
                     }
                     if let Some(entry) = st.nodes.get_mut(id) {
-                        evs = store_value(entry, Value::Text { text: text.clone() });
+                        evs = store_value(
+                            entry,
+                            Value::Text {
+                                text: text.as_str().into(),
+                            },
+                        );
                     }
                 }
             }
@@ -974,7 +986,8 @@ impl FixtureBackend {
                 .iter()
                 .filter(|(_, x)| {
                     x.app == e.app
-                        && (x.node.name == name || (counting && x.node.name.starts_with(name)))
+                        && (x.node.name == name
+                            || (counting && x.node.name.as_str().starts_with(name)))
                 })
                 .map(|(id, _)| id.clone())
                 .min()
@@ -1034,12 +1047,13 @@ impl FixtureBackend {
             let n: u64 = l
                 .node
                 .name
+                .as_str()
                 .rsplit(' ')
                 .next()
                 .and_then(|x| x.parse().ok())
                 .unwrap_or(0);
-            l.node.name = format!("Presses: {}", n + 1);
-            evs.push(event(l, EventKind::NameChanged, &l.node.name.clone()));
+            l.node.name = format!("Presses: {}", n + 1).into();
+            evs.push(event(l, EventKind::NameChanged, l.node.name.as_str()));
         }
         evs
     }
@@ -1193,7 +1207,7 @@ mod tests {
         let snap = b.snapshot_sync(&root, limits).expect("snapshot");
         snap.nodes
             .iter()
-            .map(|n| format!("{} {} {}", n.depth, n.role, n.name))
+            .map(|n| format!("{} {} {}", n.depth, n.role, n.name.as_str()))
             .collect()
     }
 

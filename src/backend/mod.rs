@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use serde::Serialize;
 use tokio::sync::broadcast;
 
-use crate::model::{Node, NodeId, Role, Snapshot, States};
+use crate::model::{AppText, Node, NodeId, Role, Snapshot, States};
 
 #[cfg(target_os = "linux")]
 pub mod atspi;
@@ -81,7 +81,7 @@ impl Default for Limits {
 #[derive(Debug, Clone, Serialize)]
 pub struct WindowInfo {
     pub id: NodeId,
-    pub name: String,
+    pub name: AppText,
     pub role: Role,
     pub states: States,
 }
@@ -90,11 +90,12 @@ pub struct WindowInfo {
 #[derive(Debug, Clone, Serialize)]
 pub struct AppInfo {
     pub id: NodeId,
-    pub name: String,
+    pub name: AppText,
     pub pid: Option<u32>,
     pub bus_name: String,
-    pub toolkit: Option<String>,
-    pub toolkit_version: Option<String>,
+    /// The toolkit's own name and version for itself (`Application.ToolkitName`, `Version`).
+    pub toolkit: Option<AppText>,
+    pub toolkit_version: Option<AppText>,
     pub windows: Vec<WindowInfo>,
 }
 
@@ -102,11 +103,19 @@ pub struct AppInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum EventKind {
-    ChildAdded { index: i32 },
-    ChildRemoved { index: i32 },
+    ChildAdded {
+        index: i32,
+    },
+    ChildRemoved {
+        index: i32,
+    },
     NameChanged,
     DescriptionChanged,
-    StateChanged { state: String, on: bool },
+    /// `state` as the app named it in the signal.
+    StateChanged {
+        state: AppText,
+        on: bool,
+    },
     ValueChanged,
     TextChanged,
     SelectionChanged,
@@ -115,7 +124,11 @@ pub enum EventKind {
     WindowClosed,
     AppAdded,
     AppRemoved,
-    Other { name: String },
+    /// An event kind treeglass does not act on, named from the signal (its detail is the
+    /// app's).
+    Other {
+        name: AppText,
+    },
 }
 
 /// One accessibility event from an application.
@@ -126,8 +139,9 @@ pub struct Event {
     pub source: NodeId,
     /// The element's app (bus name or fixture app name).
     pub app: String,
-    /// Short detail for the events pane (e.g. the child's id, the changed text length).
-    pub detail: String,
+    /// Short detail for the events pane (e.g. the child's id, the changed text length), as
+    /// the app sent it.
+    pub detail: AppText,
     /// Milliseconds since the backend started, for ordering.
     #[serde(skip)]
     pub at: Option<Instant>,
@@ -140,9 +154,13 @@ impl Event {
             EventKind::ChildAdded { index } => format!("child-added[{index}]"),
             EventKind::ChildRemoved { index } => format!("child-removed[{index}]"),
             EventKind::StateChanged { state, on } => {
-                format!("state-changed:{state}={}", if *on { 1 } else { 0 })
+                format!(
+                    "state-changed:{}={}",
+                    state.literal(40),
+                    if *on { 1 } else { 0 }
+                )
             }
-            EventKind::Other { name } => name.clone(),
+            EventKind::Other { name } => name.literal(60).into_owned(),
             other => serde_json::to_value(other)
                 .ok()
                 .and_then(|v| v.get("kind").and_then(|k| k.as_str()).map(str::to_string))
@@ -151,7 +169,7 @@ impl Event {
         if self.detail.is_empty() {
             kind
         } else {
-            format!("{kind} {}", crate::model::sanitize(&self.detail, 60))
+            format!("{kind} {}", self.detail.literal(60))
         }
     }
 }
@@ -165,8 +183,9 @@ pub enum WriteOp {
     SetText(String),
     /// Set the current value (Value).
     SetNumber(f64),
-    /// Run a named action (Action), e.g. `click`, `toggle`, `activate`, `press`.
-    DoAction(String),
+    /// Run a named action (Action), e.g. `click`, `toggle`, `activate`, `press`: one of the
+    /// element's own action names.
+    DoAction(AppText),
     /// Select the child at `index` of a Selection container.
     SelectChild(usize),
     /// Give the element keyboard focus.
@@ -181,7 +200,7 @@ pub enum WriteOp {
     Click,
     /// Raise the element's window and give it keyboard focus: synthesized keys and clicks go
     /// to the focused window on top. Holds the window's title, to pick among the app's windows.
-    ActivateWindow(String),
+    ActivateWindow(AppText),
     /// Send nothing; wait (briefly) until the element says it has the keyboard focus, and fail
     /// if it never does: keys are sent only where they are known to land.
     AwaitFocus,
@@ -226,12 +245,12 @@ impl Key {
 
 impl WriteOp {
     /// A description of the method for results (`EditableText.SetTextContents`, …); never
-    /// includes the written text itself.
-    pub fn method(&self) -> String {
-        match self {
+    /// includes the written text itself. An app's string, since it may hold the action's name.
+    pub fn method(&self) -> AppText {
+        AppText::from(match self {
             WriteOp::SetText(_) => "EditableText.SetTextContents".into(),
             WriteOp::SetNumber(_) => "Value.CurrentValue".into(),
-            WriteOp::DoAction(a) => format!("Action.DoAction({a})"),
+            WriteOp::DoAction(a) => format!("Action.DoAction({})", a.as_str()),
             WriteOp::SelectChild(i) => format!("Selection.SelectChild({i})"),
             WriteOp::Focus => "Component.GrabFocus".into(),
             WriteOp::SelectAllText => "Text.AddSelection".into(),
@@ -241,7 +260,7 @@ impl WriteOp {
             WriteOp::ActivateWindow(_) => "raise and focus the window".into(),
             WriteOp::AwaitFocus => "wait for the keyboard focus".into(),
             WriteOp::AwaitMenuKeyboard => "wait for the menu to hold the keyboard".into(),
-        }
+        })
     }
 }
 

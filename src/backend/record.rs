@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use super::Limits;
 use super::strategy::fill_choice_values;
-use crate::model::{Node, Role, Snapshot, SnapshotId, Truncation, preorder};
+use crate::model::{AppText, Node, Role, Snapshot, SnapshotId, Truncation, preorder};
 
 /// One element of a recorded tree.
 pub trait Record: Sized {
@@ -56,11 +56,11 @@ pub fn layout<R: Record>(app: &str, root: &R, limits: &Limits, started: Instant)
     fill_choice_values(&mut nodes);
     let window = match nodes.first() {
         Some(n) if n.role != Role::Application => n.name.clone(),
-        _ => String::new(),
+        _ => AppText::default(),
     };
     Snapshot {
         id: SnapshotId::next(),
-        app: app.to_string(),
+        app: app.into(),
         window,
         nodes,
         truncated,

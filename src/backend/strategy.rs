@@ -12,7 +12,7 @@
 use serde::Serialize;
 
 use super::WriteOp;
-use crate::model::{Interface, Node, Requested, Role, State, States, Toggle, Toolkit};
+use crate::model::{AppText, Interface, Node, Requested, Role, State, States, Toggle, Toolkit};
 
 /// Why no write can be planned for an element.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -186,7 +186,7 @@ impl Capabilities {
             }
         }
         for action in &node.actions {
-            let cap = match action.to_ascii_lowercase().as_str() {
+            let cap = match action.as_str().to_ascii_lowercase().as_str() {
                 "invoke" => Capability::Invoke,
                 "toggle" => Capability::Toggle,
                 "select" => Capability::Select,
@@ -330,19 +330,16 @@ pub const EXPAND_ACTIONS: &[&str] = &["activate", "click", "press", "toggle"];
 pub const DEFAULT_ACTIONS: &[&str] = &["click", "press", "activate", "toggle", "select", "expand"];
 
 /// The first of `prefs` that the element has (case-insensitive), as the element spells it.
-pub fn pick_action<'a>(actions: &'a [String], prefs: &[&str]) -> Option<&'a str> {
-    prefs.iter().find_map(|p| {
-        actions
-            .iter()
-            .find(|a| a.eq_ignore_ascii_case(p))
-            .map(String::as_str)
-    })
+pub fn pick_action<'a>(actions: &'a [AppText], prefs: &[&str]) -> Option<&'a AppText> {
+    prefs
+        .iter()
+        .find_map(|p| actions.iter().find(|a| a.as_str().eq_ignore_ascii_case(p)))
 }
 
 /// The action `invoke` runs: the named one, else the first default the element has, else its
 /// first action.
-pub fn default_action(actions: &[String]) -> Option<&str> {
-    pick_action(actions, DEFAULT_ACTIONS).or_else(|| actions.first().map(String::as_str))
+pub fn default_action(actions: &[AppText]) -> Option<&AppText> {
+    pick_action(actions, DEFAULT_ACTIONS).or_else(|| actions.first())
 }
 
 /// The way a plan's calls reach the element.
@@ -386,8 +383,8 @@ pub struct Plan {
     /// Toggles: the ops are sent again (reading back after each) until the asked state shows,
     /// at most this many times in all. 1 for everything else.
     pub max_sends: u8,
-    /// How the result names the method.
-    pub method: String,
+    /// How the result names the method (it may hold one of the app's action names).
+    pub method: AppText,
     /// Why this strategy was chosen.
     pub reason: String,
     /// The toolkit is known to answer this plan's call and do nothing for this kind of element
@@ -423,7 +420,7 @@ pub struct Context<'a> {
     /// Under a web document (`document web`): a browser's page content.
     pub in_web_content: bool,
     /// The title of the element's window (to raise the right one for synthesized input).
-    pub window: &'a str,
+    pub window: &'a AppText,
     /// A choice element's options, freshly read, with the chosen and current indexes.
     pub options: &'a [Node],
     pub chosen: Option<usize>,
@@ -437,8 +434,8 @@ impl Context<'_> {
         self.node.interfaces.has(i)
     }
 
-    fn action(&self, prefs: &[&str]) -> Option<String> {
-        pick_action(&self.node.actions, prefs).map(str::to_string)
+    fn action(&self, prefs: &[&str]) -> Option<AppText> {
+        pick_action(&self.node.actions, prefs).cloned()
     }
 
     /// Synthesized keys and clicks (and raising the window for them) are possible.
@@ -454,10 +451,7 @@ impl Context<'_> {
     fn focus_ops(&self) -> Vec<(Dest, WriteOp)> {
         let mut ops = Vec::new();
         if self.can_synthesize() {
-            ops.push((
-                Dest::Element,
-                WriteOp::ActivateWindow(self.window.to_string()),
-            ));
+            ops.push((Dest::Element, WriteOp::ActivateWindow(self.window.clone())));
         }
         ops.push((Dest::Element, WriteOp::Focus));
         ops
@@ -516,8 +510,8 @@ impl Context<'_> {
 fn semantic(op: WriteOp, dest: Dest, reason: impl Into<String>) -> Plan {
     let method = match dest {
         Dest::Element => op.method(),
-        Dest::Parent => format!("parent {}", op.method()),
-        Dest::Option(i) => format!("option {i} {}", op.method()),
+        Dest::Parent => format!("parent {}", op.method().as_str()).into(),
+        Dest::Option(i) => format!("option {i} {}", op.method().as_str()).into(),
     };
     Plan {
         path: Path::Semantic,
@@ -634,10 +628,7 @@ pub fn plan(ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
                 return Ok(vec![Plan {
                     path: Path::Pointer,
                     ops: vec![
-                        (
-                            Dest::Element,
-                            WriteOp::ActivateWindow(ctx.window.to_string()),
-                        ),
+                        (Dest::Element, WriteOp::ActivateWindow(ctx.window.clone())),
                         (Dest::Element, WriteOp::Click),
                     ],
                     max_sends: budget,
@@ -653,7 +644,11 @@ pub fn plan(ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
                 if node.actions.is_empty() {
                     "none".into()
                 } else {
-                    node.actions.join(", ")
+                    node.actions
+                        .iter()
+                        .map(|a| a.literal(40))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 }
             ))
         }
@@ -685,10 +680,7 @@ pub fn plan(ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
                     super::Key::Up
                 };
                 let mut ops = vec![
-                    (
-                        Dest::Element,
-                        WriteOp::ActivateWindow(ctx.window.to_string()),
-                    ),
+                    (Dest::Element, WriteOp::ActivateWindow(ctx.window.clone())),
                     (Dest::Element, WriteOp::DoAction(open)),
                     (Dest::Option(cur), WriteOp::AwaitFocus),
                     (Dest::Element, WriteOp::AwaitMenuKeyboard),
@@ -705,7 +697,8 @@ pub fn plan(ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
                         "keyboard (open the menu, {} × {}, Return)",
                         i.abs_diff(cur),
                         key.name()
-                    ),
+                    )
+                    .into(),
                     reason: "Qt combos have no Selection and their items' action only \
                              highlights: the open menu takes arrow keys and Return"
                         .into(),
@@ -715,7 +708,7 @@ pub fn plan(ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
             let option = ctx.options.get(i).ok_or("the option is gone")?;
             if let Some(a) = pick_action(&option.actions, SELECT_ACTIONS) {
                 return Ok(vec![semantic(
-                    WriteOp::DoAction(a.to_string()),
+                    WriteOp::DoAction(a.clone()),
                     Dest::Option(i),
                     "the option's own action",
                 )]);
@@ -774,10 +767,13 @@ mod tests {
     fn el(role: Role, ifaces: &[Interface], actions: &[&str], states: &[State]) -> Node {
         let mut n = Node::new(NodeId("x".into()), role, "x");
         n.interfaces = ifaces.iter().copied().collect();
-        n.actions = actions.iter().map(|a| a.to_string()).collect();
+        n.actions = actions.iter().map(|a| AppText::from(*a)).collect();
         n.states = states.iter().copied().collect();
         n
     }
+
+    /// The window title every test context names.
+    static W: std::sync::LazyLock<AppText> = std::sync::LazyLock::new(|| "w".into());
 
     fn ctx<'a>(node: &'a Node, tk: Option<Toolkit>) -> Context<'a> {
         Context {
@@ -785,7 +781,7 @@ mod tests {
             node,
             toolkit: tk,
             in_web_content: false,
-            window: "w",
+            window: &W,
             options: &[],
             chosen: None,
             current: None,
@@ -951,7 +947,7 @@ mod tests {
             .iter()
             .map(|name| {
                 let mut o = el(Role::MenuItem, &[Interface::Action], &["select"], &[]);
-                o.name = name.to_string();
+                o.name = (*name).into();
                 o
             })
             .collect();
@@ -1019,16 +1015,14 @@ mod tests {
 
     #[test]
     fn the_default_action_prefers_press_like_names() {
-        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let names = |v: &[&str]| v.iter().map(|s| AppText::from(*s)).collect::<Vec<_>>();
+        let pick = |v: &[&str]| default_action(&names(v)).map(|a| a.as_str().to_string());
+        assert_eq!(pick(&["SetFocus", "Press"]).as_deref(), Some("Press"));
         assert_eq!(
-            default_action(&names(&["SetFocus", "Press"])),
-            Some("Press")
-        );
-        assert_eq!(
-            default_action(&names(&["showContextMenu", "press"])),
+            pick(&["showContextMenu", "press"]).as_deref(),
             Some("press")
         );
-        assert_eq!(default_action(&names(&["frobnicate"])), Some("frobnicate"));
+        assert_eq!(pick(&["frobnicate"]).as_deref(), Some("frobnicate"));
         assert_eq!(default_action(&[]), None);
     }
 
@@ -1052,7 +1046,7 @@ mod tests {
             "frobnicate",
         ]
         .iter()
-        .map(|s| s.to_string())
+        .map(|s| AppText::from(*s))
         .collect();
         let caps = Capabilities::of(&n);
         for c in Capability::ALL {
@@ -1173,7 +1167,7 @@ mod tests {
             ],
             0,
         );
-        let names = |rows: Vec<usize>| -> Vec<String> {
+        let names = |rows: Vec<usize>| -> Vec<AppText> {
             rows.into_iter().map(|r| nodes[r].name.clone()).collect()
         };
         assert_eq!(names(option_rows(&nodes, 0)), ["a", "b"]);

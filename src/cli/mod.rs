@@ -589,7 +589,7 @@ pub async fn pick(backend: &dyn Backend, scope: &Scope) -> Result<(AppInfo, Node
     let candidates: Vec<&AppInfo> = apps
         .iter()
         .filter(|a| match (&app_re, scope.pid) {
-            (Some(re), _) => re.is_match(&a.name),
+            (Some(re), _) => re.is_match(a.name.as_str()),
             (None, Some(pid)) => a.pid == Some(pid),
             (None, None) => !a.windows.is_empty(),
         })
@@ -599,7 +599,7 @@ pub async fn pick(backend: &dyn Backend, scope: &Scope) -> Result<(AppInfo, Node
             .map(|a| {
                 format!(
                     "  {} (pid {})",
-                    crate::model::literal(&a.name, 60),
+                    a.name.literal(60),
                     a.pid.map_or("?".into(), |p| p.to_string())
                 )
             })
@@ -632,7 +632,7 @@ pub async fn pick(backend: &dyn Backend, scope: &Scope) -> Result<(AppInfo, Node
                     scope
                         .app
                         .as_deref()
-                        .is_some_and(|p| a.name.eq_ignore_ascii_case(p))
+                        .is_some_and(|p| a.name.as_str().eq_ignore_ascii_case(p))
                 })
                 .collect();
             match exact.as_slice() {
@@ -662,7 +662,7 @@ fn pick_root(app: AppInfo, scope: &Scope) -> Result<(AppInfo, NodeId), Failure> 
             let wins: Vec<&WindowInfo> = app
                 .windows
                 .iter()
-                .filter(|w| re.is_match(&w.name))
+                .filter(|w| re.is_match(w.name.as_str()))
                 .collect();
             match wins.as_slice() {
                 [one] => one.id.clone(),
@@ -671,11 +671,11 @@ fn pick_root(app: AppInfo, scope: &Scope) -> Result<(AppInfo, NodeId), Failure> 
                         exit::NO_SUCH,
                         format!(
                             "no window of {} matches --window {}; windows: {}",
-                            crate::model::quoted(&app.name, 60),
+                            app.name.quoted(60),
                             crate::model::quoted(p, 100),
                             app.windows
                                 .iter()
-                                .map(|w| crate::model::quoted(&w.name, 60))
+                                .map(|w| w.name.quoted(60))
                                 .collect::<Vec<_>>()
                                 .join(", ")
                         ),
@@ -683,7 +683,10 @@ fn pick_root(app: AppInfo, scope: &Scope) -> Result<(AppInfo, NodeId), Failure> 
                 }
                 many => {
                     // Prefer an exact title over partial matches.
-                    match many.iter().find(|w| w.name.eq_ignore_ascii_case(p)) {
+                    match many
+                        .iter()
+                        .find(|w| w.name.as_str().eq_ignore_ascii_case(p))
+                    {
                         Some(w) => w.id.clone(),
                         None => {
                             return Err(Failure::new(
@@ -728,7 +731,7 @@ pub fn app_gone(app: &AppInfo, what: &str) -> Failure {
         exit::APP_GONE,
         format!(
             "the application {} (pid {}) exited or dropped its accessibility connection during {what}",
-            crate::model::quoted(&app.name, 60),
+            app.name.quoted(60),
             app.pid.map_or("?".into(), |p| p.to_string())
         ),
     )
@@ -917,12 +920,12 @@ pub fn write_code(r: &WriteResult) -> i32 {
 }
 
 /// A write result as printed: echoed values capped, then text or JSON.
-fn write_output(mut r: WriteResult, json: bool, request: output::Request) -> String {
+fn write_output(mut r: WriteResult, json: bool) -> String {
     output::cap_echoes(&mut r);
     if json {
         output::json_pretty(&write_json(&r))
     } else {
-        output::write_text(&r, request)
+        output::write_text(&r)
     }
 }
 
@@ -975,7 +978,7 @@ pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Fai
             };
             let r =
                 WriteResult::refused_unresolved(&args.element.target, f.message.clone(), &shown);
-            let out = write_output(r, args.json, output::Request::Value);
+            let out = write_output(r, args.json);
             return Ok((out, f.code));
         }
         Err(f) => return Err(f),
@@ -993,7 +996,7 @@ pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Fai
         warn(&format!("not recorded: {}", f.message));
         code = if code == exit::OK { f.code } else { code };
     }
-    Ok((write_output(r, args.json, output::Request::Value), code))
+    Ok((write_output(r, args.json), code))
 }
 
 /// `treeglass invoke`.
@@ -1020,7 +1023,7 @@ pub async fn invoke(session: &Session, args: &InvokeArgs) -> Result<(String, i32
         warn(&format!("not recorded: {}", f.message));
         code = if code == exit::OK { f.code } else { code };
     }
-    Ok((write_output(r, args.json, output::Request::Action), code))
+    Ok((write_output(r, args.json), code))
 }
 
 /// `treeglass doctor`: the report and its exit code.

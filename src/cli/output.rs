@@ -11,7 +11,7 @@ use crate::model::display::cap_echo as cap;
 pub use crate::model::display::{ECHO_CHARS, key_states, node_line, value_text};
 pub use crate::model::json::node_json;
 use crate::model::json::value_json;
-use crate::model::{Snapshot, literal, quoted, sanitize};
+use crate::model::{Snapshot, literal, sanitize};
 use crate::session::Fresh;
 use crate::target::{Candidate, Grade, Resolution, SnapshotIndex, Target, suggest_with};
 use crate::write::WriteResult;
@@ -28,19 +28,19 @@ pub fn apps_text(apps: &[AppInfo]) -> String {
     }
     for a in apps {
         let toolkit = match (&a.toolkit, &a.toolkit_version) {
-            (Some(t), Some(v)) => format!("{t} {v}"),
+            (Some(t), Some(v)) => t.map(|t| format!("{t} {}", v.as_str())),
             (Some(t), None) => t.clone(),
             _ => "unknown toolkit".into(),
         };
         out.push_str(&format!(
             "{}  pid {}  {}  {}\n",
-            quoted(&a.name, 80),
+            a.name.quoted(80),
             a.pid.map_or("?".into(), |p| p.to_string()),
             sanitize(&a.bus_name, 40),
-            sanitize(&toolkit, 40)
+            toolkit.literal(40)
         ));
         for w in &a.windows {
-            out.push_str(&format!("    {} {}\n", w.role, quoted(&w.name, 80)));
+            out.push_str(&format!("    {} {}\n", w.role, w.name.quoted(80)));
         }
     }
     out
@@ -87,11 +87,11 @@ pub fn tree_text(snap: &Snapshot, raw: bool, targets: Option<&[Option<Suggested>
     let mut out = format!(
         "{} {}{} — {} nodes{}\n",
         snap.id,
-        quoted(&snap.app, 60),
+        snap.app.quoted(60),
         if snap.window.is_empty() {
             String::new()
         } else {
-            format!(" / {}", quoted(&snap.window, 60))
+            format!(" / {}", snap.window.quoted(60))
         },
         snap.nodes.len(),
         completeness(snap)
@@ -347,14 +347,6 @@ pub fn resolution_text(target: &Target, fresh: &Fresh) -> String {
     out
 }
 
-/// What a write result's `requested` holds: a value (escaped by the write engine) or the name
-/// of an action (as the app or the user gave it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Request {
-    Value,
-    Action,
-}
-
 /// Cuts every echoed value of `r` to [`ECHO_CHARS`] characters.
 pub fn cap_echoes(r: &mut WriteResult) {
     cap(&mut r.requested);
@@ -366,9 +358,10 @@ pub fn cap_echoes(r: &mut WriteResult) {
     }
 }
 
-/// Human form of a write result: before → dispatched → samples → verdict. Action names and
-/// the toolkit's answers came from the app and are escaped here.
-pub fn write_text(r: &WriteResult, request: Request) -> String {
+/// Human form of a write result: before → dispatched → samples → verdict. The method and the
+/// toolkit's answers came from the app and are escaped here; the echoed values were escaped
+/// by the write engine.
+pub fn write_text(r: &WriteResult) -> String {
     let mut out = String::new();
     let what = match (&r.target, &r.token) {
         (Some(t), Some(k)) => format!("{}  ({k}, {})", sanitize(t, 0), r.role),
@@ -376,18 +369,17 @@ pub fn write_text(r: &WriteResult, request: Request) -> String {
         _ => literal(&r.node.0, 0).into_owned(),
     };
     out.push_str(&format!("element:    {what}\n"));
-    let requested = match request {
-        Request::Value => sanitize(&r.requested, ECHO_CHARS),
-        Request::Action => literal(&r.requested, 80),
-    };
-    out.push_str(&format!("requested:  {requested}\n"));
+    out.push_str(&format!(
+        "requested:  {}\n",
+        sanitize(&r.requested, ECHO_CHARS)
+    ));
     if let Some(b) = &r.before {
         out.push_str(&format!("before:     {}\n", sanitize(b, ECHO_CHARS)));
     }
     if r.dispatched {
         out.push_str(&format!(
             "dispatched: {} [{} path] ({} ms){}\n",
-            r.method.as_deref().map_or("?".into(), |m| literal(m, 120)),
+            r.method.as_ref().map_or("?".into(), |m| m.literal(120)),
             r.path.map_or("?", |p| p.as_str()),
             r.timings.dispatch_ms,
             if r.acks.is_empty() {
@@ -397,7 +389,7 @@ pub fn write_text(r: &WriteResult, request: Request) -> String {
                     "  toolkit said: {}",
                     r.acks
                         .iter()
-                        .map(|a| literal(a, 200))
+                        .map(|a| a.literal(200))
                         .collect::<Vec<_>>()
                         .join("; ")
                 )
@@ -515,7 +507,7 @@ mod tests {
         r.acks = vec!["Action.DoAction(\u{1b}[2J) → error: \u{9b}31m".into()];
         r.dispatched = true;
         r.events = vec!["other:\u{1b}[H on :1.2/\u{2066}".into()];
-        let out = write_text(&r, Request::Action);
+        let out = write_text(&r);
         assert!(hostile_free(&out), "{out}");
         assert!(out.contains("act\\x1b]52"), "{out}");
         let mut big = crate::write::WriteResult::refused_unresolved("text", "why", "x");
@@ -524,6 +516,6 @@ mod tests {
         cap_echoes(&mut big);
         assert!(big.requested.chars().count() <= ECHO_CHARS);
         assert!(big.before.as_ref().unwrap().ends_with('…'));
-        assert!(write_text(&big, Request::Value).len() < 2_000);
+        assert!(write_text(&big).len() < 2_000);
     }
 }

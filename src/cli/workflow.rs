@@ -527,7 +527,7 @@ async fn record(backend: Arc<dyn Backend>, args: &RecordArgs) -> Result<(String,
     let watch = Watch::start(backend, root, shared.clone(), WatchOptions::default()).await?;
     super::warn(&format!(
         "recording changes made in {} for {} s (Ctrl-C stops earlier)",
-        crate::model::quoted(&app.name, 60),
+        app.name.quoted(60),
         args.seconds
     ));
     tokio::select! {

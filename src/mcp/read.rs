@@ -112,7 +112,7 @@ pub fn tree_json(snap: &Snapshot, targets: &[Option<output::Suggested>], raw: bo
         close(&mut open, &mut root);
     }
     let mut m = Map::new();
-    m.insert("app".into(), snap.app.clone().into());
+    m.insert("app".into(), snap.app.as_str().into());
     m.insert("complete".into(), snap.complete().into());
     m.insert("folded".into(), (!raw).into());
     m.insert("node_count".into(), snap.nodes.len().into());
@@ -128,7 +128,7 @@ pub fn tree_json(snap: &Snapshot, targets: &[Option<output::Suggested>], raw: bo
         snap.truncated.map(|t| t.as_str()).into(),
     );
     m.insert("unreadable".into(), snap.unreadable.into());
-    m.insert("window".into(), snap.window.clone().into());
+    m.insert("window".into(), snap.window.as_str().into());
     Json::Object(m)
 }
 

@@ -36,39 +36,29 @@ fn value_text(v: &Json) -> Result<String, Fault> {
 /// The reply for a write whose element could not be located: the command line's refusal
 /// document (nothing was sent) when the element was named well, else just the error. The value
 /// is not echoed, since the field it was meant for (perhaps a password) is unknown.
-fn unlocated(el: &Element, missed: Missed, requested: &str, action: bool) -> Reply {
+fn unlocated(el: &Element, missed: Missed, requested: &str) -> Reply {
     if !missed.refusal {
         return missed.fault.into();
     }
     let mut r =
         WriteResult::refused_unresolved(&el.shown(), missed.fault.message.clone(), requested);
     output::cap_echoes(&mut r);
-    let request = if action {
-        output::Request::Action
-    } else {
-        output::Request::Value
-    };
     Reply {
         structured: cli::write_json(&r),
-        text: output::write_text(&r, request),
+        text: output::write_text(&r),
         fault: Some(missed.fault),
     }
 }
 
 /// The verdict as the command line prints it (echoes capped), with its exit code, and the step
 /// the recorder added (`recorded`).
-fn verdict(mut r: WriteResult, recorded: Option<Json>, action: bool) -> Reply {
+fn verdict(mut r: WriteResult, recorded: Option<Json>) -> Reply {
     output::cap_echoes(&mut r);
     let mut doc = cli::write_json(&r);
     if let Some(step) = recorded {
         doc["recorded"] = step;
     }
-    let request = if action {
-        output::Request::Action
-    } else {
-        output::Request::Value
-    };
-    let text = output::write_text(&r, request);
+    let text = output::write_text(&r);
     Reply::coded(doc, text, cli::write_code(&r), &r.reason)
 }
 
@@ -104,7 +94,7 @@ pub async fn set_value(state: &State, args: &SetValueArgs) -> Result<Reply, Faul
     let placeholder = format!("(not echoed, {} chars)", value.chars().count());
     let found = match locate(session, &el, &args.scope(), args.wait_ms).await {
         Ok(l) => l,
-        Err(m) => return Ok(unlocated(&el, m, &placeholder, false)),
+        Err(m) => return Ok(unlocated(&el, m, &placeholder)),
     };
     let opts = WriteOptions {
         timeout: readback(args.timeout_ms),
@@ -121,7 +111,7 @@ pub async fn set_value(state: &State, args: &SetValueArgs) -> Result<Reply, Faul
         rec.record_write(&found.snap, found.row, &r, &value, false)
             .map_err(|e| e.to_string())
     });
-    Ok(verdict(r, recorded, false))
+    Ok(verdict(r, recorded))
 }
 
 /// `invoke`.
@@ -132,12 +122,7 @@ pub async fn invoke(state: &State, args: &InvokeArgs) -> Result<Reply, Fault> {
     let found = match locate(session, &el, &args.scope(), args.wait_ms).await {
         Ok(l) => l,
         Err(m) => {
-            return Ok(unlocated(
-                &el,
-                m,
-                action.unwrap_or("(default action)"),
-                true,
-            ));
+            return Ok(unlocated(&el, m, action.unwrap_or("(default action)")));
         }
     };
     let opts = WriteOptions {
@@ -158,7 +143,7 @@ pub async fn invoke(state: &State, args: &InvokeArgs) -> Result<Reply, Fault> {
         rec.record_invoke(&found.snap, found.row, &r, action)
             .map_err(|e| e.to_string())
     });
-    Ok(verdict(r, recorded, true))
+    Ok(verdict(r, recorded))
 }
 
 #[cfg(test)]

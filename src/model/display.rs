@@ -7,7 +7,7 @@
 //! run of U+FFFC). U+FFFC, the embedded-object character that stands for a child element, is
 //! shown as `⟨obj⟩` (`⟨obj×3⟩` for a run); text made only of it is not shown at all.
 
-use super::{Node, Role, State, Value, quoted, sanitize};
+use super::{AppText, Node, Role, State, Value, sanitize};
 
 /// U+FFFC OBJECT REPLACEMENT CHARACTER: a child element's place in its parent's text.
 pub const EMBEDDED_OBJECT: char = '\u{FFFC}';
@@ -24,9 +24,10 @@ pub fn value_bearing(n: &Node) -> bool {
 
 /// `text` with each run of U+FFFC shown as `⟨obj⟩` / `⟨obj×N⟩`; `None` when it holds U+FFFC
 /// and nothing else (white space aside): a container's text that only stands for its children.
-pub fn embedded_marked(text: &str) -> Option<String> {
+pub fn embedded_marked(text: &AppText) -> Option<AppText> {
+    let text = text.as_str();
     if !text.contains(EMBEDDED_OBJECT) {
-        return Some(text.to_string());
+        return Some(text.into());
     }
     if text
         .chars()
@@ -53,7 +54,7 @@ pub fn embedded_marked(text: &str) -> Option<String> {
         }
     }
     flush(&mut out, &mut run);
-    Some(out)
+    Some(out.into())
 }
 
 /// Whether `text` says nothing the name does not: empty, or the name again (case and outer
@@ -111,14 +112,14 @@ pub fn value_text(n: &Node) -> Option<String> {
     if n.is_secret()
         && let Value::Text { text } = v
     {
-        return Some(format!("(secret, {} chars)", text.chars().count()));
+        return Some(format!("(secret, {} chars)", text.as_str().chars().count()));
     }
     let bearing = value_bearing(n);
     match v {
         Value::Text { text } => {
             match embedded_marked(text) {
-                Some(t) if bearing || !repeats_name(&t, &n.name) => {
-                    Some(sanitize(&quoted(&t, 0), 60).into_owned())
+                Some(t) if bearing || !repeats_name(t.as_str(), n.name.as_str()) => {
+                    Some(sanitize(&t.quoted(0), 60).into_owned())
                 }
                 // A field that holds only embedded objects still says it holds something.
                 None if bearing => Some("⟨obj⟩".into()),
@@ -130,7 +131,8 @@ pub fn value_text(n: &Node) -> Option<String> {
         // the name again.
         _ => {
             let d = v.as_text()?;
-            (!repeats_name(&d, &n.name)).then(|| sanitize(&v.display(), 60).into_owned())
+            (!repeats_name(d.as_str(), n.name.as_str()))
+                .then(|| sanitize(&v.display(), 60).into_owned())
         }
     }
 }
@@ -139,7 +141,7 @@ pub fn value_text(n: &Node) -> Option<String> {
 pub fn node_line(n: &Node) -> String {
     let mut s = n.role.to_string();
     if !n.name.is_empty() {
-        s.push_str(&format!(" {}", quoted(&n.name, 80)));
+        s.push_str(&format!(" {}", n.name.quoted(80)));
     }
     if let Some(v) = value_text(n) {
         s.push_str(" = ");

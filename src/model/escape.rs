@@ -157,9 +157,11 @@ pub fn scrub_lines(s: &str) -> Cow<'_, str> {
 }
 
 /// A string that came from an application (a name, a description, an action's name, a
-/// toolkit's answer). It has no `Display`: it reaches a terminal only through [`literal`] or
-/// [`quoted`], and JSON only through the JSON writer, which escapes what a terminal would act
-/// on. Its `Debug` form is the quoted one.
+/// toolkit's answer). It has no `Display` and does not deref to `str`: it reaches a terminal
+/// only through [`literal`] or [`quoted`], and JSON only through the JSON writer, which escapes
+/// what a terminal would act on. [`AppText::as_str`] gives the text itself, for matching,
+/// comparing and handing back to the application, never for printing. Its `Debug` form is the
+/// quoted one.
 #[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct AppText(String);
@@ -169,8 +171,10 @@ impl AppText {
         AppText(s.into())
     }
 
-    /// The text as the application gave it, for matching and comparing, never for printing.
-    pub fn raw(&self) -> &str {
+    /// The text as the application gave it, for matching, comparing, measuring and sending
+    /// back to the application; never for printing (use [`AppText::literal`] or
+    /// [`AppText::quoted`]).
+    pub fn as_str(&self) -> &str {
         &self.0
     }
 
@@ -186,6 +190,23 @@ impl AppText {
 
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// The bytes it holds on the heap (for measuring a snapshot's size).
+    pub fn capacity(&self) -> usize {
+        self.0.capacity()
+    }
+
+    /// A new app string built from this one (`Action.DoAction(<name>)`, `<method> → true`):
+    /// what is made of an app's text stays an app's text.
+    pub fn map(&self, f: impl FnOnce(&str) -> String) -> AppText {
+        AppText(f(&self.0))
+    }
+
+    /// Mutable access for the code that builds the text (joining label names, cutting a
+    /// long value); the result is still an application's string.
+    pub fn as_mut_string(&mut self) -> &mut String {
+        &mut self.0
     }
 }
 
@@ -204,6 +225,54 @@ impl From<String> for AppText {
 impl From<&str> for AppText {
     fn from(s: &str) -> AppText {
         AppText(s.to_string())
+    }
+}
+
+impl From<&String> for AppText {
+    fn from(s: &String) -> AppText {
+        AppText(s.clone())
+    }
+}
+
+impl std::borrow::Borrow<str> for AppText {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl PartialEq<str> for AppText {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for AppText {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<String> for AppText {
+    fn eq(&self, other: &String) -> bool {
+        &self.0 == other
+    }
+}
+
+impl PartialEq<AppText> for str {
+    fn eq(&self, other: &AppText) -> bool {
+        self == other.0
+    }
+}
+
+impl PartialEq<AppText> for &str {
+    fn eq(&self, other: &AppText) -> bool {
+        *self == other.0
+    }
+}
+
+impl PartialEq<AppText> for String {
+    fn eq(&self, other: &AppText) -> bool {
+        *self == other.0
     }
 }
 
@@ -294,7 +363,8 @@ mod tests {
         let t = AppText::new("evil\x1b[2J\"");
         assert_eq!(format!("{t:?}"), "\"evil\\x1b[2J\\\"\"");
         assert_eq!(t.literal(0), "evil\\x1b[2J\"");
-        assert_eq!(t.raw(), "evil\x1b[2J\"");
+        assert_eq!(t.as_str(), "evil\x1b[2J\"");
+        assert_eq!(t, "evil\x1b[2J\"");
         assert_eq!(
             serde_json::to_string(&t).ok().as_deref(),
             Some("\"evil\\u001b[2J\\\"\"")

@@ -10,7 +10,7 @@ use super::{Node, Snapshot, Value};
 pub fn value_json(n: &Node) -> Json {
     match (&n.value, n.is_secret()) {
         (Some(Value::Text { text }), true) => {
-            json!({ "kind": "secret", "length": text.chars().count() })
+            json!({ "kind": "secret", "length": text.as_str().chars().count() })
         }
         (Some(v), false) => serde_json::to_value(v).unwrap_or(Json::Null),
         (_, _) => Json::Null,

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Interfaces, Role, State, States};
+use super::{AppText, Interfaces, Role, State, States};
 
 /// A backend's handle for one element (AT-SPI: `bus-name:object-path`; fixture: `f:<n>`).
 /// Opaque outside the backend that issued it; stable across snapshots while the element lives.
@@ -31,7 +31,7 @@ pub enum Toggle {
 pub enum Value {
     /// Text of an entry or text area. For password fields it is whatever the toolkit exposes
     /// (usually a mask), never what was written.
-    Text { text: String },
+    Text { text: AppText },
     /// A number within `min..=max`. A bound or step the toolkit could not report is `None`
     /// (Chromium cannot read the minimum of some sliders): unknown, not zero.
     Number {
@@ -46,14 +46,14 @@ pub enum Value {
     /// A toggle's state.
     Toggle { state: Toggle },
     /// The selected option of a combo box or drop-down (`None` when nothing is selected).
-    Choice { selected: Option<String> },
+    Choice { selected: Option<AppText> },
 }
 
 impl Value {
     /// A short human form for tree rows and status lines.
     pub fn display(&self) -> String {
         match self {
-            Value::Text { text } => super::quoted(text, 0),
+            Value::Text { text } => text.quoted(0),
             Value::Number { current, .. } => format_number(*current),
             Value::Toggle { state } => match state {
                 Toggle::On => "on".into(),
@@ -61,17 +61,17 @@ impl Value {
                 Toggle::Mixed => "mixed".into(),
             },
             Value::Choice { selected } => match selected {
-                Some(s) => super::quoted(s, 0),
+                Some(s) => s.quoted(0),
                 None => "(none)".into(),
             },
         }
     }
 
     /// The value as plain text for matching queries (`None` for toggles).
-    pub fn as_text(&self) -> Option<String> {
+    pub fn as_text(&self) -> Option<AppText> {
         match self {
             Value::Text { text } => Some(text.clone()),
-            Value::Number { current, .. } => Some(format_number(*current)),
+            Value::Number { current, .. } => Some(format_number(*current).into()),
             Value::Choice { selected } => selected.clone(),
             Value::Toggle { .. } => None,
         }
@@ -117,24 +117,24 @@ pub struct Node {
     pub id: NodeId,
     pub role: Role,
     pub raw_role: String,
-    pub name: String,
-    pub description: String,
+    pub name: AppText,
+    pub description: AppText,
     /// The accessible names of the elements that label this one (AT-SPI `labelled-by`, UIA
     /// `LabeledBy`, AX `AXTitleUIElement`), joined with a space when there are several; `None`
     /// when the element has no such relation.
     #[serde(default)]
-    pub label: Option<String>,
+    pub label: Option<AppText>,
     pub value: Option<Value>,
     pub states: States,
     pub interfaces: Interfaces,
     /// Action names as the toolkit names them for programs (`click`, `press`, `check`): what
     /// writes match on and workflow files store. Empty when not read (AT-SPI snapshots read
     /// them only when asked; `Backend::read_node` always does).
-    pub actions: Vec<String>,
+    pub actions: Vec<AppText>,
     /// The toolkit's localized action names, for display only (same order as `actions`; empty
     /// when not read). Some bridges fill them with `;;` or nothing.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub action_labels: Vec<String>,
+    pub action_labels: Vec<AppText>,
     pub bounds: Option<Bounds>,
     pub parent: Option<usize>,
     pub children: Vec<usize>,
@@ -148,8 +148,8 @@ impl Node {
             id,
             role,
             raw_role: raw_role.into(),
-            name: String::new(),
-            description: String::new(),
+            name: AppText::default(),
+            description: AppText::default(),
             label: None,
             value: None,
             states: States::EMPTY,
@@ -186,8 +186,8 @@ impl Node {
                 .map(str::to_lowercase)
                 .collect()
         };
-        let mut all = words(&self.name);
-        all.extend(words(&self.description));
+        let mut all = words(self.name.as_str());
+        all.extend(words(self.description.as_str()));
         all.iter().any(|w| SECRET_WORDS.contains(&w.as_str()))
             || all.windows(2).any(|p| p[0] == "api" && p[1] == "key")
     }

@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use super::Node;
+use super::{AppText, Node};
 
 /// A snapshot id, printed `s` + 8 hex digits. Ids never repeat within a process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -131,9 +131,9 @@ impl Truncation {
 pub struct Snapshot {
     pub id: SnapshotId,
     /// The application's name.
-    pub app: String,
+    pub app: AppText,
     /// The window's name (empty when the snapshot is of a whole app).
-    pub window: String,
+    pub window: AppText,
     pub nodes: Vec<Node>,
     /// The first limit that cut the read short, if any.
     pub truncated: Option<Truncation>,
@@ -183,7 +183,7 @@ impl Snapshot {
                 if n.name.is_empty() {
                     n.role.as_str().to_string()
                 } else {
-                    format!("{} {}", n.role, super::quoted(&n.name, 40))
+                    format!("{} {}", n.role, n.name.quoted(40))
                 }
             })
             .collect::<Vec<_>>()

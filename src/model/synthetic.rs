@@ -27,7 +27,7 @@ pub fn generate(n: usize, seed: u64) -> Vec<Node> {
     let mk = |nodes: &mut Vec<Node>, role: Role, raw: &str, name: String| -> usize {
         let i = nodes.len();
         let mut node = Node::new(NodeId(format!("g:{i}")), role, raw);
-        node.name = name;
+        node.name = name.into();
         node.states = enabled;
         node.interfaces = Interfaces::EMPTY.with(Interface::Accessible);
         nodes.push(node);
@@ -66,7 +66,7 @@ pub fn generate(n: usize, seed: u64) -> Vec<Node> {
         let label = mk(&mut nodes, Role::Label, "label", format!("{word}:"));
         let text = mk(&mut nodes, Role::Text, "text", word.to_string());
         nodes[text].value = Some(Value::Text {
-            text: format!("{word} value {form}"),
+            text: format!("{word} value {form}").into(),
         });
         nodes[text].states = enabled.with(State::Editable).with(State::Focusable);
         nodes[text].interfaces = nodes[text]

@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use crate::model::{Snapshot, SnapshotId};
+use crate::model::{AppText, Snapshot, SnapshotId};
 
 use super::suggest::Groups;
 
@@ -115,7 +115,11 @@ impl Labels {
         let mut exact = Column::with_capacity(n, n);
         let mut folded = Column::with_capacity(n, n);
         for node in &snap.nodes {
-            let text = node.label.as_deref().map_or("", str::trim);
+            let text = node
+                .label
+                .as_ref()
+                .map(AppText::as_str)
+                .map_or("", str::trim);
             exact.push_with(|t| t.push_str(text));
             folded.push_with(|t| fold_into(t, text));
         }
@@ -131,8 +135,12 @@ impl SnapshotIndex {
         let mut raw_roles = Column::with_capacity(n, n * 8);
         for node in &snap.nodes {
             let value = node.value.as_ref().and_then(|v| v.as_text());
-            let value = value.as_deref().map_or("", str::trim);
-            for text in [node.name.trim(), node.description.trim(), value] {
+            let value = value.as_ref().map_or("", |v| v.as_str().trim());
+            for text in [
+                node.name.as_str().trim(),
+                node.description.as_str().trim(),
+                value,
+            ] {
                 folded.push_with(|t| fold_into(t, text));
                 exact.push_with(|t| t.push_str(text));
             }
@@ -183,8 +191,12 @@ impl SnapshotIndex {
             return;
         }
         let value = node.value.as_ref().and_then(|v| v.as_text());
-        let value = value.as_deref().map_or("", str::trim);
-        let fields = [node.name.trim(), node.description.trim(), value];
+        let value = value.as_ref().map_or("", |v| v.as_str().trim());
+        let fields = [
+            node.name.as_str().trim(),
+            node.description.as_str().trim(),
+            value,
+        ];
         for (field, text) in fields.into_iter().enumerate() {
             let entry = row * FIELDS + field;
             splice(&mut self.folded, entry, |t| fold_into(t, text));

@@ -7,7 +7,7 @@ use super::index::FIELDS;
 use super::parse::shown;
 use super::resolve::{Candidate, Context, Engine, Field, Filter, Level, Prepared};
 use super::{QueryMode, RoleSpec, StateReq, Target};
-use crate::model::sanitize;
+use crate::model::{AppText, sanitize};
 
 /// At most this many near misses are listed.
 pub const NEAR_MISS_LIMIT: usize = 5;
@@ -185,7 +185,7 @@ impl Judge<'_> {
                 Some(w) => format!("not inside {}", sanitize(&w.to_string(), 60)),
                 None => String::new(),
             },
-            Miss::Label => match node.label.as_deref().map(str::trim) {
+            Miss::Label => match node.label.as_ref().map(AppText::as_str).map(str::trim) {
                 Some(l) if !l.is_empty() => format!(
                     "label is {}",
                     shown(&l.chars().take(60).collect::<String>())
@@ -224,7 +224,7 @@ impl Judge<'_> {
             }
             Miss::Similar(d) => format!(
                 "name {} is {d} edit{} from the query",
-                shown(&node.name.chars().take(60).collect::<String>()),
+                shown(&node.name.as_str().chars().take(60).collect::<String>()),
                 if *d == 1 { "" } else { "s" }
             ),
         }

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::index::{FIELDS, Labels, SnapshotIndex, fold};
 use super::{Neighbour, QueryMode, RoleSpec, Target};
-use crate::model::{Role, Snapshot, State, Token, sanitize};
+use crate::model::{Role, Snapshot, State, Token};
 
 /// At most this many candidates are listed; the count is always the total.
 pub const CANDIDATE_LIMIT: usize = 10;
@@ -659,7 +659,7 @@ impl<'a> Engine<'a> {
             token: self.snap.token(row),
             path: self.snap.path_string(row),
             role: node.map_or(Role::Unknown, |n| n.role),
-            name: node.map_or(String::new(), |n| sanitize(&n.name, 80).into_owned()),
+            name: node.map_or(String::new(), |n| n.name.literal(80).into_owned()),
             why,
             hidden: node.is_some_and(|n| !n.states.has(State::Showing)),
         }
@@ -692,7 +692,7 @@ pub(crate) fn nearest_before(snap: &Snapshot, role: Role) -> Vec<u32> {
                 continue;
             };
             out[c] = last;
-            if child.role == role && !child.name.trim().is_empty() {
+            if child.role == role && !child.name.as_str().trim().is_empty() {
                 last = c as u32;
             }
         }

@@ -8,7 +8,7 @@ use super::print::printed_len_bound;
 use super::resolve::{NONE, nearest_before};
 use super::{Grade, MAX_TARGET_CHARS, MAX_WITHIN, Neighbour, Parts, Query, RoleSpec, StateReq};
 use super::{Target, TargetError};
-use crate::model::{Node, Role, Snapshot, State, States, Value, format_number};
+use crate::model::{AppText, Node, Role, Snapshot, State, States, Value, format_number};
 
 /// States worth naming in a suggestion: ones that describe what an element is rather than
 /// what it is doing now, so the target still names it after a toggle, a selection or a focus
@@ -143,23 +143,25 @@ impl Groups {
             by_role[node.role as usize].push(row);
         }
         // Trimmed once: the groups, the neighbours' names and the suggestions all use them.
-        let trimmed: Vec<&str> = nodes.iter().map(|node| node.name.trim()).collect();
+        let trimmed: Vec<&str> = nodes.iter().map(|node| node.name.as_str().trim()).collect();
         let name_span = nodes
             .iter()
             .zip(&trimmed)
             .map(|(node, t)| {
-                let start = t.as_ptr() as usize - node.name.as_ptr() as usize;
+                let start = t.as_ptr() as usize - node.name.as_str().as_ptr() as usize;
                 (start as u32, (start + t.len()) as u32)
             })
             .collect();
         let (name, names) = Grouping::build_keyed(snap, |r| Some(trimmed[r]));
-        let desc = Grouping::build(snap, |r| Some(nodes[r].description.trim()));
-        let label = Grouping::build(snap, |r| nodes[r].label.as_deref().map(str::trim));
+        let desc = Grouping::build(snap, |r| Some(nodes[r].description.as_str().trim()));
+        let label = Grouping::build(snap, |r| {
+            nodes[r].label.as_ref().map(AppText::as_str).map(str::trim)
+        });
         let after = Grouping::build(snap, |r| trimmed.get(after_label[r] as usize).copied());
         let desc_is_a_name = nodes
             .iter()
             .map(|node| {
-                let d = node.description.trim();
+                let d = node.description.as_str().trim();
                 !d.is_empty() && names.contains_key(&(node.role, d))
             })
             .collect();
@@ -233,10 +235,10 @@ impl Groups {
 /// the value's text, except for a number whose name looks like one.
 fn value_is(node: &Node, name: &str) -> bool {
     match &node.value {
-        Some(Value::Text { text }) => text.trim() == name,
+        Some(Value::Text { text }) => text.as_str().trim() == name,
         Some(Value::Choice {
             selected: Some(text),
-        }) => text.trim() == name,
+        }) => text.as_str().trim() == name,
         Some(Value::Number { current, .. }) => {
             name.starts_with(|c: char| c.is_ascii_digit() || c == '-')
                 && format_number(*current) == name
@@ -367,7 +369,10 @@ impl<'g> Suggester<'g> {
             return None;
         }
         let (start, end) = g.name_span.get(row).copied()?;
-        self.snap.nodes[row].name.get(start as usize..end as usize)
+        self.snap.nodes[row]
+            .name
+            .as_str()
+            .get(start as usize..end as usize)
     }
 
     /// Role + name (when the name may be used), then role alone.
@@ -396,12 +401,12 @@ impl<'g> Suggester<'g> {
         let name = self.name(row);
         let named_rows = name.map(|_| g.name.rows_of(row));
         let mut out = Vec::new();
-        let label = node.label.as_deref().map(str::trim);
+        let label = node.label.as_ref().map(AppText::as_str).map(str::trim);
         let after = self
             .snap
             .nodes
             .get(g.after_label.get(row).copied().unwrap_or(NONE) as usize)
-            .map(|l| l.name.trim());
+            .map(|l| l.name.as_str().trim());
         for (by, text, is_label) in [(&g.label, label, true), (&g.after, after, false)] {
             let rows = by.rows_of(row);
             let Some(text) = text.filter(|_| !rows.is_empty()) else {
@@ -448,7 +453,7 @@ impl<'g> Suggester<'g> {
         }
         // A description is unique only if no node of the role is also named that text: an
         // exact name would win the tier.
-        let desc = node.description.trim();
+        let desc = node.description.as_str().trim();
         if !desc.is_empty()
             && !self.groups.desc_is_a_name[row]
             && self.groups.desc.rows_of(row).len() == 1

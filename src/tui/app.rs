@@ -22,7 +22,7 @@ pub use super::mode::{ActionMenu, Mode, Prompt, PromptKind};
 use super::tree::TreeState;
 pub use super::writes::{CompletedWrite, WriteEntry, WriteKind};
 use crate::backend::{AppInfo, BackendError, Event};
-use crate::model::{Bounds, Node, NodeId, Snapshot, SnapshotId};
+use crate::model::{AppText, Bounds, Node, NodeId, Snapshot, SnapshotId};
 use crate::write::{Outcome, Placement, WriteResult};
 
 /// How long accessibility events are gathered before the tree is re-read (one read per burst).
@@ -157,10 +157,10 @@ pub struct Gone {
 /// The window whose tree is shown.
 #[derive(Debug, Clone)]
 pub struct Shown {
-    pub app_name: String,
+    pub app_name: AppText,
     pub bus_name: String,
     pub window: NodeId,
-    pub title: String,
+    pub title: AppText,
     /// The window left the app list or could not be read any more.
     pub gone: bool,
     /// Its application exited or dropped its accessibility connection.

@@ -7,7 +7,7 @@ use super::app::{App, Effect, Pane};
 use super::keys::{self, Action};
 use super::layout;
 use super::mode::{ActionMenu, Mode, PromptKind};
-use crate::model::{State, sanitize};
+use crate::model::State;
 
 impl App {
     // ----- keys -----
@@ -111,7 +111,7 @@ impl App {
                     } else {
                         self.mode = Mode::Actions(ActionMenu {
                             node: n.id.clone(),
-                            actions: n.actions.iter().map(|a| sanitize(a, 40).into()).collect(),
+                            actions: n.actions.clone(),
                             selected: 0,
                         });
                     }

@@ -57,10 +57,11 @@ impl std::fmt::Display for CopyKind {
     }
 }
 
-/// A node's value as plain text for copying (`None` when it has none).
+/// A node's value as plain text for copying (`None` when it has none): the app's text as it
+/// is, for the clipboard (the copy menu shows it escaped).
 pub fn plain_value(n: &Node) -> Option<String> {
     match n.value.as_ref()? {
-        Value::Text { text } => Some(text.clone()),
+        Value::Text { text } => Some(text.as_str().to_string()),
         Value::Number { current, .. } => Some(crate::model::format_number(*current)),
         Value::Toggle { state } => Some(
             match state {
@@ -70,7 +71,7 @@ pub fn plain_value(n: &Node) -> Option<String> {
             }
             .into(),
         ),
-        Value::Choice { selected } => selected.clone(),
+        Value::Choice { selected } => selected.as_ref().map(|s| s.as_str().to_string()),
     }
 }
 

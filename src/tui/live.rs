@@ -393,7 +393,7 @@ impl App {
                         if n.name.is_empty() {
                             n.role.to_string()
                         } else {
-                            format!("{} {}", n.role, crate::tui::quoted(&n.name, 30))
+                            format!("{} {}", n.role, n.name.quoted(30))
                         }
                     })
                     .unwrap_or_default(),

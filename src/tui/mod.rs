@@ -48,7 +48,7 @@ pub fn path(snap: &crate::model::Snapshot, row: usize) -> String {
             if n.name.is_empty() {
                 n.role.as_str().to_string()
             } else {
-                format!("{} {}", n.role, quoted(&n.name, 40))
+                format!("{} {}", n.role, n.name.quoted(40))
             }
         })
         .collect::<Vec<_>>()

@@ -7,7 +7,7 @@ use super::app::{App, Effect};
 use super::copy::CopyKind;
 use super::input::LineInput;
 use super::keys::{self, Action};
-use crate::model::{NodeId, Role, State, Toggle, Value};
+use crate::model::{AppText, NodeId, Role, State, Toggle, Value};
 
 /// The overlay that takes the keys. At most one is open: opening one closes whatever was open.
 #[derive(Debug, Clone, Default)]
@@ -56,7 +56,8 @@ pub enum PromptKind {
         on: bool,
     },
     Options {
-        options: Vec<String>,
+        /// The option labels as the app gave them (shown escaped, written as they are).
+        options: Vec<AppText>,
         selected: usize,
     },
     /// Select a tab, list row or tree row.
@@ -67,7 +68,8 @@ pub enum PromptKind {
 #[derive(Debug, Clone)]
 pub struct ActionMenu {
     pub node: NodeId,
-    pub actions: Vec<String>,
+    /// The element's action names as the app gave them (shown escaped, invoked as they are).
+    pub actions: Vec<AppText>,
     pub selected: usize,
 }
 
@@ -192,9 +194,9 @@ impl App {
             let text = if secret {
                 String::new()
             } else {
+                // The field's text, to be edited: the input line shows it escaped.
                 match &node.value {
-                    Some(Value::Text { text }) => text.clone(),
-                    Some(v) => v.as_text().unwrap_or_default(),
+                    Some(v) => v.as_text().unwrap_or_default().as_str().to_string(),
                     None => String::new(),
                 }
             };
@@ -219,7 +221,7 @@ impl App {
     }
 
     /// A combo box's option labels from the tree: its items, or its single menu's items.
-    pub(super) fn options_of(&self, row: usize) -> Vec<String> {
+    pub(super) fn options_of(&self, row: usize) -> Vec<AppText> {
         let Some(tree) = &self.tree else {
             return Vec::new();
         };
@@ -258,9 +260,12 @@ impl App {
                         input.text.clone()
                     }
                     PromptKind::Toggle { on } => on.to_string(),
-                    PromptKind::Options { options, selected } => {
-                        options.get(*selected).cloned().unwrap_or_default()
-                    }
+                    // The option's own label is the value asked for: matched against the
+                    // combo's options when the write is planned.
+                    PromptKind::Options { options, selected } => options
+                        .get(*selected)
+                        .map(|o| o.as_str().to_string())
+                        .unwrap_or_default(),
                     PromptKind::Select => "true".into(),
                 };
                 let node = p.node.clone();

@@ -3,7 +3,6 @@
 
 use super::app::{App, Effect, Pane, Selection, Shown};
 use super::keys::Action;
-use crate::model::sanitize;
 
 impl App {
     pub(super) fn apps_nav(&mut self, action: Action, fx: &mut Vec<Effect>) {
@@ -30,7 +29,7 @@ impl App {
         };
         let w = e.window.unwrap_or(0);
         let Some(win) = app.windows.get(w) else {
-            self.notice = Some(format!("{} has no windows", sanitize(&app.name, 40)));
+            self.notice = Some(format!("{} has no windows", app.name.literal(40)));
             return;
         };
         let shown = Shown {

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::app::{CompletedWrite, WriteKind};
 use super::runtime::Recorder;
+use crate::model::AppText;
 use crate::workflow::{self, ExportOptions};
 
 /// Records into a workflow and exports to `<dir>/<name>.workflow.json`.
@@ -58,8 +59,8 @@ fn write_new(dir: &Path, name: &str, text: &str) -> Result<PathBuf, String> {
 }
 
 impl Recorder for WorkflowRecorder {
-    fn start(&mut self, app: &str, window: &str) -> Result<String, String> {
-        let name = file_stem(if window.is_empty() { app } else { window });
+    fn start(&mut self, app: &AppText, window: &AppText) -> Result<String, String> {
+        let name = file_stem(if window.is_empty() { app } else { window }.as_str());
         // A new recording per start; the previous one stays exported if it was.
         self.rec = Some(workflow::Recorder::new(name));
         self.recording = true;
@@ -94,7 +95,7 @@ impl Recorder for WorkflowRecorder {
                 false,
             ),
             WriteKind::Invoke { action } => {
-                rec.record_invoke(snap, *row, &w.result, action.as_deref())
+                rec.record_invoke(snap, *row, &w.result, action.as_ref().map(AppText::as_str))
             }
         };
     }

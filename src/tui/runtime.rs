@@ -25,6 +25,7 @@ use super::exec::{self, Ctx, Work};
 use super::view;
 use super::x11_frame::FrameWindow;
 use crate::backend::Backend;
+use crate::model::AppText;
 
 /// At most one frame per this interval; input is drained before drawing.
 const FRAME: Duration = Duration::from_millis(16);
@@ -33,7 +34,7 @@ const FRAME: Duration = Duration::from_millis(16);
 /// and stops it, `w` exports; every answer is a line for the status bar.
 pub trait Recorder: Send {
     /// Starts recording writes in `window` of `app`.
-    fn start(&mut self, app: &str, window: &str) -> Result<String, String>;
+    fn start(&mut self, app: &AppText, window: &AppText) -> Result<String, String>;
     /// Stops recording.
     fn stop(&mut self) -> Result<String, String>;
     /// One completed write or invoke (secret values arrive as `None`).

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::app::{App, Effect};
-use crate::model::{Node, NodeId, Snapshot};
+use crate::model::{AppText, Node, NodeId, Snapshot};
 use crate::write::{Outcome, Placement, WriteResult};
 
 /// A finished write or invoke with what a recorder needs to turn it into a workflow step.
@@ -29,7 +29,10 @@ pub struct CompletedWrite {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WriteKind {
     Set,
-    Invoke { action: Option<String> },
+    /// `action`: one of the element's own action names (`None`: its default action).
+    Invoke {
+        action: Option<AppText>,
+    },
 }
 
 /// One write in the history, with its timeline once it finished.
@@ -40,7 +43,7 @@ pub struct WriteEntry {
     pub node: Node,
     pub target: String,
     pub token: String,
-    /// What was asked, for display (a secret shows only its length).
+    /// What was asked, for display: escaped, and a secret shows only its length.
     pub requested: String,
     /// The raw value until the write completes (then handed to the recorder hook and dropped).
     value: Option<String>,
@@ -109,7 +112,7 @@ impl App {
     pub(super) fn start_invoke(
         &mut self,
         id: NodeId,
-        action: Option<String>,
+        action: Option<AppText>,
         fx: &mut Vec<Effect>,
     ) {
         let Some(tree) = &self.tree else {
@@ -134,7 +137,9 @@ impl App {
             node,
             target,
             token,
-            requested: action.clone().unwrap_or_else(|| "(default action)".into()),
+            requested: action
+                .as_ref()
+                .map_or_else(|| "(default action)".into(), |a| a.literal(0).into_owned()),
             value: None,
             snapshot: self.recording.then(|| (Arc::new(tree.snap.clone()), row)),
             result: None,
@@ -144,7 +149,8 @@ impl App {
             write,
             node: id,
             place,
-            action,
+            // Handed back to the app, which matches it against its own names.
+            action: action.map(|a| a.as_str().to_string()),
         });
     }
 

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use super::format::*;
 use super::schema::Issue;
 use super::validate;
-use crate::model::{Node, NodeId, Role, Snapshot, State, Toggle, Value, format_number};
+use crate::model::{AppText, Node, NodeId, Role, Snapshot, State, Toggle, Value, format_number};
 use crate::target::{
     Grade, Query, Resolution, RoleSpec, SnapshotIndex, StateReq, Target, matches, resolve, suggest,
 };
@@ -61,7 +61,7 @@ pub struct RecordedStep {
     pub role: Option<Role>,
     /// The element's name when recorded.
     #[serde(default)]
-    pub name: String,
+    pub name: AppText,
     /// The write's outcome when recorded (`verified`, `mismatch`, …); none for observed
     /// changes, waits and observations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -96,7 +96,7 @@ impl Default for RecordedStep {
             step: Step::new("", Action::Observe, Transaction::ReadOnly),
             candidates: None,
             role: None,
-            name: String::new(),
+            name: AppText::default(),
             verdict: None,
             mismatch: None,
             reason: String::new(),
@@ -155,10 +155,11 @@ pub struct Recording {
     /// Always [`RECORDING_VERSION`].
     pub treeglass_recording: u32,
     pub name: String,
+    /// The app and window title seen last.
     #[serde(default)]
-    pub app: String,
+    pub app: AppText,
     #[serde(default)]
-    pub window: String,
+    pub window: AppText,
     #[serde(default)]
     pub inputs: BTreeMap<String, Input>,
     #[serde(default)]
@@ -324,10 +325,14 @@ pub fn map_write(node: &Node, raw: &str) -> Mapping {
 }
 
 /// The action `invoke` presses when none is named (the write engine's order).
-pub fn default_action(node: &Node) -> Option<String> {
+pub fn default_action(node: &Node) -> Option<AppText> {
     ["click", "press", "activate", "toggle", "select", "expand"]
         .iter()
-        .find_map(|p| node.actions.iter().find(|a| a.eq_ignore_ascii_case(p)))
+        .find_map(|p| {
+            node.actions
+                .iter()
+                .find(|a| a.as_str().eq_ignore_ascii_case(p))
+        })
         .or_else(|| node.actions.first())
         .cloned()
 }
@@ -353,7 +358,7 @@ pub fn slug(s: &str, sep: char) -> String {
 /// value (a combo box named after its option), then its description, else its role.
 fn id_label(node: &Node) -> String {
     let value = node.value.as_ref().and_then(Value::as_text);
-    let name_is_value = value.is_some_and(|v| v.trim() == node.name.trim());
+    let name_is_value = value.is_some_and(|v| v.as_str().trim() == node.name.as_str().trim());
     [
         (!name_is_value).then_some(node.name.as_str()),
         Some(node.description.as_str()),
@@ -453,7 +458,8 @@ fn state_value(node: &Node) -> Option<String> {
                 "\u{1}".into()
             }
         }
-        (Some(Value::Text { text }), _) => text.clone(),
+        // The app's text becomes the step's value: workflow data, escaped wherever it is shown.
+        (Some(Value::Text { text }), _) => text.as_str().to_string(),
         (Some(Value::Number { current, .. }), _) => format_number(*current),
         (
             Some(Value::Toggle {
@@ -462,7 +468,7 @@ fn state_value(node: &Node) -> Option<String> {
             _,
         ) => return None,
         (Some(Value::Toggle { state }), _) => (*state == Toggle::On).to_string(),
-        (Some(Value::Choice { selected }), _) => selected.clone()?,
+        (Some(Value::Choice { selected }), _) => selected.as_ref()?.as_str().to_string(),
         (None, r) if r.is_selectable_item() => {
             if !node.states.has(State::Selected) {
                 return None;
@@ -484,7 +490,7 @@ enum Stability {
     /// The suggestion named the element by its value; this one does not and is unique.
     Replaced(Target),
     /// It names the element by its value (shown) and nothing better is unique.
-    ValueNamed(String),
+    ValueNamed(AppText),
 }
 
 /// Toolkits often name a combo box after its selected option (GTK does unless the app sets a
@@ -498,17 +504,17 @@ fn stable_alternative(snap: &Snapshot, row: usize, t: &Target) -> Stability {
     let Some(value) = node.value.as_ref().and_then(Value::as_text) else {
         return Stability::Stable;
     };
-    let value_named = t
-        .query()
-        .is_some_and(|q| !value.trim().is_empty() && q.text().trim() == value.trim());
+    let value_named = t.query().is_some_and(|q| {
+        !value.as_str().trim().is_empty() && q.text().trim() == value.as_str().trim()
+    });
     if !value_named {
         return Stability::Stable;
     }
     let role = Some(RoleSpec::Role(node.role));
     let mut tries: Vec<Target> = Vec::new();
-    let desc = node.description.trim();
+    let desc = node.description.as_str().trim();
     if !desc.is_empty()
-        && desc != value.trim()
+        && desc != value.as_str().trim()
         && let Ok(q) = Query::tiered(desc)
     {
         tries.extend(Target::new(role.clone(), Some(q), Vec::new()).ok());
@@ -558,8 +564,8 @@ pub fn step_for_state(snap: &Snapshot, row: usize) -> Option<Step> {
 #[derive(Debug, Clone, Default)]
 pub struct Recorder {
     name: String,
-    app: String,
-    window: String,
+    app: AppText,
+    window: AppText,
     steps: Vec<RecordedStep>,
     inputs: BTreeMap<String, Input>,
 }
@@ -591,11 +597,11 @@ impl Recorder {
     }
 
     /// The app and window title seen last.
-    pub fn app(&self) -> &str {
+    pub fn app(&self) -> &AppText {
         &self.app
     }
 
-    pub fn window(&self) -> &str {
+    pub fn window(&self) -> &AppText {
         &self.window
     }
 
@@ -637,7 +643,7 @@ impl Recorder {
         {
             return Ok(());
         }
-        let input = self.new_input(&step.name.clone(), step.role);
+        let input = self.new_input(step.name.clone().as_str(), step.role);
         let step = &mut self.steps[i];
         step.step.text = Some(format!("${{inputs.{input}}}"));
         step.step.expect = step
@@ -713,7 +719,7 @@ impl Recorder {
                 Some(n) if matches!(n.role, Role::Frame | Role::Window | Role::Dialog) => {
                     n.name.clone()
                 }
-                _ => String::new(),
+                _ => AppText::default(),
             }
         };
         if !title.is_empty() {
@@ -740,9 +746,9 @@ impl Recorder {
                 Stability::Replaced(alt) => alt,
                 Stability::ValueNamed(v) => {
                     flags.push(format!(
-                        "the target names the element by its current value ({:?}); it stops \
+                        "the target names the element by its current value ({}); it stops \
                          resolving once the value changes",
-                        crate::model::sanitize(&v, 40)
+                        v.quoted(40)
                     ));
                     t
                 }
@@ -759,8 +765,8 @@ impl Recorder {
             .filter(|t| t.to_string().chars().count() <= crate::target::MAX_TARGET_CHARS)
             .filter(|t| names_row(t));
         let built = || {
-            let query = (!node.name.trim().is_empty())
-                .then(|| Query::tiered(node.name.clone()).ok())
+            let query = (!node.name.as_str().trim().is_empty())
+                .then(|| Query::tiered(node.name.as_str()).ok())
                 .flatten();
             Target::new(Some(RoleSpec::Role(node.role)), query, Vec::new())
                 .ok()
@@ -839,7 +845,7 @@ impl Recorder {
             flags.push(p.clone());
         }
         if secret && m.action == Action::Type {
-            let input = self.new_input(&node.name, Some(node.role));
+            let input = self.new_input(node.name.as_str(), Some(node.role));
             m.text = Some(format!("${{inputs.{input}}}"));
         }
         let expect = expect_for(
@@ -919,12 +925,12 @@ impl Recorder {
         if let Some(a) = action {
             let default = default_action(node);
             if !default
-                .as_deref()
-                .is_some_and(|d| d.eq_ignore_ascii_case(a))
+                .as_ref()
+                .is_some_and(|d| d.as_str().eq_ignore_ascii_case(a))
             {
                 flags.push(format!(
                     "the action `{a}` is not the element's default ({}); a replay runs the default",
-                    default.as_deref().unwrap_or("none")
+                    default.as_ref().map_or("none".into(), |d| d.literal(40))
                 ));
             }
         }
@@ -1304,7 +1310,7 @@ impl Recorder {
     /// The window title, and the last step's expectation: both hold when the run is done.
     fn derived_terminal(&self, steps: &[Step]) -> Predicate {
         let mut parts = Vec::new();
-        if let Some(t) = contains_text(&self.window) {
+        if let Some(t) = contains_text(self.window.as_str()) {
             parts.push(Predicate::TitleContains(t));
         }
         if let Some(e) = steps.last().and_then(|s| s.expect.clone()) {

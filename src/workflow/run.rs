@@ -32,7 +32,7 @@ use super::format::*;
 use super::schema::Issue;
 use super::validate::{self, WAIT_CONDITIONS, substitute};
 use crate::backend::{BackendError, Limits};
-use crate::model::{NodeId, Role, Snapshot, sanitize};
+use crate::model::{AppText, NodeId, Role, Snapshot, sanitize};
 use crate::session::Session;
 use crate::target::{Candidate, Resolution, Target, resolve};
 use crate::write::{MismatchKind, Outcome, Placement, WriteOptions, WriteResult};
@@ -257,8 +257,9 @@ pub struct StepReport {
     pub before: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub observed: Option<String>,
+    /// The method the write used (it may name one of the app's actions).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub method: Option<String>,
+    pub method: Option<AppText>,
     pub dispatched: bool,
     /// The element, as a token of the run's session.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -348,7 +349,7 @@ pub struct Place {
 /// What predicates are evaluated against: one fresh read.
 struct World {
     snap: Arc<Snapshot>,
-    titles: Vec<String>,
+    titles: Vec<AppText>,
     dialog: bool,
 }
 
@@ -630,11 +631,11 @@ impl Runner {
             }
             Predicate::TitleContains(s) => {
                 let s = self.sub(s);
-                let hit = w.titles.iter().any(|t| t.contains(s.as_str()));
+                let hit = w.titles.iter().any(|t| t.as_str().contains(s.as_str()));
                 let shown = w
                     .titles
                     .iter()
-                    .map(|t| format!("{:?}", sanitize(t, 80)))
+                    .map(|t| t.quoted(80))
                     .collect::<Vec<_>>()
                     .join(", ");
                 (
@@ -654,12 +655,12 @@ impl Runner {
             Predicate::TextContains(s) => {
                 let s = self.sub(s);
                 let hit = w.snap.nodes.iter().position(|n| {
-                    n.name.contains(s.as_str())
+                    n.name.as_str().contains(s.as_str())
                         || (!n.is_secret()
                             && n.value
                                 .as_ref()
                                 .and_then(|v| v.as_text())
-                                .is_some_and(|v| v.contains(s.as_str())))
+                                .is_some_and(|v| v.as_str().contains(s.as_str())))
                 });
                 match hit {
                     Some(row) => (true, format!("found in {}", w.snap.path_string(row)), None),
@@ -1189,10 +1190,14 @@ impl Runner {
             let text: Option<String> = match (o.source, &snap) {
                 (OutputSource::PageUrl, _) => None,
                 (_, None) => None,
+                // The app's text becomes output data (JSON, escaped by the JSON writer).
                 (OutputSource::PageTitle, Some(s)) => Some(if s.window.is_empty() {
-                    s.nodes.first().map(|n| n.name.clone()).unwrap_or_default()
+                    s.nodes
+                        .first()
+                        .map(|n| n.name.as_str().to_string())
+                        .unwrap_or_default()
                 } else {
-                    s.window.clone()
+                    s.window.as_str().to_string()
                 }),
                 (OutputSource::VisibleText, Some(s)) => Some(
                     s.nodes
@@ -1206,6 +1211,7 @@ impl Runner {
                             [(!n.name.is_empty()).then(|| n.name.clone()), value]
                         })
                         .flatten()
+                        .map(|t| t.as_str().to_string())
                         .filter(|t| !t.trim().is_empty())
                         .collect::<Vec<_>>()
                         .join("\n"),

@@ -11,7 +11,7 @@ use super::readback::{ReadBack, Watch};
 use super::rules::*;
 use crate::backend::strategy::{self, Context, Dest, Path, Plan};
 use crate::backend::{Backend, BackendError, WriteOp};
-use crate::model::{Interface, Node, NodeId, Role, Snapshot, Value};
+use crate::model::{AppText, Interface, Node, NodeId, Role, Snapshot, Value};
 
 /// Knobs for one write.
 #[derive(Debug, Clone, Copy)]
@@ -93,7 +93,7 @@ pub struct WriteResult {
     pub token: Option<String>,
     pub node: NodeId,
     pub role: Role,
-    pub name: String,
+    pub name: AppText,
     /// The request as shown to people (`"text"`, `5`, `true`; secrets by length).
     #[serde(skip)]
     pub requested: String,
@@ -108,12 +108,14 @@ pub struct WriteResult {
     pub observed: Option<String>,
     #[serde(rename = "observed")]
     pub observed_value: serde_json::Value,
-    /// The method used (interface/action/keyboard), `None` when nothing was sent.
-    pub method: Option<String>,
+    /// The method used (interface/action/keyboard), `None` when nothing was sent. It may name
+    /// one of the app's actions.
+    pub method: Option<AppText>,
     /// The path the method took: semantic, keyboard or pointer.
     pub path: Option<Path>,
-    /// What the toolkit answered to each call (never evidence).
-    pub acks: Vec<String>,
+    /// What the toolkit answered to each call (never evidence), with the method and the
+    /// toolkit's own error text.
+    pub acks: Vec<AppText>,
     pub dispatched: bool,
     pub samples: Vec<Sample>,
     /// A change after the verdict, within the watch window (the verdict then says so).
@@ -208,7 +210,7 @@ pub struct Placement {
     /// Under a web document (`document web`): a browser's page content.
     pub in_web_content: bool,
     /// The title of the element's window.
-    pub window: String,
+    pub window: AppText,
     /// The element's descendants (at most [`SUBTREE_MAX`]), whose changes an action can be
     /// credited with.
     pub subtree: Vec<NodeId>,
@@ -224,7 +226,7 @@ impl Placement {
             return Placement::default();
         };
         let mut in_web_content = false;
-        let mut window = String::new();
+        let mut window = AppText::default();
         let mut at = node.parent;
         while let Some(p) = at {
             let n = &snap.nodes[p];
@@ -307,7 +309,7 @@ async fn gather(
                     "the combo box exposes no options to choose from{why}"
                 ));
             }
-            let labels: Vec<String> = g.options.iter().map(|o| o.name.clone()).collect();
+            let labels: Vec<AppText> = g.options.iter().map(|o| o.name.clone()).collect();
             g.chosen = Some(choose_option(label, &labels).map_err(|r| r.to_string())?);
             let selected = match &node.value {
                 Some(Value::Choice { selected: Some(s) }) => Some(s.clone()),
@@ -369,8 +371,8 @@ async fn send(
             },
         };
         let shown = match dest {
-            Dest::Option(i) => format!("option {i} {}", op.method()),
-            Dest::Parent => format!("parent {}", op.method()),
+            Dest::Option(i) => op.method().map(|m| format!("option {i} {m}")),
+            Dest::Parent => op.method().map(|m| format!("parent {m}")),
             Dest::Element => op.method(),
         };
         // Raising and focusing a window or the element changes no value: it does not count
@@ -384,7 +386,7 @@ async fn send(
         );
         match backend.write(&target, op).await {
             Ok(ok) => {
-                res.acks.push(format!("{shown} → {ok}"));
+                res.acks.push(shown.map(|m| format!("{m} → {ok}")));
                 said_no |= !ok && !preparatory;
                 if !preparatory {
                     any_out = true;
@@ -392,7 +394,8 @@ async fn send(
                 }
             }
             Err(BackendError::Timeout { what, ms: waited }) => {
-                res.acks.push(format!("{shown} → no answer in {waited} ms"));
+                res.acks
+                    .push(shown.map(|m| format!("{m} → no answer in {waited} ms")));
                 if preparatory && !any_out {
                     return Delivery::NotSent(format!("{what} did not answer"));
                 }
@@ -406,7 +409,7 @@ async fn send(
                 delivered: true,
             }) if !preparatory || any_out => {
                 res.acks
-                    .push(format!("{shown} → the app left before answering"));
+                    .push(shown.map(|m| format!("{m} → the app left before answering")));
                 res.dispatched = true;
                 return Delivery::Unknown(format!(
                     "the application ({app}) exited or dropped its accessibility connection after \
@@ -414,7 +417,7 @@ async fn send(
                 ));
             }
             Err(e) => {
-                res.acks.push(format!("{shown} → error: {e}"));
+                res.acks.push(shown.map(|m| format!("{m} → error: {e}")));
                 if any_out {
                     return Delivery::Unknown(format!("a later call failed: {e}"));
                 }
@@ -548,7 +551,8 @@ pub async fn set_value(
             match send(backend, id, place, &gathered.options, plan, &mut res).await {
                 Delivery::Out { said_no: no } => said_no |= no,
                 Delivery::NotSent(why) if !res.dispatched && has_next => {
-                    res.acks.push(format!("({why}; trying the next strategy)"));
+                    res.acks
+                        .push(format!("({why}; trying the next strategy)").into());
                     continue 'plans;
                 }
                 Delivery::NotSent(why) if !res.dispatched => {
@@ -579,11 +583,12 @@ pub async fn set_value(
                 ReadBack::Settled(obs) | ReadBack::TimedOut(obs)
                     if *obs == before && plan.known_ignored && has_next && !said_no =>
                 {
-                    res.acks.push(format!(
-                        "(nothing changed: {} is known to be ignored here; trying the next \
-                         strategy)",
-                        plan.method
-                    ));
+                    res.acks.push(plan.method.map(|m| {
+                        format!(
+                            "(nothing changed: {m} is known to be ignored here; trying the next \
+                             strategy)"
+                        )
+                    }));
                     continue 'plans;
                 }
                 _ => {}
@@ -674,7 +679,7 @@ fn verdict(
                 _ => 0,
             };
             let got = match &obs {
-                Observed::Text(t) => t.chars().count(),
+                Observed::Text(t) => t.as_str().chars().count(),
                 _ => usize::MAX,
             };
             if got == want {

@@ -16,7 +16,7 @@ use super::engine::{Placement, Sample, WriteOptions, WriteResult, ms};
 use super::rules::{Outcome, Refusal};
 use crate::backend::strategy::{Path, default_action};
 use crate::backend::{Backend, BackendError, Event, EventKind, WriteOp};
-use crate::model::{Node, NodeId, Role, State};
+use crate::model::{AppText, Node, NodeId, Role, State, literal};
 
 /// How long the app's background activity is sampled before the action. Elements that change
 /// more rarely than this can still be miscredited; the result lists what was credited.
@@ -67,8 +67,8 @@ fn credit(
 fn fingerprint(
     n: &Node,
 ) -> (
-    String,
-    String,
+    AppText,
+    AppText,
     Option<crate::model::Value>,
     crate::model::States,
 ) {
@@ -102,13 +102,17 @@ pub async fn invoke(
     opts: &WriteOptions,
 ) -> WriteResult {
     let started = Instant::now();
+    // `requested` is shown as is: the action asked for, escaped; JSON has it unescaped.
+    let asked = action.unwrap_or("(default action)");
+    let new_result = |node: &Node| {
+        let mut r = WriteResult::new(node, literal(asked, 80).into_owned());
+        r.requested_value = asked.into();
+        r
+    };
     let node = match backend.read_node(id).await {
         Ok(n) => n,
         Err(e) => {
-            let r = WriteResult::new(
-                &Node::new(id.clone(), Role::Unknown, ""),
-                action.unwrap_or("(default action)").to_string(),
-            );
+            let r = new_result(&Node::new(id.clone(), Role::Unknown, ""));
             return r.finish(
                 Outcome::Refused,
                 format!("element not readable: {e}"),
@@ -120,11 +124,11 @@ pub async fn invoke(
         Some(a) => node
             .actions
             .iter()
-            .find(|x| x.eq_ignore_ascii_case(a))
+            .find(|x| x.as_str().eq_ignore_ascii_case(a))
             .cloned(),
-        None => default_action(&node.actions).map(str::to_string),
+        None => default_action(&node.actions).cloned(),
     };
-    let mut res = WriteResult::new(&node, action.unwrap_or("(default action)").to_string());
+    let mut res = new_result(&node);
     res.before = Some(crate::model::display::node_line(&node));
     let fingerprint_before = fingerprint(&node);
     if !node.is_enabled() {
@@ -134,7 +138,11 @@ pub async fn invoke(
         let have = if node.actions.is_empty() {
             "none".into()
         } else {
-            node.actions.join(", ")
+            node.actions
+                .iter()
+                .map(|a| a.literal(40))
+                .collect::<Vec<_>>()
+                .join(", ")
         };
         return res.finish(
             Outcome::Refused,
@@ -142,7 +150,7 @@ pub async fn invoke(
             started,
         );
     };
-    res.requested = chosen.clone();
+    res.requested = chosen.literal(80).into_owned();
     res.requested_value = chosen.as_str().into();
     let op = WriteOp::DoAction(chosen.clone());
     res.method = Some(op.method());
@@ -165,13 +173,15 @@ pub async fn invoke(
     let dispatch_at = Instant::now();
     match backend.write(id, &op).await {
         Ok(ok) => {
-            res.acks.push(format!("{} → {ok}", op.method()));
+            res.acks.push(op.method().map(|m| format!("{m} → {ok}")));
             res.dispatched = true;
         }
         Err(BackendError::Timeout { what, ms: waited }) => {
             res.dispatched = true;
-            res.acks
-                .push(format!("{} → no answer in {waited} ms", op.method()));
+            res.acks.push(
+                op.method()
+                    .map(|m| format!("{m} → no answer in {waited} ms")),
+            );
             return res.finish(
                 Outcome::Unconfirmed,
                 format!("{what} did not answer; the action may still run"),

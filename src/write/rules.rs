@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::model::{Node, Role, State, Toggle, Value, format_number, quoted};
+use crate::model::{AppText, Node, Role, State, Toggle, Value, format_number};
 
 pub use crate::model::Requested;
 
@@ -99,21 +99,24 @@ pub enum Refusal {
         max: String,
     },
     #[error("no option matches {asked:?}; options: {}", list(.options))]
-    UnknownOption { asked: String, options: Vec<String> },
+    UnknownOption {
+        asked: String,
+        options: Vec<AppText>,
+    },
     #[error("{count} options match {asked:?}: {}", list(.options))]
     AmbiguousOption {
         asked: String,
         count: usize,
-        options: Vec<String>,
+        options: Vec<AppText>,
     },
     #[error("element has no way to write this value ({0})")]
     NoMethod(String),
 }
 
-fn list(options: &[String]) -> String {
+fn list(options: &[AppText]) -> String {
     options
         .iter()
-        .map(|o| crate::model::quoted(o, 60))
+        .map(|o| o.quoted(60))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -205,12 +208,12 @@ pub fn plan_request(node: &Node, raw: &str, force: bool) -> Result<Requested, Re
 }
 
 /// Picks the single option whose label matches `asked` (case-insensitive, outer space ignored).
-pub fn choose_option(asked: &str, options: &[String]) -> Result<usize, Refusal> {
+pub fn choose_option(asked: &str, options: &[AppText]) -> Result<usize, Refusal> {
     let want = asked.trim().to_lowercase();
     let hits: Vec<usize> = options
         .iter()
         .enumerate()
-        .filter(|(_, o)| o.trim().to_lowercase() == want)
+        .filter(|(_, o)| o.as_str().trim().to_lowercase() == want)
         .map(|(i, _)| i)
         .collect();
     match hits.as_slice() {
@@ -230,11 +233,13 @@ pub fn choose_option(asked: &str, options: &[String]) -> Result<usize, Refusal> 
 /// What a node's current state says about a request, comparable across reads.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Observed {
-    Text(String),
+    /// The app's text.
+    Text(AppText),
     Number(f64),
     Bool(bool),
     Mixed,
-    Option(Option<String>),
+    /// The app's selected option (or the element's name).
+    Option(Option<AppText>),
     Missing,
 }
 
@@ -242,12 +247,14 @@ impl Observed {
     /// Shown in results; `secret` shows only the length.
     pub fn display(&self, secret: bool) -> String {
         match self {
-            Observed::Text(t) if secret => format!("(secret, {} chars)", t.chars().count()),
-            Observed::Text(t) => quoted(t, crate::model::display::ECHO_CHARS),
+            Observed::Text(t) if secret => {
+                format!("(secret, {} chars)", t.as_str().chars().count())
+            }
+            Observed::Text(t) => t.quoted(crate::model::display::ECHO_CHARS),
             Observed::Number(n) => format_number(*n),
             Observed::Bool(b) => b.to_string(),
             Observed::Mixed => "mixed".into(),
-            Observed::Option(Some(o)) => quoted(o, crate::model::display::ECHO_CHARS),
+            Observed::Option(Some(o)) => o.quoted(crate::model::display::ECHO_CHARS),
             Observed::Option(None) => "(none)".into(),
             Observed::Missing => "(no value)".into(),
         }
@@ -256,14 +263,14 @@ impl Observed {
     /// Typed JSON, like [`Requested::json`]; a mixed check box is `"mixed"`, no value `null`.
     pub fn json(&self, secret: bool) -> serde_json::Value {
         match self {
-            Observed::Text(t) if secret => crate::model::secret_json(t.chars().count()),
-            Observed::Text(t) => crate::model::echo_json(t),
+            Observed::Text(t) if secret => crate::model::secret_json(t.as_str().chars().count()),
+            Observed::Text(t) => crate::model::echo_json(t.as_str()),
             Observed::Number(n) => crate::model::number_json(*n),
             Observed::Bool(b) => (*b).into(),
             Observed::Mixed => "mixed".into(),
-            Observed::Option(o) => o
-                .as_deref()
-                .map_or(serde_json::Value::Null, crate::model::echo_json),
+            Observed::Option(o) => o.as_ref().map_or(serde_json::Value::Null, |o| {
+                crate::model::echo_json(o.as_str())
+            }),
             Observed::Missing => serde_json::Value::Null,
         }
     }
@@ -316,12 +323,13 @@ fn norm_text(s: &str) -> String {
 /// toolkit's formatting of a number (`50` → `50.0`), the same boolean, the option label.
 pub fn satisfies(req: &Requested, obs: &Observed, step: f64) -> bool {
     match (req, obs) {
-        (Requested::Text(want), Observed::Text(got)) => norm_text(want) == norm_text(got),
+        (Requested::Text(want), Observed::Text(got)) => norm_text(want) == norm_text(got.as_str()),
         (Requested::Number(want), Observed::Number(got)) => {
             let tol = if step > 0.0 { step / 2.0 } else { 1e-9 };
             (want - got).abs() <= tol.max(want.abs() * 1e-9)
         }
         (Requested::Number(want), Observed::Text(got)) => got
+            .as_str()
             .trim()
             .parse::<f64>()
             .is_ok_and(|g| (g - want).abs() < 1e-9),
@@ -329,6 +337,7 @@ pub fn satisfies(req: &Requested, obs: &Observed, step: f64) -> bool {
         | (Requested::Select(w), Observed::Bool(g))
         | (Requested::Expand(w), Observed::Bool(g)) => w == g,
         (Requested::Option(w), Observed::Option(Some(g))) => {
+            let g = g.as_str();
             w.trim().eq_ignore_ascii_case(g.trim())
                 || w.trim().to_lowercase() == g.trim().to_lowercase()
         }
@@ -364,7 +373,7 @@ pub fn classify_mismatch(
             }
         }
         (Requested::Text(want), Observed::Text(got)) => {
-            let (w, g) = (norm_text(want), norm_text(got));
+            let (w, g) = (norm_text(want), norm_text(got.as_str()));
             if last == before {
                 MismatchKind::Unchanged
             } else if !g.is_empty() && w.starts_with(&g) && g.len() < w.len() {
@@ -460,9 +469,9 @@ mod tests {
 
     #[test]
     fn options() {
-        let opts: Vec<String> = ["Red", "Green", "Dark Red"]
+        let opts: Vec<AppText> = ["Red", "Green", "Dark Red"]
             .iter()
-            .map(|s| s.to_string())
+            .map(|s| AppText::from(*s))
             .collect();
         assert_eq!(choose_option("green", &opts), Ok(1));
         assert_eq!(choose_option(" RED ", &opts), Ok(0));
@@ -470,7 +479,7 @@ mod tests {
             choose_option("Purple", &opts),
             Err(Refusal::UnknownOption { .. })
         ));
-        let dup: Vec<String> = ["A", "a"].iter().map(|s| s.to_string()).collect();
+        let dup: Vec<AppText> = ["A", "a"].iter().map(|s| AppText::from(*s)).collect();
         assert!(matches!(
             choose_option("A", &dup),
             Err(Refusal::AmbiguousOption { count: 2, .. })

@@ -11,6 +11,7 @@ use super::calls::Caller;
 use crate::backend::toolkit::Toolkit;
 use crate::backend::{Backend, BackendError, Limits};
 use crate::doctor::{AppReport, Check, Report, Status, TINY_TREE, toolkit_hint};
+use crate::model::AppText;
 
 const STEP: Duration = Duration::from_secs(3);
 
@@ -144,10 +145,12 @@ pub async fn diagnose() -> Report {
                     if let Some(p) = a.pid {
                         registered_pids.insert(p);
                     }
-                    let toolkit = a
-                        .toolkit
-                        .as_deref()
-                        .map(|t| Toolkit::detect(t, a.toolkit_version.as_deref().unwrap_or("")));
+                    let toolkit = a.toolkit.as_ref().map(|t| {
+                        Toolkit::detect(
+                            t.as_str(),
+                            a.toolkit_version.as_ref().map_or("", AppText::as_str),
+                        )
+                    });
                     let limits = Limits {
                         max_nodes: 200,
                         timeout: STEP,
@@ -169,7 +172,7 @@ pub async fn diagnose() -> Report {
                         pid: a.pid,
                         toolkit,
                         toolkit_version: match (&a.toolkit, &a.toolkit_version) {
-                            (Some(t), Some(v)) => Some(format!("{t} {v}")),
+                            (Some(t), Some(v)) => Some(t.map(|t| format!("{t} {}", v.as_str()))),
                             (Some(t), None) => Some(t.clone()),
                             _ => None,
                         },
@@ -289,7 +292,7 @@ fn unregistered_gui_processes(registered: &HashSet<u32>) -> Vec<AppReport> {
             hint = "its environment has QT_ACCESSIBILITY=0: restart it without".into();
         }
         out.push(AppReport {
-            name,
+            name: name.into(),
             pid: Some(pid),
             toolkit: Some(toolkit),
             toolkit_version: None,

@@ -22,7 +22,7 @@ use super::toolkit::Toolkit;
 use super::{
     AppInfo, Backend, BackendError, Event, EventKind, Limits, WindowInfo, WriteAck, WriteOp,
 };
-use crate::model::{Bounds, Interface, Node, NodeId, Role, Snapshot};
+use crate::model::{AppText, Bounds, Interface, Node, NodeId, Role, Snapshot};
 
 /// The AT-SPI2 backend over one connection to the accessibility bus.
 pub struct AtspiBackend {
@@ -278,7 +278,7 @@ async fn pump_events(conn: zbus::Connection, tx: broadcast::Sender<Event>, gone:
                 kind: EventKind::AppRemoved,
                 source: ObjRef::new(bus.clone(), ROOT_PATH).id(),
                 app: bus,
-                detail: String::new(),
+                detail: AppText::default(),
                 at: Some(Instant::now()),
             });
             continue;
@@ -334,11 +334,11 @@ fn convert_event(msg: &zbus::Message) -> Option<Event> {
             "accessible-description" => EventKind::DescriptionChanged,
             "accessible-value" => EventKind::ValueChanged,
             other => EventKind::Other {
-                name: format!("property-change:{other}"),
+                name: format!("property-change:{other}").into(),
             },
         },
         ("Object", "StateChanged") => EventKind::StateChanged {
-            state: detail.clone(),
+            state: detail.as_str().into(),
             on: d1 != 0,
         },
         ("Object", "TextChanged") => EventKind::TextChanged,
@@ -346,16 +346,14 @@ fn convert_event(msg: &zbus::Message) -> Option<Event> {
         ("Focus", "Focus") => EventKind::Focus,
         ("Window", "Create") => EventKind::WindowOpened,
         ("Window", "Destroy") => EventKind::WindowClosed,
-        (_, m) => EventKind::Other {
-            name: m.to_string(),
-        },
+        (_, m) => EventKind::Other { name: m.into() },
     };
     let obj = ObjRef::new(sender.clone(), path);
     Some(Event {
         kind,
         source: obj.id(),
         app: sender,
-        detail,
+        detail: detail.into(),
         at: Some(Instant::now()),
     })
 }
@@ -427,7 +425,7 @@ impl Backend for AtspiBackend {
             reader::read_tree(&c, &obj, limits, toolkit, &self.actions)
         );
         let mut snap = snap?;
-        snap.app = app_name.unwrap_or_default();
+        snap.app = app_name.unwrap_or_default().into();
         Ok(snap)
     }
 
@@ -439,8 +437,8 @@ impl Backend for AtspiBackend {
         let toolkit = self.toolkit(&c, &obj.bus).await?;
         let raw = reader::read_raw(&c, &obj, toolkit).await?;
         let mut node = Node::new(obj.id(), raw.role, raw.raw_role.clone());
-        node.name = raw.name.clone();
-        node.description = raw.description.clone();
+        node.name = raw.name.as_str().into();
+        node.description = raw.description.as_str().into();
         node.states = raw.states;
         node.interfaces = raw.interfaces;
         let acts = async {
@@ -467,10 +465,10 @@ impl Backend for AtspiBackend {
         };
         let (acts, val, label, bounds) = tokio::join!(acts, val, label, bounds);
         let (actions, labels) = acts?;
-        node.actions = actions;
-        node.action_labels = labels;
+        node.actions = actions.into_iter().map(AppText::from).collect();
+        node.action_labels = labels.into_iter().map(AppText::from).collect();
         node.value = val?;
-        node.label = label?;
+        node.label = label?.map(AppText::from);
         node.bounds = bounds;
         Ok(node)
     }
@@ -507,11 +505,16 @@ impl Backend for AtspiBackend {
                 let (names, _) = reader::read_actions(&c, &obj, false).await?;
                 let index = names
                     .iter()
-                    .position(|a| a.eq_ignore_ascii_case(name))
+                    .position(|a| a.eq_ignore_ascii_case(name.as_str()))
                     .ok_or_else(|| {
                         BackendError::Unsupported(format!(
-                            "no action `{name}` (has: {})",
-                            names.join(", ")
+                            "no action `{}` (has: {})",
+                            name.literal(40),
+                            names
+                                .iter()
+                                .map(|n| crate::model::literal(n, 40))
+                                .collect::<Vec<_>>()
+                                .join(", ")
                         ))
                     })?;
                 c.do_action(&obj, index as i32).await
@@ -562,7 +565,7 @@ impl Backend for AtspiBackend {
                 .map(|_| true),
             WriteOp::ActivateWindow(title) => {
                 let pid = c.unix_pid(&obj.bus).await?;
-                let title = title.clone();
+                let title = title.as_str().to_string();
                 let win = tokio::task::spawn_blocking(move || x11::activate(pid, &title))
                     .await
                     .map_err(|e| BackendError::Failed(format!("window activation: {e}")))??;
@@ -608,14 +611,14 @@ async fn app_info(c: &Caller, app: ObjRef) -> Option<AppInfo> {
         c.toolkit_name(&app),
         c.toolkit_version(&app),
     );
-    let name = name.ok()?;
+    let name = name.ok()?.into();
     let windows = futures::future::join_all(kids.unwrap_or_default().into_iter().map(|w| {
         let c = c.clone();
         async move {
             let (n, r, s) = tokio::join!(c.name(&w), c.role(&w), c.state(&w));
             Some(WindowInfo {
                 id: w.id(),
-                name: n.ok()?,
+                name: n.ok()?.into(),
                 role: role_of(r.ok()?).0,
                 states: states_of(&s.unwrap_or_default()),
             })
@@ -627,8 +630,8 @@ async fn app_info(c: &Caller, app: ObjRef) -> Option<AppInfo> {
         name,
         pid: pid.ok(),
         bus_name: app.bus.clone(),
-        toolkit: toolkit.ok().filter(|t| !t.is_empty()),
-        toolkit_version: version.ok().filter(|v| !v.is_empty()),
+        toolkit: toolkit.ok().filter(|t| !t.is_empty()).map(AppText::from),
+        toolkit_version: version.ok().filter(|v| !v.is_empty()).map(AppText::from),
         windows: windows
             .into_iter()
             .flatten()

@@ -15,8 +15,8 @@ use super::calls::{CacheItemWire, Caller, ValueProp};
 use crate::backend::toolkit::{Toolkit, normalise_states};
 use crate::backend::{BackendError, Limits};
 use crate::model::{
-    Interface, Interfaces, Node, Role, Snapshot, SnapshotId, State, States, Toggle, Truncation,
-    Value, preorder,
+    AppText, Interface, Interfaces, Node, Role, Snapshot, SnapshotId, State, States, Toggle,
+    Truncation, Value, preorder,
 };
 
 /// How many calls one phase keeps in flight on the connection.
@@ -193,7 +193,9 @@ pub async fn get_value(
         let selected = selected
             .or_else(|| (named_after_value && !raw.name.is_empty()).then(|| raw.name.clone()));
         return Ok(match selected {
-            Some(s) => Some(Value::Choice { selected: Some(s) }),
+            Some(s) => Some(Value::Choice {
+                selected: Some(s.into()),
+            }),
             None if named_after_value => Some(Value::Choice { selected: None }),
             None => None,
         });
@@ -210,7 +212,7 @@ pub async fn get_value(
         {
             text = "●".repeat(n.clamp(0, 1 << 20) as usize);
         }
-        return Ok(Some(Value::Text { text }));
+        return Ok(Some(Value::Text { text: text.into() }));
     }
     Ok(None)
 }
@@ -378,8 +380,8 @@ async fn read_extras(
 /// Turns a raw node into a model node (children are filled by layout).
 fn to_node(raw: &RawNode) -> Node {
     let mut n = Node::new(raw.obj.id(), raw.role, raw.raw_role.clone());
-    n.name = raw.name.clone();
-    n.description = raw.description.clone();
+    n.name = raw.name.as_str().into();
+    n.description = raw.description.as_str().into();
     n.states = raw.states;
     n.interfaces = raw.interfaces;
     n
@@ -844,9 +846,9 @@ pub async fn read_tree(
                 .map(to_node)
                 .unwrap_or_else(|| Node::new(o.id(), Role::Unknown, "unknown"));
             if let Some(ex) = extras.get(o) {
-                n.actions = ex.actions.clone();
+                n.actions = ex.actions.iter().map(AppText::from).collect();
                 n.value = ex.value.clone();
-                n.label = ex.label.clone();
+                n.label = ex.label.as_ref().map(AppText::from);
             }
             if let Some(k) = pass.kids.get(o) {
                 n.children = k.iter().filter_map(|k| index_of.get(k).copied()).collect();
@@ -869,7 +871,7 @@ pub async fn read_tree(
     );
     let window = match nodes.first() {
         Some(n) if n.role != Role::Application => n.name.clone(),
-        _ => String::new(),
+        _ => AppText::default(),
     };
     let nodes = if nodes.is_empty() {
         nodes
@@ -878,7 +880,7 @@ pub async fn read_tree(
     };
     Ok(Snapshot {
         id: SnapshotId::next(),
-        app: String::new(),
+        app: AppText::default(),
         window,
         nodes,
         truncated,
@@ -890,8 +892,8 @@ pub async fn read_tree(
 fn empty_snapshot(started: Instant, why: Truncation) -> Snapshot {
     Snapshot {
         id: SnapshotId::next(),
-        app: String::new(),
-        window: String::new(),
+        app: AppText::default(),
+        window: AppText::default(),
         nodes: Vec::new(),
         truncated: Some(why),
         unreadable: 0,

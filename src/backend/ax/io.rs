@@ -39,7 +39,9 @@ use crate::backend::strategy::{MAX_STEPS, WritePlan, option_rows, step_done, ste
 use crate::backend::{
     AppInfo, Backend, BackendError, Event, EventKind, Limits, WindowInfo, WriteAck, WriteOp,
 };
-use crate::model::{Node, NodeId, Role, Snapshot, SnapshotId, Truncation, Value, format_number};
+use crate::model::{
+    AppText, Node, NodeId, Role, Snapshot, SnapshotId, Truncation, Value, format_number,
+};
 
 /// How often the thread polls the apps it has read for focus and window changes.
 const POLL_INTERVAL: Duration = Duration::from_millis(250);
@@ -176,8 +178,8 @@ impl Backend for AxBackend {
             Ok(_) => Err(unexpected()),
             Err(BackendError::Timeout { .. }) => Ok(Snapshot {
                 id: SnapshotId::next(),
-                app: String::new(),
-                window: String::new(),
+                app: AppText::default(),
+                window: AppText::default(),
                 nodes: Vec::new(),
                 truncated: Some(Truncation::Timeout),
                 unreadable: 0,
@@ -590,8 +592,8 @@ impl Worker {
                 return match e.map(|e| err(e, "reading the root")) {
                     Some(BackendError::Timeout { .. }) | None => Ok(Snapshot {
                         id: SnapshotId::next(),
-                        app: app.to_string(),
-                        window: String::new(),
+                        app: app.into(),
+                        window: AppText::default(),
                         nodes: Vec::new(),
                         truncated: Some(Truncation::Timeout),
                         unreadable: 0,
@@ -655,7 +657,7 @@ impl Worker {
             }
             apps.push(AppInfo {
                 id: app_id,
-                name: Self::app_name(pid, &map::app_name_from_path(&path)),
+                name: Self::app_name(pid, &map::app_name_from_path(&path)).into(),
                 pid: u32::try_from(pid).ok(),
                 bus_name: format!("pid:{pid}"),
                 toolkit: None,
@@ -891,7 +893,10 @@ impl Worker {
                 }
                 other => match map::raw_action(other) {
                     Some(raw) => done(el.perform_action(&CFString::new(&raw))),
-                    None => Err(BackendError::Unsupported(format!("no action `{other}`"))),
+                    None => Err(BackendError::Unsupported(format!(
+                        "no action `{}`",
+                        crate::model::literal(other, 40)
+                    ))),
                 },
             },
             WriteOp::SelectChild(index) => {
@@ -960,7 +965,7 @@ impl Worker {
                 kind,
                 source,
                 app: pid.to_string(),
-                detail,
+                detail: detail.into(),
                 at: Some(Instant::now()),
             });
         }

@@ -13,7 +13,7 @@ use crate::backend::strategy::{
     Capabilities, Capability, NoWay, WritePlan, enabled, toggle_budget,
 };
 use crate::model::{
-    Bounds, Interface, Interfaces, Node, NodeId, Role, State, States, Toggle, Value,
+    AppText, Bounds, Interface, Interfaces, Node, NodeId, Role, State, States, Toggle, Value,
 };
 
 /// AX roles and the role each maps to when no subrole refines it.
@@ -517,11 +517,18 @@ pub fn value_of(e: &AxElement, role: Role) -> Option<Value> {
             .map(AxValue::as_text)
             .filter(|s| !s.is_empty())
             .or_else(|| (role == Role::MenuButton && !e.title.is_empty()).then(|| e.title.clone()));
-        return Some(Value::Choice { selected });
+        return Some(Value::Choice {
+            selected: selected.map(AppText::from),
+        });
     }
     if role.is_text() {
         return Some(Value::Text {
-            text: e.value.as_ref().map(AxValue::as_text).unwrap_or_default(),
+            text: e
+                .value
+                .as_ref()
+                .map(AxValue::as_text)
+                .unwrap_or_default()
+                .into(),
         });
     }
     None
@@ -533,13 +540,13 @@ pub fn node_from(e: &AxElement) -> Node {
     let role = role_of(&e.role, e.sub());
     let id = NodeId(e.id.clone().unwrap_or_else(|| "ax:?".into()));
     let mut n = Node::new(id, role, raw_role(&e.role, e.sub()));
-    n.name = name_of(e, role);
-    n.description = description_of(e);
+    n.name = name_of(e, role).into();
+    n.description = description_of(e).into();
     // `label` stays None: neither the element reader nor the recorded traces carry
     // `AXTitleUIElement` yet. Reading it means one more attribute per element in `io.rs`.
     n.states = states_of(e, role);
     n.interfaces = interfaces_of(e, role);
-    n.actions = actions_of(e);
+    n.actions = actions_of(e).into_iter().map(AppText::from).collect();
     n.value = value_of(e, role);
     n.bounds = e.bounds;
     n
@@ -1277,7 +1284,7 @@ mod tests {
         assert_eq!(
             val(&tf),
             Some(Value::Text {
-                text: String::new()
+                text: AppText::default()
             })
         );
         tf.value = Some(AxValue::Text("hi".into()));

@@ -41,7 +41,7 @@ use crate::backend::strategy::{WritePlan, option_rows};
 use crate::backend::{
     AppInfo, Backend, BackendError, Event, EventKind, Limits, WindowInfo, WriteAck, WriteOp,
 };
-use crate::model::{Bounds, Node, NodeId, Role, Snapshot, Truncation, format_number};
+use crate::model::{AppText, Bounds, Node, NodeId, Role, Snapshot, Truncation, format_number};
 
 /// Properties cached on every element (besides the `Is…PatternAvailable` flags).
 const PROPERTIES: &[UIProperty] = &[
@@ -211,8 +211,8 @@ impl Backend for UiaBackend {
             // A hung app gives an incomplete snapshot, not an error.
             Err(BackendError::Timeout { .. }) => Ok(Snapshot {
                 id: crate::model::SnapshotId::next(),
-                app: String::new(),
-                window: String::new(),
+                app: AppText::default(),
+                window: AppText::default(),
                 nodes: Vec::new(),
                 truncated: Some(Truncation::Timeout),
                 unreadable: 0,
@@ -362,7 +362,7 @@ fn emit(tx: &broadcast::Sender<Event>, kind: EventKind, sender: &UIElement, deta
         kind,
         source,
         app,
-        detail,
+        detail: detail.into(),
         at: Some(Instant::now()),
     });
 }
@@ -669,18 +669,23 @@ impl Worker {
                 Some(app) => app.windows.push(window),
                 None => apps.push(AppInfo {
                     id: map::app_id(pid),
-                    name: String::new(),
+                    name: AppText::default(),
                     pid: Some(pid),
                     bus_name: format!("pid:{pid}"),
-                    toolkit: (!rec.framework_id.is_empty()).then(|| rec.framework_id.clone()),
+                    toolkit: (!rec.framework_id.is_empty())
+                        .then(|| AppText::from(rec.framework_id.as_str())),
                     toolkit_version: None,
                     windows: vec![window],
                 }),
             }
         }
         for app in &mut apps {
-            let titles: Vec<String> = app.windows.iter().map(|w| w.name.clone()).collect();
-            app.name = map::app_name(&titles);
+            let titles: Vec<String> = app
+                .windows
+                .iter()
+                .map(|w| w.name.as_str().to_string())
+                .collect();
+            app.name = map::app_name(&titles).into();
         }
         Ok(apps)
     }
@@ -794,7 +799,7 @@ impl Worker {
             first.role = Role::Application;
             first.raw_role = "Application".into();
         }
-        snap.window = String::new();
+        snap.window = AppText::default();
         snap.truncated = truncated.or(snap.truncated);
         Ok(snap)
     }
@@ -922,7 +927,7 @@ impl Worker {
                     "no settable number (plan: {other:?})"
                 ))),
             },
-            WriteOp::DoAction(name) => match map::action_pattern(name) {
+            WriteOp::DoAction(name) => match map::action_pattern(name.as_str()) {
                 Some(Pattern::Invoke) => {
                     done(el.get_pattern::<UIInvokePattern>().and_then(|p| p.invoke()))
                 }
@@ -937,15 +942,20 @@ impl Worker {
                     let p = el
                         .get_pattern::<UIExpandCollapsePattern>()
                         .map_err(|e| err(e, &what))?;
-                    done(if name.eq_ignore_ascii_case("collapse") {
+                    done(if name.as_str().eq_ignore_ascii_case("collapse") {
                         p.collapse()
                     } else {
                         p.expand()
                     })
                 }
                 _ => Err(BackendError::Unsupported(format!(
-                    "no action `{name}` (has: {})",
-                    node.actions.join(", ")
+                    "no action `{}` (has: {})",
+                    name.literal(40),
+                    node.actions
+                        .iter()
+                        .map(|a| a.literal(40))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ))),
             },
             WriteOp::SelectChild(index) => {

@@ -15,7 +15,7 @@ use crate::backend::strategy::{
     Capabilities, Capability, NoWay, WritePlan, enabled, toggle_budget,
 };
 use crate::model::{
-    Bounds, Interface, Interfaces, Node, NodeId, Role, State, States, Toggle, Value,
+    AppText, Bounds, Interface, Interfaces, Node, NodeId, Role, State, States, Toggle, Value,
 };
 
 /// UIA control types: id, name (as the `uiautomation` crate's `ControlType` spells it), and
@@ -582,11 +582,18 @@ pub fn value_of(e: &UiaElement, role: Role) -> Option<Value> {
     }
     if role.is_choice() {
         return Some(Value::Choice {
-            selected: e.value.clone().filter(|v| !v.is_empty()),
+            selected: e
+                .value
+                .as_deref()
+                .filter(|v| !v.is_empty())
+                .map(AppText::from),
         });
     }
     if role.is_text() || role == Role::Document || value_writable(e) && text_valued(role) {
-        return e.value.clone().map(|text| Value::Text { text });
+        return e
+            .value
+            .as_deref()
+            .map(|text| Value::Text { text: text.into() });
     }
     None
 }
@@ -595,13 +602,16 @@ pub fn value_of(e: &UiaElement, role: Role) -> Option<Value> {
 pub fn node_from(e: &UiaElement) -> Node {
     let role = role_of(e);
     let mut n = Node::new(node_id(&e.runtime_id), role, raw_role(e.control_type));
-    n.name = e.name.clone();
-    n.description = e.help_text.clone();
+    n.name = e.name.as_str().into();
+    n.description = e.help_text.as_str().into();
     // `label` stays None: neither the element reader nor the recorded traces carry
     // `LabeledBy` yet. Reading it means one more element property per node in `io.rs`.
     n.states = states_of(e, role);
     n.interfaces = interfaces_of(e, role);
-    n.actions = actions_of(e.patterns);
+    n.actions = actions_of(e.patterns)
+        .into_iter()
+        .map(AppText::from)
+        .collect();
     n.value = value_of(e, role);
     n.bounds = e.bounds;
     n
@@ -767,7 +777,7 @@ pub fn structure_event(change: i32) -> EventKind {
             name: "children-reordered".into(),
         },
         other => EventKind::Other {
-            name: format!("structure-changed:{other}"),
+            name: format!("structure-changed:{other}").into(),
         },
     }
 }
@@ -790,7 +800,7 @@ pub const WATCHED_PROPERTIES: &[i32] = &[
 /// (booleans as 0/1).
 pub fn property_event(property: i32, new: Option<i64>) -> EventKind {
     let state = |name: &str, on: bool| EventKind::StateChanged {
-        state: name.to_string(),
+        state: name.into(),
         on,
     };
     match (property, new) {
@@ -805,7 +815,7 @@ pub fn property_event(property: i32, new: Option<i64>) -> EventKind {
         (30070, Some(v)) => state("expanded", v == 1 || v == 2),
         (30022, Some(v)) => state("showing", v == 0),
         (p, _) => EventKind::Other {
-            name: format!("property-changed:{p}"),
+            name: format!("property-changed:{p}").into(),
         },
     }
 }
@@ -831,7 +841,7 @@ pub fn automation_event(id: i32) -> EventKind {
             name: "menu-closed".into(),
         },
         other => EventKind::Other {
-            name: format!("event:{other}"),
+            name: format!("event:{other}").into(),
         },
     }
 }

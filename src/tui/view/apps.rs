@@ -6,7 +6,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{block, pad, theme};
-use crate::model::literal;
 use crate::tui::app::{App, Pane};
 
 pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
@@ -34,7 +33,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         };
         let line = match e.window {
             None => {
-                let mut s = vec![Span::styled(literal(&a.name, 40).into_owned(), theme::NAME)];
+                let mut s = vec![Span::styled(a.name.literal(40).into_owned(), theme::NAME)];
                 if let Some(pid) = a.pid {
                     s.push(Span::styled(format!(" {pid}"), theme::DIM));
                 }
@@ -48,7 +47,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
                 let title = if win.name.is_empty() {
                     format!("({})", win.role)
                 } else {
-                    literal(&win.name, 60).into_owned()
+                    win.name.literal(60).into_owned()
                 };
                 Line::from(vec![
                     Span::styled(if shown { " ▶ " } else { "   " }, theme::MATCH),

@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{block, theme};
-use crate::model::{Node, Value, display, format_number, sanitize};
+use crate::model::{AppText, Node, Value, display, format_number, sanitize};
 use crate::target::{Grade, Target};
 use crate::tui::app::App;
 
@@ -20,11 +20,11 @@ fn field(label: &'static str, value: String, style: ratatui::style::Style) -> Li
     ])
 }
 
-fn or_none(s: &str) -> String {
+fn or_none(s: &AppText) -> String {
     if s.is_empty() {
         "—".into()
     } else {
-        crate::model::literal(s, 200).into_owned()
+        s.literal(200).into_owned()
     }
 }
 
@@ -59,10 +59,11 @@ fn node_lines(n: &Node, out: &mut Vec<Line<'static>>) {
         // A static element's text, in full here even where the tree line leaves it out.
         Some(Value::Text { text }) if !display::value_bearing(n) && !n.is_secret() => {
             let shown = match display::embedded_marked(text) {
-                Some(t) => crate::model::quoted(&t, 200),
+                Some(t) => t.quoted(200),
                 None => format!(
                     "({} embedded objects: its children)",
-                    text.chars()
+                    text.as_str()
+                        .chars()
                         .filter(|c| *c == display::EMBEDDED_OBJECT)
                         .count()
                 ),
@@ -84,7 +85,7 @@ fn node_lines(n: &Node, out: &mut Vec<Line<'static>>) {
     } else {
         n.actions
             .iter()
-            .map(|a| crate::model::literal(a, 30).into_owned())
+            .map(|a| a.literal(30).into_owned())
             .collect::<Vec<_>>()
             .join(", ")
     };

@@ -5,11 +5,11 @@ use ratatui::text::{Line, Span};
 
 use super::theme;
 use crate::doctor::{Report, Status};
-use crate::model::{literal, sanitize};
+use crate::model::{AppText, sanitize};
 
 /// Lines for `report`: the checks that are not `ok`, then the apps — all of them, or only the
 /// one whose pid or name is `app` — with their hints.
-pub fn lines(report: &Report, app: Option<(&str, Option<u32>)>) -> Vec<Line<'static>> {
+pub fn lines(report: &Report, app: Option<(&AppText, Option<u32>)>) -> Vec<Line<'static>> {
     let mut out = vec![Line::from(Span::styled(
         "why the tree may be missing or tiny (treeglass doctor):",
         theme::LABEL,
@@ -35,7 +35,7 @@ pub fn lines(report: &Report, app: Option<(&str, Option<u32>)>) -> Vec<Line<'sta
         None => true,
         Some((name, pid)) => match (pid, a.pid) {
             (Some(p), Some(q)) => p == q,
-            _ => a.name == name,
+            _ => a.name == *name,
         },
     };
     for a in report.apps.iter().filter(|a| wanted(a)) {
@@ -45,7 +45,7 @@ pub fn lines(report: &Report, app: Option<(&str, Option<u32>)>) -> Vec<Line<'sta
             (false, _) => "not on the accessibility bus".into(),
         };
         out.push(Line::from(vec![
-            Span::styled(format!("  {} ", literal(&a.name, 40)), theme::NAME),
+            Span::styled(format!("  {} ", a.name.literal(40)), theme::NAME),
             Span::styled(state, theme::DIM),
         ]));
         if let Some(h) = &a.hint {

@@ -104,12 +104,11 @@ pub(crate) fn centered(r: Rect, w: u16, h: u16) -> Rect {
 /// A node as styled spans: `role "name" = value [states]`, escaped.
 pub(crate) fn node_spans(n: &crate::model::Node) -> Vec<ratatui::text::Span<'static>> {
     use crate::model::display;
-    use crate::tui::quoted;
     use ratatui::text::Span;
     let mut spans = vec![Span::styled(n.role.as_str(), theme::ROLE)];
     if !n.name.is_empty() {
         spans.push(Span::raw(" "));
-        spans.push(Span::styled(quoted(&n.name, 80), theme::NAME));
+        spans.push(Span::styled(n.name.quoted(80), theme::NAME));
     }
     if let Some(v) = display::value_text(n) {
         spans.push(Span::styled(" = ", theme::DIM));

@@ -98,7 +98,7 @@ fn prompt(p: &Prompt, frame: &mut Frame<'_>, area: Rect) {
                 let l = Line::from(format!(
                     " {} {}",
                     if i == *selected { "▶" } else { " " },
-                    sanitize(o, 60)
+                    o.literal(60)
                 ));
                 lines.push(if i == *selected {
                     pad(l, 60).style(theme::SELECTED)
@@ -161,7 +161,7 @@ fn copy_menu(items: &[(CopyKind, Result<String, String>)], frame: &mut Frame<'_>
 fn action_menu(m: &ActionMenu, frame: &mut Frame<'_>, area: Rect) {
     let mut lines = Vec::new();
     for (i, a) in m.actions.iter().enumerate() {
-        let l = Line::from(format!(" {}", a));
+        let l = Line::from(format!(" {}", a.literal(40)));
         lines.push(if i == m.selected {
             pad(l, 40).style(theme::SELECTED)
         } else {

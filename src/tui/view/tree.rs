@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{block, node_spans, pad, theme};
-use crate::model::{literal, sanitize};
+use crate::model::sanitize;
 use crate::tui::app::{App, Pane};
 
 pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
@@ -24,7 +24,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
             title.push(Span::styled(" window closed ", theme::GONE));
         }
         title.push(Span::styled(
-            format!("{} ", literal(&s.title, 50)),
+            format!("{} ", s.title.literal(50)),
             theme::NAME,
         ));
     }

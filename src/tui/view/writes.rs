@@ -33,7 +33,7 @@ fn what(w: &WriteEntry) -> String {
     let node = if w.node.name.is_empty() {
         w.node.role.to_string()
     } else {
-        format!("{} {}", w.node.role, crate::tui::quoted(&w.node.name, 30))
+        format!("{} {}", w.node.role, w.node.name.quoted(30))
     };
     match &w.kind {
         WriteKind::Set => format!("{node} ← {}", w.requested),
@@ -92,13 +92,20 @@ fn timeline(w: &WriteEntry, out: &mut Vec<Line<'static>>) {
     let dispatched = match &r.method {
         Some(m) if r.dispatched => {
             if r.acks.is_empty() {
-                m.clone()
+                m.literal(0).into_owned()
             } else {
                 // The toolkit's answers, which are recorded but never taken as evidence.
-                format!("{}  (answer, not evidence)", r.acks.join("; "))
+                format!(
+                    "{}  (answer, not evidence)",
+                    r.acks
+                        .iter()
+                        .map(|a| a.literal(0))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                )
             }
         }
-        Some(m) => format!("nothing was sent ({m} planned)"),
+        Some(m) => format!("nothing was sent ({} planned)", m.literal(0)),
         None => "nothing was sent".into(),
     };
     out.push(field("dispatched", dispatched, theme::LABEL));
