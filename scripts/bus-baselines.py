@@ -4,6 +4,10 @@ accessibility bridge costs, measured without treeglass.
 
 Usage:
     /usr/bin/python3 scripts/bus-baselines.py --pid PID [--repeat N]
+    /usr/bin/python3 scripts/bus-baselines.py --pid PID --probe
+
+With --probe, prints {"cache": true|false}: whether the app answers Cache.GetItems at all (an
+ATK bridge has no cache until some client registers for events).
 
 Prints one JSON object:
     getitems_ms     median time of one org.a11y.atspi.Cache.GetItems call on the app
@@ -56,9 +60,15 @@ def bus_of_pid(conn, pid):
 
 
 def getitems(conn, bus):
+    """(ms, items), or None for an app without a cache (Qt has none)."""
     t = time.perf_counter()
-    reply = conn.call_sync(bus, "/org/a11y/atspi/cache", "org.a11y.atspi.Cache", "GetItems",
-                           None, None, 0, 10000, None)
+    try:
+        reply = conn.call_sync(bus, "/org/a11y/atspi/cache", "org.a11y.atspi.Cache", "GetItems",
+                               None, None, 0, 10000, None)
+    except GLib.Error as e:
+        if "UnknownMethod" in str(e) or "UnknownObject" in str(e) or "UnknownInterface" in str(e):
+            return None
+        raise
     ms = (time.perf_counter() - t) * 1000.0
     return ms, len(reply.unpack()[0])
 
@@ -110,12 +120,14 @@ def level_walk(conn, bus):
 
 def main():
     args = sys.argv[1:]
-    pid, repeat = None, 11
+    pid, repeat, probe = None, 11, False
     i = 0
     while i < len(args):
         if args[i] == "--pid" and i + 1 < len(args):
             pid = int(args[i + 1])
             i += 1
+        elif args[i] == "--probe":
+            probe = True
         elif args[i] == "--repeat" and i + 1 < len(args):
             repeat = int(args[i + 1])
             i += 1
@@ -126,15 +138,20 @@ def main():
         sys.exit(__doc__)
     conn = connect()
     bus = bus_of_pid(conn, pid)
+    if probe:
+        print(json.dumps({"cache": getitems(conn, bus) is not None}))
+        return
     gi_times, items = [], 0
     walk_times, nodes = [], 0
     for _ in range(repeat):
-        ms, items = getitems(conn, bus)
-        gi_times.append(ms)
+        got = getitems(conn, bus)
+        if got is not None:
+            ms, items = got
+            gi_times.append(ms)
         ms, nodes = level_walk(conn, bus)
         walk_times.append(ms)
     print(json.dumps({
-        "getitems_ms": round(statistics.median(gi_times), 3),
+        "getitems_ms": round(statistics.median(gi_times), 3) if gi_times else None,
         "getitems_items": items,
         "level_walk_ms": round(statistics.median(walk_times), 3),
         "level_walk_nodes": nodes,

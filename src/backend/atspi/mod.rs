@@ -36,6 +36,8 @@ pub struct AtspiBackend {
     /// Event kinds are registered with the registry on the first `subscribe` only: a one-shot
     /// read needs no events, and registering makes every app start sending them.
     registered: std::sync::Once,
+    /// Set once the ATK bridges have been told a client is listening (see [`WAKE_EVENT`]).
+    awake: tokio::sync::OnceCell<()>,
     events: broadcast::Sender<Event>,
     _pump: tokio::task::JoinHandle<()>,
 }
@@ -58,6 +60,16 @@ const EVENTS: &[&str] = &[
     "window:create",
     "window:destroy",
 ];
+
+/// The event kind registered before the first tree read. The ATK bridge (GTK 3, Chromium,
+/// Firefox, LibreOffice: every app that goes through at-spi2-atk) creates its
+/// `org.a11y.atspi.Cache` only once some client has registered for an event; until then
+/// `Cache.GetItems` answers `UnknownMethod` and a tree costs six calls per element instead of
+/// one call in all (gtk3-widget-factory: about 10× slower). Registering one kind of event wakes
+/// the bridge. A window being created is rare, so the apps send next to nothing because of it;
+/// the registration ends with the connection (the registry and the bridges drop a client whose
+/// bus name goes away).
+const WAKE_EVENT: &str = "window:create";
 
 impl AtspiBackend {
     /// Connects to the accessibility bus: `AT_SPI_BUS_ADDRESS` or `A11Y_BUS_ADDRESS` when set,
@@ -82,6 +94,7 @@ impl AtspiBackend {
             toolkits: Mutex::new(HashMap::new()),
             windows: Mutex::new(HashMap::new()),
             registered: std::sync::Once::new(),
+            awake: tokio::sync::OnceCell::new(),
             events: tx,
             _pump: pump,
         })
@@ -89,6 +102,23 @@ impl AtspiBackend {
 
     fn caller(&self) -> &Caller {
         &self.caller
+    }
+
+    /// Makes ATK bridges build their cache, once per connection (see [`WAKE_EVENT`]). The
+    /// registry forwards the registration to every app before it answers, and each app reads
+    /// its messages in order, so a `GetItems` sent after the answer finds the cache. A failure
+    /// only costs speed: the reader walks the tree instead.
+    async fn wake_bridges(&self) {
+        self.awake
+            .get_or_init(|| async {
+                let reg = self
+                    .caller()
+                    .with_deadline(Instant::now() + Duration::from_secs(1));
+                if let Err(e) = reg.register_event(WAKE_EVENT).await {
+                    tracing::warn!(event = WAKE_EVENT, error = %e, "RegisterEvent failed");
+                }
+            })
+            .await;
     }
 
     /// Checks the element's states until it says it is focused (true) or 800 ms have passed
@@ -418,7 +448,8 @@ impl Backend for AtspiBackend {
             .caller()
             .scoped(limits.call_timeout, started + limits.timeout);
         let app_obj = ObjRef::new(obj.bus.clone(), ROOT_PATH);
-        let toolkit = self.toolkit(&c, &obj.bus).await?;
+        let (toolkit, ()) = tokio::join!(self.toolkit(&c, &obj.bus), self.wake_bridges());
+        let toolkit = toolkit?;
         // The app's name travels with the tree read instead of before it.
         let (app_name, snap) = tokio::join!(
             c.name(&app_obj),
