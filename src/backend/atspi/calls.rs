@@ -565,6 +565,8 @@ impl Caller {
     // ---- Registry and device event controller (at-spi2-registryd, not an app) ----------------
 
     /// Asks apps to send one kind of event (they only emit kinds some listener registered).
+    /// Sent to the registry, which tells every app; also sent once before the first tree read
+    /// to wake ATK bridges (see `WAKE_EVENT`). Every app of the matrix keeps working after it.
     pub async fn register_event(&self, event: &str) -> Result<(), BackendError> {
         self.call(
             REGISTRY,
