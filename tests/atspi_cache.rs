@@ -12,7 +12,7 @@ mod common;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{json_of, repo, require_stack, treeglass};
+use common::{json_of, registered_app, repo, require_stack, treeglass};
 
 fn cache_answers(pid: u32) -> bool {
     let o = Command::new("/usr/bin/python3")
@@ -29,13 +29,6 @@ fn cache_answers(pid: u32) -> bool {
     v["cache"].as_bool().expect("cache: bool")
 }
 
-fn registered(pid: u32) -> bool {
-    let v = json_of(&treeglass(&["apps", "--json"]));
-    v["apps"]
-        .as_array()
-        .is_some_and(|a| a.iter().any(|x| x["pid"].as_u64() == Some(pid as u64)))
-}
-
 #[test]
 fn a_one_shot_tree_wakes_the_atk_bridge_cache() {
     require_stack();
@@ -47,7 +40,7 @@ fn a_one_shot_tree_wakes_the_atk_bridge_cache() {
         .expect("start gtk3-widget-factory (Debian package gtk-3-examples)");
     let pid = child.id();
     let deadline = Instant::now() + Duration::from_secs(30);
-    while !registered(pid) {
+    while registered_app(pid).is_none() {
         assert!(
             Instant::now() < deadline,
             "gtk3-widget-factory never registered on the bus"
@@ -77,7 +70,10 @@ fn a_one_shot_tree_wakes_the_atk_bridge_cache() {
         child.try_wait().expect("wait").is_none(),
         "gtk3-widget-factory died"
     );
-    assert!(registered(pid), "gtk3-widget-factory left the bus");
+    assert!(
+        registered_app(pid).is_some(),
+        "gtk3-widget-factory left the bus"
+    );
     let _ = child.kill();
     let _ = child.wait();
 }

@@ -189,12 +189,7 @@ fn check(app: &str) -> Report {
 
 /// `treeglass apps --json` lists an app of this name and pid.
 fn registered(app: &str, pid: u32) -> bool {
-    let v = json_of(&treeglass(&["apps", "--json"]));
-    v["apps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|a| a["name"] == app && a["pid"].as_u64() == Some(pid as u64))
+    common::registered_app(pid).is_some_and(|a| a["name"] == app)
 }
 
 fn assert_all_resolve(app: &str, r: &Report) {

@@ -51,6 +51,18 @@ pub fn json_of(o: &Output) -> Value {
     })
 }
 
+/// The entry `treeglass apps --json` lists for the app with this pid, if it is registered on
+/// the accessibility bus.
+pub fn registered_app(pid: u32) -> Option<Value> {
+    let v = json_of(&treeglass(&["apps", "--json"]));
+    v["apps"]
+        .as_array()
+        .expect("apps JSON has an apps array")
+        .iter()
+        .find(|a| a["pid"].as_u64() == Some(pid as u64))
+        .cloned()
+}
+
 pub mod matrix;
 pub mod mcp;
 
