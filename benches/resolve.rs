@@ -75,9 +75,9 @@ fn outcome(r: &Resolution) -> (String, usize) {
     match r {
         Resolution::Unique { .. } => ("unique".into(), 1),
         Resolution::Ambiguous { count, .. } => ("ambiguous".into(), *count),
-        Resolution::NotFound { near_misses, count } => {
-            (format!("not_found ({} near)", near_misses.len()), *count)
-        }
+        Resolution::NotFound {
+            near_misses, count, ..
+        } => (format!("not_found ({} near)", near_misses.len()), *count),
         Resolution::Incomplete { count, .. } => ("incomplete".into(), *count),
     }
 }

@@ -42,6 +42,11 @@ def walk(root):
         yield n
         try:
             count = n.childCount
+            # Never enumerate what an element manages (a spreadsheet's cells), nor more than
+            # 10,000 children: that can hang the app.
+            if count > 10000 or count > 0 and n.getState().contains(
+                    pyatspi.STATE_MANAGES_DESCENDANTS):
+                count = 0
         except Exception:
             count = 0
         for i in range(count - 1, -1, -1):
@@ -94,8 +99,10 @@ def main():
             p = n.path
         except Exception:
             continue
-        if p in wanted:
+        if p in wanted and found[p] is None:
             found[p] = describe(n)
+            if all(v is not None for v in found.values()):
+                break
     print(json.dumps(found))
 
 

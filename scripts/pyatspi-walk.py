@@ -107,6 +107,13 @@ def walk(root):
             n = node.childCount
         except Exception:
             n = 0
+        # Never enumerate what an element manages (a spreadsheet's cells: enumerating them
+        # hangs LibreOffice), nor a child count beyond 10,000: treeglass reads neither.
+        try:
+            if n > 10000 or n > 0 and node.getState().contains(pyatspi.STATE_MANAGES_DESCENDANTS):
+                n = 0
+        except Exception:
+            pass
         kids = []
         for i in range(max(n, 0)):
             try:

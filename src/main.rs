@@ -265,7 +265,14 @@ fn main() {
             std::process::exit(exit::ERROR);
         }
     };
-    let code = match runtime.block_on(run(cli)) {
+    // One-shot commands say how a long read is going, on a terminal only (and never under the
+    // TUI, which shows it itself).
+    let one_shot = !matches!(cli.command, None | Some(Command::Mcp));
+    let progress = (one_shot && std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .then(cli::ProgressLine::start);
+    let result = runtime.block_on(run(cli));
+    drop(progress);
+    let code = match result {
         Ok((printed, code)) => {
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());

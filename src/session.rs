@@ -13,7 +13,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use crate::backend::{Backend, BackendError, Limits};
 use crate::model::{NodeId, Snapshot, SnapshotId, Token};
-use crate::target::{Resolution, Target, resolve};
+use crate::target::{Resolution, Target, resolve, resolve_for_write};
 
 /// The longest a target may be waited for.
 pub const MAX_RESOLVE_TIMEOUT: Duration = Duration::from_secs(120);
@@ -129,6 +129,32 @@ impl Session {
         target: &Target,
         timeout: Duration,
         limits: &Limits,
+    ) -> Result<Fresh, BackendError> {
+        self.resolve_fresh_by(root, target, timeout, limits, resolve)
+            .await
+    }
+
+    /// [`Session::resolve_fresh`] for a write (`set`, `invoke`, workflow steps, MCP writes):
+    /// exact and substring matches only ([`resolve_for_write`]), so a target that matches
+    /// only fuzzily keeps waiting and is then refused with the fuzzy matches as suggestions.
+    pub async fn resolve_fresh_to_write(
+        &self,
+        root: &NodeId,
+        target: &Target,
+        timeout: Duration,
+        limits: &Limits,
+    ) -> Result<Fresh, BackendError> {
+        self.resolve_fresh_by(root, target, timeout, limits, resolve_for_write)
+            .await
+    }
+
+    async fn resolve_fresh_by(
+        &self,
+        root: &NodeId,
+        target: &Target,
+        timeout: Duration,
+        limits: &Limits,
+        resolve: fn(&Snapshot, &Target) -> Resolution,
     ) -> Result<Fresh, BackendError> {
         let timeout = timeout.min(MAX_RESOLVE_TIMEOUT);
         let started = Instant::now();

@@ -13,6 +13,7 @@ use crate::model::{AppText, Node, NodeId, Role, Snapshot, States};
 pub mod atspi;
 pub mod ax;
 pub mod fixture;
+pub mod progress;
 pub mod record;
 pub mod strategy;
 pub mod toolkit;
@@ -49,7 +50,10 @@ pub struct Limits {
     pub max_nodes: usize,
     pub max_depth: usize,
     pub max_siblings: usize,
-    /// Deadline for the whole read.
+    /// Deadline for the whole read. By default there is none in practice (ten minutes): a read
+    /// ends when the tree is whole, when the app stops answering (nothing back for
+    /// `call_timeout`: it is hung, and the snapshot says `timeout`), or when the app leaves.
+    /// `--read-timeout` sets a real one for scripts.
     pub timeout: Duration,
     /// Deadline for one bus call.
     pub call_timeout: Duration,
@@ -69,7 +73,7 @@ impl Default for Limits {
             max_nodes: 50_000,
             max_depth: 128,
             max_siblings: 5_000,
-            timeout: Duration::from_secs(5),
+            timeout: Duration::from_secs(600),
             call_timeout: Duration::from_millis(1500),
             actions: false,
             labels: false,
@@ -309,8 +313,16 @@ pub trait Backend: Send + Sync {
     /// it is gone.
     async fn read_node(&self, id: &NodeId) -> Result<Node, BackendError>;
 
-    /// The children of `id` as freshly read nodes (for option lists of combo boxes).
+    /// The children of `id` as freshly read nodes (for option lists of combo boxes). Empty for
+    /// an element whose children must not be enumerated (it manages its descendants).
     async fn children(&self, id: &NodeId) -> Result<Vec<Node>, BackendError>;
+
+    /// The element's index among its parent's children, as the toolkit says (`None`: this
+    /// backend cannot say without listing the parent). Selecting a row of a list that manages
+    /// its descendants needs it: the list is never enumerated.
+    async fn index_in_parent(&self, _id: &NodeId) -> Result<Option<usize>, BackendError> {
+        Ok(None)
+    }
 
     /// Performs one primitive write. See [`WriteAck`].
     async fn write(&self, id: &NodeId, op: &WriteOp) -> WriteAck;

@@ -12,7 +12,7 @@ use clap::{Args, Parser, Subcommand};
 use regex::Regex;
 
 use crate::backend::{AppInfo, Backend, BackendError, Limits, WindowInfo};
-use crate::model::{NodeId, Snapshot, Token, sanitize, scrub_lines};
+use crate::model::{NodeId, Snapshot, Token, Truncation, sanitize, scrub_lines};
 use crate::session::{Fresh, MAX_RESOLVE_TIMEOUT, Session, TokenRefusal};
 use crate::target::{Resolution, Target};
 use crate::write::{Outcome, Placement, WriteOptions, WriteResult};
@@ -411,6 +411,11 @@ pub struct Scope {
     /// the whole app when it has several.
     #[arg(long, value_name = "REGEX")]
     pub window: Option<String>,
+    /// Give up reading the tree after this long (the read then says it was cut short, and
+    /// `tree` exits 12). Default: none — a read ends when the tree is whole, or when the app
+    /// stops answering (nothing back for 1.5 s: it is not responding).
+    #[arg(long = "read-timeout", value_name = "MS")]
+    pub read_timeout_ms: Option<u64>,
 }
 
 #[derive(Debug, Args)]
@@ -556,10 +561,70 @@ fn regex(pattern: &str, what: &str) -> Result<Regex, Failure> {
         .map_err(|e| Failure::new(exit::USAGE, format!("bad --{what} pattern: {e}")))
 }
 
+/// `reading… 12,480 nodes` on standard error while a tree read runs for more than a second,
+/// refreshed four times a second, erased when the command is done.
+pub struct ProgressLine {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl ProgressLine {
+    pub fn start() -> ProgressLine {
+        use std::sync::atomic::Ordering;
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut since: Option<std::time::Instant> = None;
+            let mut shown = false;
+            while !flag.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(250));
+                match crate::backend::progress::READ.nodes() {
+                    Some(n) => {
+                        let t = *since.get_or_insert_with(std::time::Instant::now);
+                        if t.elapsed() >= Duration::from_secs(1) {
+                            eprint!(
+                                "\rreading… {} nodes\x1b[K",
+                                crate::model::group_digits(n as i64)
+                            );
+                            shown = true;
+                        }
+                    }
+                    None => since = None,
+                }
+            }
+            if shown {
+                eprint!("\r\x1b[K");
+            }
+        });
+        ProgressLine {
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for ProgressLine {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
 impl Scope {
     /// Whether any of `--app`, `--pid`, `--window` was given.
     pub fn is_set(&self) -> bool {
         self.app.is_some() || self.pid.is_some() || self.window.is_some()
+    }
+
+    /// The default read limits with `--read-timeout` applied.
+    pub fn limits(&self) -> Limits {
+        let mut l = Limits::default();
+        if let Some(ms) = self.read_timeout_ms {
+            l.timeout = Duration::from_millis(ms.max(1));
+        }
+        l
     }
 }
 
@@ -746,18 +811,33 @@ pub async fn tree(backend: &dyn Backend, args: &TreeArgs) -> Result<(Printed, i3
         max_depth: args.max_depth,
         actions: args.actions,
         labels: args.targets,
-        ..Limits::default()
+        ..args.scope.limits()
     };
     let snap = match backend.snapshot(&root, &limits).await {
         Ok(s) => s,
         Err(BackendError::AppGone { .. }) => return Err(app_gone(&app, "the read")),
         Err(e) => return Err(e.into()),
     };
-    let code = if snap.truncated == Some(crate::model::Truncation::AppGone) {
-        eprintln!("treeglass: {}", app_gone(&app, "the read").message);
-        exit::APP_GONE
-    } else {
-        exit::OK
+    let code = match snap.truncated {
+        Some(Truncation::AppGone) => {
+            eprintln!("treeglass: {}", app_gone(&app, "the read").message);
+            exit::APP_GONE
+        }
+        // The read was cut short by time — `--read-timeout`, or an app that stopped answering:
+        // what was read is printed, and the exit says it is not the whole tree. (The caps are
+        // the caller's own choice and exit 0.)
+        Some(Truncation::Timeout) => {
+            eprintln!(
+                "treeglass: the read was cut short after {} nodes ({}): the tree is incomplete",
+                snap.nodes.len(),
+                match args.scope.read_timeout_ms {
+                    Some(ms) if snap.read_ms + 50.0 >= ms as f64 => format!("--read-timeout {ms}"),
+                    _ => format!("the application {} stopped answering", app.name.quoted(60)),
+                }
+            );
+            exit::INCOMPLETE
+        }
+        _ => exit::OK,
     };
     let targets: Option<Vec<Option<output::Suggested>>> = args.targets.then(|| {
         crate::target::suggest_all(&snap)
@@ -821,6 +901,7 @@ pub async fn find(session: &Session, args: &FindArgs) -> Result<(String, i32), F
         &args.scope,
         args.wait_ms,
         args.max_depth,
+        false,
     )
     .await?;
     let code = resolution_code(&fresh.resolution);
@@ -844,22 +925,31 @@ pub fn find_json(target: &Target, fresh: &Fresh) -> serde_json::Value {
 }
 
 /// Parses a target argument and resolves it against fresh reads of the scope's window.
+/// A write (`to_write`) resolves with exact and substring matches only.
 async fn resolve_arg(
     session: &Session,
     raw: &str,
     scope: &Scope,
     timeout_ms: u64,
     max_depth: usize,
+    to_write: bool,
 ) -> Result<(Target, Fresh), Failure> {
     let target = parse_target(raw)?;
     let (_, root) = pick(session.backend.as_ref(), scope).await?;
     let limits = Limits {
         max_depth,
-        ..Limits::default()
+        ..scope.limits()
     };
-    let fresh = session
-        .resolve_fresh(&root, &target, resolve_timeout(timeout_ms), &limits)
-        .await?;
+    let timeout = resolve_timeout(timeout_ms);
+    let fresh = if to_write {
+        session
+            .resolve_fresh_to_write(&root, &target, timeout, &limits)
+            .await?
+    } else {
+        session
+            .resolve_fresh(&root, &target, timeout, &limits)
+            .await?
+    };
     Ok((target, fresh))
 }
 
@@ -868,6 +958,7 @@ async fn resolve_arg(
 async fn element(
     session: &Session,
     args: &ElementArgs,
+    to_write: bool,
 ) -> Result<(Target, Arc<Snapshot>, usize), Failure> {
     let (target, fresh) = resolve_arg(
         session,
@@ -875,6 +966,7 @@ async fn element(
         &args.scope,
         args.wait_ms,
         args.max_depth,
+        to_write,
     )
     .await?;
     match fresh.resolution.unique_row() {
@@ -890,7 +982,7 @@ async fn element(
 
 /// `treeglass get`.
 pub async fn get(session: &Session, args: &GetArgs) -> Result<String, Failure> {
-    let (target, snap, row) = element(session, &args.element).await?;
+    let (target, snap, row) = element(session, &args.element, false).await?;
     let node = session.backend.read_node(&snap.nodes[row].id).await?;
     let mut fresh = (*snap).clone();
     fresh.nodes[row] = crate::model::Node {
@@ -957,7 +1049,7 @@ pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Fai
         force: args.force,
         ..WriteOptions::default()
     };
-    let (target, snap, row) = match element(session, &args.element).await {
+    let (target, snap, row) = match element(session, &args.element, true).await {
         Ok(x) => x,
         Err(f)
             if f.code != exit::USAGE
@@ -1001,7 +1093,7 @@ pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Fai
 
 /// `treeglass invoke`.
 pub async fn invoke(session: &Session, args: &InvokeArgs) -> Result<(String, i32), Failure> {
-    let (target, snap, row) = element(session, &args.element).await?;
+    let (target, snap, row) = element(session, &args.element, true).await?;
     let opts = WriteOptions {
         timeout: Duration::from_millis(args.readback_ms),
         ..WriteOptions::default()

@@ -163,6 +163,9 @@ fn end_node<W: Write>(
     w.entry("id", &n.id)?;
     w.entry("interfaces", &n.interfaces)?;
     w.entry("label", &n.label)?;
+    if let Some(m) = &n.managed {
+        w.entry("managed", m)?;
+    }
     w.entry("name", &n.name)?;
     w.entry("raw_role", &n.raw_role)?;
     w.entry("role", &n.role)?;
@@ -302,7 +305,21 @@ pub fn resolution_text(target: &Target, fresh: &Fresh) -> String {
             ));
             candidate_lines(&mut out, candidates, &suggested);
         }
-        Resolution::NotFound { count, near_misses } => {
+        Resolution::NotFound {
+            count,
+            near_misses,
+            fuzzy_only,
+        } => {
+            if *fuzzy_only {
+                out.push_str(&format!(
+                    "not found: nothing matches {t} exactly or as a substring (after {} reads in \
+                     {} ms); a write never goes to a fuzzy match — name one of these exactly:\n",
+                    fresh.reads,
+                    fresh.waited.as_millis()
+                ));
+                candidate_lines(&mut out, near_misses, &suggested);
+                return out;
+            }
             if *count > 0 {
                 out.push_str(&format!(
                     "not found: {t} asks for #{}, but only {count} element{} match without the \
@@ -363,8 +380,17 @@ pub fn cap_echoes(r: &mut WriteResult) {
 /// by the write engine.
 pub fn write_text(r: &WriteResult) -> String {
     let mut out = String::new();
+    // The element written, by its own role and name; the target as typed after it (a target
+    // can be a substring of the name).
     let what = match (&r.target, &r.token) {
-        (Some(t), Some(k)) => format!("{}  ({k}, {})", sanitize(t, 0), r.role),
+        (Some(t), Some(k)) => {
+            let named = if r.name.is_empty() {
+                r.role.to_string()
+            } else {
+                format!("{} {}", r.role, r.name.quoted(80))
+            };
+            format!("{named}  ({k}; target {})", sanitize(t, 0))
+        }
         (Some(t), None) => sanitize(t, 0).into_owned(),
         _ => literal(&r.node.0, 0).into_owned(),
     };
@@ -422,14 +448,25 @@ pub fn write_text(r: &WriteResult) -> String {
         .mismatch
         .map(|k| format!(" ({})", k.as_str()))
         .unwrap_or_default();
+    // A reason may span lines (a refusal lists candidates): each line is sanitized on its own
+    // and indented under the first, as `find` prints the same list.
+    let reason = r
+        .reason
+        .lines()
+        .take(REASON_LINES)
+        .map(|l| sanitize(l, 300).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n            ");
     out.push_str(&format!(
-        "verdict:    {}{kind} — {}\n            {}\n",
+        "verdict:    {}{kind} — {reason}\n            {}\n",
         r.outcome.as_str(),
-        sanitize(&r.reason, 300),
         r.advice
     ));
     out
 }
+
+/// The most lines of a write's reason printed (a refusal's candidate list is capped before).
+const REASON_LINES: usize = 16;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

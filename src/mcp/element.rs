@@ -141,7 +141,7 @@ pub async fn locate(
                 .await
                 .map_err(Fault::from)?;
             let fresh = session
-                .resolve_fresh(&root, &g.target, wait(wait_ms), &Limits::default())
+                .resolve_fresh_to_write(&root, &g.target, wait(wait_ms), &Limits::default())
                 .await
                 .map_err(Fault::from)?;
             match fresh.resolution.unique_row() {

@@ -36,6 +36,7 @@ macro_rules! scope_fields {
                     app: self.app.clone(),
                     pid: self.pid,
                     window: self.window.clone(),
+                    read_timeout_ms: None,
                 }
             }
         }

@@ -151,6 +151,10 @@ pub fn node_line(n: &Node) -> String {
     if !states.is_empty() {
         s.push_str(&format!(" [{}]", states.join(" ")));
     }
+    if let Some(m) = &n.managed {
+        s.push_str(" — ");
+        s.push_str(&m.describe());
+    }
     s
 }
 

@@ -22,7 +22,7 @@ pub fn value_json(n: &Node) -> Json {
 pub fn node_json(snap: &Snapshot, row: usize) -> Json {
     let n = &snap.nodes[row];
     let value = value_json(n);
-    json!({
+    let mut out = json!({
         "row": row,
         "token": snap.token(row).to_string(),
         "role": n.role,
@@ -35,5 +35,10 @@ pub fn node_json(snap: &Snapshot, row: usize) -> Json {
         "states": n.states,
         "actions": n.actions,
         "interfaces": n.interfaces,
-    })
+    });
+    // Only on elements whose children are not enumerated (see `Node::managed`).
+    if let Some(m) = &n.managed {
+        out["managed"] = serde_json::to_value(m).unwrap_or(Json::Null);
+    }
+    out
 }

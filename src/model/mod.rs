@@ -12,7 +12,9 @@ pub mod synthetic;
 mod toolkit;
 
 pub use escape::{AppText, is_hostile, literal, quoted, sanitize, scrub_lines};
-pub use node::{Bounds, Node, NodeId, Toggle, Value, format_number};
+pub use node::{
+    Bounds, Managed, ManagedReason, Node, NodeId, Toggle, Value, format_number, group_digits,
+};
 pub use request::{Requested, echo_json, number_json, secret_json};
 pub use role::Role;
 pub use snapshot::{Snapshot, SnapshotId, Token, TokenError, Truncation, preorder};

@@ -25,6 +25,68 @@ pub enum Toggle {
     Mixed,
 }
 
+/// Why an element's children are not enumerated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ManagedReason {
+    /// It has the `manages-descendants` state: its children are made on demand (a
+    /// spreadsheet's cells, a tree view's rows); enumerating them can hang the app.
+    ManagesDescendants,
+    /// It reports more children than any real container has (see the backend's bound).
+    TooManyChildren,
+}
+
+/// What an element whose children are not enumerated says of them, and how many of its
+/// descendants were read instead (the visible ones, found by position on the screen).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Managed {
+    pub reason: ManagedReason,
+    /// The child count the toolkit reports (LibreOffice Calc's sheet: 2147483647).
+    pub child_count: i64,
+    /// A table's size as it reports it (`None` for other elements, or when it says nothing).
+    #[serde(default)]
+    pub rows: Option<i64>,
+    #[serde(default)]
+    pub columns: Option<i64>,
+    /// How many visible descendants were read; they are the element's children in the snapshot.
+    pub shown: usize,
+}
+
+impl Managed {
+    /// `manages its descendants (1,048,576 rows × 16,384 columns); showing the 40 visible`.
+    pub fn describe(&self) -> String {
+        let why = match self.reason {
+            ManagedReason::ManagesDescendants => "manages its descendants",
+            ManagedReason::TooManyChildren => "too many children to list",
+        };
+        let size = match (self.rows, self.columns) {
+            (Some(r), Some(c)) => format!("{} rows × {} columns", group_digits(r), group_digits(c)),
+            _ => format!("{} children", group_digits(self.child_count)),
+        };
+        let shown = match self.shown {
+            0 => "none of them read".to_string(),
+            n => format!("showing the {} visible", group_digits(n as i64)),
+        };
+        format!("{why} ({size}); {shown}")
+    }
+}
+
+/// `1048576` → `1,048,576`.
+pub fn group_digits(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if n < 0 {
+        out.push('-');
+    }
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
 /// The current value of a value-bearing node.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
@@ -136,6 +198,10 @@ pub struct Node {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub action_labels: Vec<AppText>,
     pub bounds: Option<Bounds>,
+    /// Set on an element whose children are not enumerated (it manages its descendants, or
+    /// has too many): what it says of them; its `children` are the visible ones read instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub managed: Option<Box<Managed>>,
     pub parent: Option<usize>,
     pub children: Vec<usize>,
     pub depth: u32,
@@ -157,6 +223,7 @@ impl Node {
             actions: Vec::new(),
             action_labels: Vec::new(),
             bounds: None,
+            managed: None,
             parent: None,
             children: Vec::new(),
             depth: 0,
@@ -237,5 +304,38 @@ mod tests {
         // Only fields that take text: a check box named "Remember password" has no secret.
         assert!(!node(Role::CheckBox, "Remember password", "").is_secret());
         assert!(!node(Role::Button, "Show PIN", "").is_secret());
+    }
+}
+
+#[cfg(test)]
+mod managed_tests {
+    use super::*;
+
+    #[test]
+    fn describes_a_sheet_and_a_long_list() {
+        let sheet = Managed {
+            reason: ManagedReason::ManagesDescendants,
+            child_count: 2_147_483_647,
+            rows: Some(1_048_576),
+            columns: Some(16_384),
+            shown: 40,
+        };
+        assert_eq!(
+            sheet.describe(),
+            "manages its descendants (1,048,576 rows × 16,384 columns); showing the 40 visible"
+        );
+        let list = Managed {
+            reason: ManagedReason::TooManyChildren,
+            child_count: 12_000,
+            rows: None,
+            columns: None,
+            shown: 0,
+        };
+        assert_eq!(
+            list.describe(),
+            "too many children to list (12,000 children); none of them read"
+        );
+        assert_eq!(group_digits(-1234), "-1,234");
+        assert_eq!(group_digits(999), "999");
     }
 }

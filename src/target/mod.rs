@@ -71,7 +71,8 @@ pub use index::SnapshotIndex;
 pub use near::NEAR_MISS_LIMIT;
 pub use parse::ParseError;
 pub use resolve::{
-    CANDIDATE_LIMIT, Candidate, Field, Resolution, Tier, match_all, matches, resolve, resolve_with,
+    CANDIDATE_LIMIT, Candidate, Field, Resolution, Tier, match_all, matches, resolve,
+    resolve_for_write, resolve_with,
 };
 pub use suggest::{suggest, suggest_all, suggest_all_with, suggest_with};
 

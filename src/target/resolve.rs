@@ -151,10 +151,14 @@ pub enum Resolution {
     },
     /// No node; the closest near misses (up to five), each with what it lacks. When the target
     /// has a position (`#n`) beyond its matches, `count` is how many there are and the near
-    /// misses are those matches; otherwise `count` is 0.
+    /// misses are those matches; otherwise `count` is 0. `fuzzy_only`: a resolution for a
+    /// write found nothing exactly or as a substring, and the near misses are the elements
+    /// the query matches only fuzzily — suggestions, never written to.
     NotFound {
         count: usize,
         near_misses: Vec<Candidate>,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        fuzzy_only: bool,
     },
     /// The snapshot was cut short or lost nodes, so uniqueness cannot be claimed. `count` and
     /// `candidates` are what the partial tree holds; `near_misses` is filled when it holds none.
@@ -306,6 +310,8 @@ pub(crate) struct Engine<'a> {
     pub(crate) ix: &'a SnapshotIndex,
     pub(crate) snap: &'a Snapshot,
     skim: SkimMatcherV2,
+    /// Exact and substring tiers only (for writes: never a guess).
+    strict: bool,
 }
 
 /// Whether `needle`'s bytes occur in `hay` in order: necessary for a fuzzy match of the same
@@ -329,7 +335,14 @@ impl<'a> Engine<'a> {
             ix,
             snap,
             skim: SkimMatcherV2::default().ignore_case(),
+            strict: false,
         }
+    }
+
+    /// The same engine without the fuzzy tier (queries and labels).
+    pub(crate) fn strict(mut self) -> Engine<'a> {
+        self.strict = true;
+        self
     }
 
     pub(crate) fn exact_level(&self, row: usize, q: &Prepared<'_>) -> Option<Level> {
@@ -478,7 +491,7 @@ impl<'a> Engine<'a> {
                 return keep_best(hits);
             }
         }
-        if Tier::Fuzzy.allowed_by(q.mode) {
+        if !self.strict && Tier::Fuzzy.allowed_by(q.mode) {
             let found: Vec<Hit> = passing()
                 .filter(|&row| !matched.get(row).copied().unwrap_or(false))
                 .filter_map(|row| {
@@ -575,7 +588,7 @@ impl<'a> Engine<'a> {
             return Some((Tier::Substring, 0));
         }
         let hay = &hay[..floor_boundary(hay, FUZZY_MAX_BYTES)];
-        if !is_subsequence(hay.as_bytes(), q.folded.as_bytes()) {
+        if self.strict || !is_subsequence(hay.as_bytes(), q.folded.as_bytes()) {
             return None;
         }
         self.skim
@@ -799,7 +812,40 @@ pub fn resolve(snap: &Snapshot, target: &Target) -> Resolution {
 pub fn resolve_with(ix: &SnapshotIndex, snap: &Snapshot, target: &Target) -> Resolution {
     let mut slot = None;
     let ix = ix.usable_for(snap, &mut slot);
-    let engine = Engine::new(ix, snap);
+    resolve_in(Engine::new(ix, snap), snap, target)
+}
+
+/// Resolves `target` for a write: the exact and substring tiers only, of the query and of a
+/// `labelled-by` label, so a write never goes to an element the user did not name. When only
+/// fuzzy matches exist the answer is `NotFound` with `fuzzy_only` and those matches as near
+/// misses (suggestions); fuzzy ranking serves looking (`find`, the filter), never writing.
+pub fn resolve_for_write(snap: &Snapshot, target: &Target) -> Resolution {
+    let ix = SnapshotIndex::new(snap);
+    let strict = resolve_in(Engine::new(&ix, snap).strict(), snap, target);
+    match strict {
+        Resolution::NotFound { count: 0, .. } => {
+            match resolve_in(Engine::new(&ix, snap), snap, target) {
+                Resolution::Unique { row, why, .. } => Resolution::NotFound {
+                    count: 0,
+                    near_misses: vec![Engine::new(&ix, snap).candidate(row, why)],
+                    fuzzy_only: true,
+                },
+                Resolution::Ambiguous { candidates, .. } => Resolution::NotFound {
+                    count: 0,
+                    near_misses: candidates
+                        .into_iter()
+                        .take(super::near::NEAR_MISS_LIMIT)
+                        .collect(),
+                    fuzzy_only: true,
+                },
+                _ => strict,
+            }
+        }
+        other => other,
+    }
+}
+
+fn resolve_in(engine: Engine<'_>, snap: &Snapshot, target: &Target) -> Resolution {
     let Evaluated {
         mut hits,
         ctx,
@@ -849,10 +895,12 @@ pub fn resolve_with(ix: &SnapshotIndex, snap: &Snapshot, target: &Target) -> Res
         [] if !unpositioned.is_empty() => Resolution::NotFound {
             count: unpositioned.len(),
             near_misses: beyond(),
+            fuzzy_only: false,
         },
         [] => Resolution::NotFound {
             count: 0,
             near_misses: near(),
+            fuzzy_only: false,
         },
         [hit] => Resolution::Unique {
             row: hit.row,

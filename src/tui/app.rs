@@ -204,6 +204,9 @@ pub struct App {
     pub shown: Option<Shown>,
     pub tree: Option<TreeState>,
     pub loading: bool,
+    /// Nodes read so far by a tree read in flight (set by the runtime while one runs), for the
+    /// progress line.
+    pub read_progress: Option<usize>,
     pub tree_offset: usize,
     pub selection: Option<Selection>,
     /// The shortest unique target of the selection, cached per (snapshot, row, tree version).
@@ -264,6 +267,7 @@ impl App {
             shown: None,
             tree: None,
             loading: true,
+            read_progress: None,
             tree_offset: 0,
             selection: None,
             suggestion: None,

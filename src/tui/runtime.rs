@@ -30,6 +30,9 @@ use crate::model::AppText;
 /// At most one frame per this interval; input is drained before drawing.
 const FRAME: Duration = Duration::from_millis(16);
 
+/// How often a read's progress line is refreshed.
+const PROGRESS_TICK: Duration = Duration::from_millis(250);
+
 /// A workflow recorder the TUI reports completed writes to (issue 6 provides one). `r` starts
 /// and stops it, `w` exports; every answer is a line for the status bar.
 pub trait Recorder: Send {
@@ -382,6 +385,13 @@ pub async fn run(backend: Arc<dyn Backend>, opts: Options) -> Result<Ended, TuiE
             (true, Some(t)) => FRAME.saturating_sub(t.elapsed()),
             _ => Duration::from_secs(3600),
         };
+        // While a tree read runs, its progress line is redrawn four times a second.
+        let reading = lp.app.pending.snapshot_inflight || lp.app.loading;
+        let wait = if reading {
+            wait.min(PROGRESS_TICK)
+        } else {
+            wait
+        };
         tokio::select! {
             ev = input.next() => match ev {
                 Some(Ok(ev)) => {
@@ -405,7 +415,13 @@ pub async fn run(backend: Arc<dyn Backend>, opts: Options) -> Result<Ended, TuiE
                 }
                 dirty = true;
             }
-            _ = tokio::time::sleep(wait) => {}
+            _ = tokio::time::sleep(wait) => {
+                let now = if reading { crate::backend::progress::READ.nodes() } else { None };
+                if now != lp.app.read_progress {
+                    lp.app.read_progress = now;
+                    dirty = true;
+                }
+            }
             signal = signals.recv() => {
                 ended = signal;
                 break;

@@ -287,6 +287,8 @@ impl TreeState {
             parent: old.parent,
             children: old.children.clone(),
             depth: old.depth,
+            // A single-node re-read does not look at children: what the read said of them stays.
+            managed: old.managed.clone(),
             ..fresh
         };
         let old = std::mem::replace(&mut self.snap.nodes[row], merged);

@@ -34,7 +34,7 @@ use super::validate::{self, WAIT_CONDITIONS, substitute};
 use crate::backend::{BackendError, Limits};
 use crate::model::{AppText, NodeId, Role, Snapshot, sanitize};
 use crate::session::Session;
-use crate::target::{Candidate, Resolution, Target, resolve};
+use crate::target::{Candidate, Resolution, Target, resolve_for_write};
 use crate::write::{MismatchKind, Outcome, Placement, WriteOptions, WriteResult};
 
 /// Secrets shorter than this are masked in reports only where they stand as whole words.
@@ -615,7 +615,7 @@ impl Runner {
                 let t = self.sub(t);
                 match Target::parse(&t) {
                     Err(e) => (false, format!("bad target: {e}"), None),
-                    Ok(target) => match resolve(&w.snap, &target) {
+                    Ok(target) => match resolve_for_write(&w.snap, &target) {
                         Resolution::Unique { row, .. } => {
                             (true, format!("resolves to {}", w.snap.token(row)), None)
                         }
@@ -952,7 +952,7 @@ impl Runner {
         let t = Instant::now();
         let fresh = self
             .session
-            .resolve_fresh(&self.place.root, &target, timeout, &self.opts.limits)
+            .resolve_fresh_to_write(&self.place.root, &target, timeout, &self.opts.limits)
             .await;
         rep.timings.resolve_ms += ms(t.elapsed());
         let fresh = match fresh {
@@ -1092,7 +1092,7 @@ impl Runner {
                 .await
             {
                 Ok(snap) => {
-                    if let Resolution::NotFound { .. } = resolve(&snap, target) {
+                    if let Resolution::NotFound { .. } = resolve_for_write(&snap, target) {
                         rep.timings.resolve_ms = ms(t.elapsed());
                         rep.finish(StepOutcome::Verified, "the target is gone");
                         return false;

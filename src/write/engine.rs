@@ -322,11 +322,14 @@ async fn gather(
                 && let Ok(parent) = backend.read_node(p).await
                 && parent.interfaces.has(Interface::Selection)
             {
-                g.parent_selection = backend
-                    .children(p)
-                    .await
-                    .ok()
-                    .and_then(|kids| kids.iter().position(|k| k.id == node.id));
+                g.parent_selection = match backend.index_in_parent(&node.id).await {
+                    Ok(Some(i)) => Some(i),
+                    _ => backend
+                        .children(p)
+                        .await
+                        .ok()
+                        .and_then(|kids| kids.iter().position(|k| k.id == node.id)),
+                };
             }
         }
         _ => {}

@@ -17,7 +17,7 @@ use futures::StreamExt;
 use tokio::sync::broadcast;
 
 use self::bus::*;
-use self::calls::{Caller, GoneApps, KeySynth, ROOT_PATH};
+use self::calls::{Caller, GoneApps, KeySynth, Listable, ROOT_PATH};
 use super::toolkit::Toolkit;
 use super::{
     AppInfo, Backend, BackendError, Event, EventKind, Limits, WindowInfo, WriteAck, WriteOp,
@@ -511,7 +511,11 @@ impl Backend for AtspiBackend {
         let c = self
             .caller()
             .with_deadline(Instant::now() + Duration::from_secs(3));
-        let kids = c.children(&obj).await?;
+        let toolkit = self.toolkit(&c, &obj.bus).await?;
+        let parent = reader::read_raw(&c, &obj, toolkit).await?;
+        // An element that manages its descendants (or has too many) is never enumerated: it
+        // offers no option list this way.
+        let kids = reader::list(&c, &parent).await?.unwrap_or_default();
         let ids: Vec<NodeId> = kids.iter().map(ObjRef::id).collect();
         let nodes = futures::future::join_all(ids.iter().map(|k| self.read_node(k))).await;
         let mut out = Vec::with_capacity(nodes.len());
@@ -524,6 +528,14 @@ impl Backend for AtspiBackend {
             }
         }
         Ok(out)
+    }
+
+    async fn index_in_parent(&self, id: &NodeId) -> Result<Option<usize>, BackendError> {
+        let obj = ObjRef::from_id(id)?;
+        let c = self
+            .caller()
+            .with_deadline(Instant::now() + self.caller.call_timeout);
+        Ok(usize::try_from(c.index_in_parent(&obj).await?).ok())
     }
 
     async fn write(&self, id: &NodeId, op: &WriteOp) -> WriteAck {
@@ -637,9 +649,16 @@ impl Backend for AtspiBackend {
 }
 
 async fn app_info(c: &Caller, app: ObjRef) -> Option<AppInfo> {
+    let windows_of = Listable::root(&app);
+    let kids = async {
+        match &windows_of {
+            Some(l) => c.children(l).await,
+            None => Ok(Vec::new()),
+        }
+    };
     let (name, kids, pid, toolkit, version) = tokio::join!(
         c.name(&app),
-        c.children(&app),
+        kids,
         c.unix_pid(&app.bus),
         c.toolkit_name(&app),
         c.toolkit_version(&app),

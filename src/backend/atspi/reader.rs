@@ -11,12 +11,12 @@ use futures::StreamExt;
 use futures::stream;
 
 use super::bus::*;
-use super::calls::{CacheItemWire, Caller, ValueProp};
+use super::calls::{CacheItemWire, Caller, Listable, Unlisted, ValueProp};
 use crate::backend::toolkit::{Toolkit, normalise_states};
 use crate::backend::{BackendError, Limits};
 use crate::model::{
-    AppText, Interface, Interfaces, Node, Role, Snapshot, SnapshotId, State, States, Toggle,
-    Truncation, Value, preorder,
+    AppText, Interface, Interfaces, Managed, ManagedReason, Node, Role, Snapshot, SnapshotId,
+    State, States, Toggle, Truncation, Value, preorder,
 };
 
 /// How many calls one phase keeps in flight on the connection.
@@ -29,8 +29,7 @@ const RELATION_LABELLED_BY: u32 = 2;
 #[derive(Debug, Clone)]
 pub struct RawNode {
     pub obj: ObjRef,
-    /// Child count as the cache gave it (−1: unknown); elements read one by one get their
-    /// children list instead.
+    /// Child count as the cache or `ChildCount` gave it (−1: unknown).
     pub child_count: i32,
     pub role: Role,
     pub raw_role: String,
@@ -41,16 +40,17 @@ pub struct RawNode {
 }
 
 /// Reads all of one element but its children and value: role, states and interfaces (methods),
-/// name and description (`Properties.Get` each), concurrently. A name or description that fails
-/// to read is left empty; the element counts as unreadable only when its role, states or
-/// interfaces cannot be read.
+/// name, description and child count (`Properties.Get` each), concurrently. A name or
+/// description that fails to read is left empty, a child count −1; the element counts as
+/// unreadable only when its role, states or interfaces cannot be read.
 pub async fn read_raw(c: &Caller, obj: &ObjRef, toolkit: Toolkit) -> Result<RawNode, BackendError> {
-    let (role, states, ifaces, name, description) = tokio::join!(
+    let (role, states, ifaces, name, description, count) = tokio::join!(
         c.role(obj),
         c.state(obj),
         c.interfaces(obj),
         c.name(obj),
         c.description(obj),
+        c.child_count(obj),
     );
     let (role, raw_role) = role_of(role?);
     let interfaces = interfaces_of(&ifaces?);
@@ -58,7 +58,7 @@ pub async fn read_raw(c: &Caller, obj: &ObjRef, toolkit: Toolkit) -> Result<RawN
     normalise_states(toolkit, role, &mut states, interfaces);
     Ok(RawNode {
         obj: obj.clone(),
-        child_count: -1,
+        child_count: optional(count, obj, "ChildCount")?.unwrap_or(-1),
         role,
         raw_role,
         name: field(name, obj, "Name")?,
@@ -83,6 +83,231 @@ fn field(
         }
         Err(e) => Err(e),
     }
+}
+
+/// Whether an element may be asked for its children, by what was read of it.
+pub fn listable(raw: &RawNode) -> Result<Listable<'_>, Unlisted> {
+    Listable::check(
+        &raw.obj,
+        raw.states.has(State::ManagesDescendants),
+        raw.child_count,
+    )
+}
+
+/// The children of an element read whole, or `None` when they are not to be enumerated (it
+/// manages its descendants or has more than `LIST_MAX`). A child count the reads did not give
+/// is asked first (`ChildCount`), never guessed.
+pub async fn list(c: &Caller, raw: &RawNode) -> Result<Option<Vec<ObjRef>>, BackendError> {
+    Ok(list_counted(c, raw).await?.1)
+}
+
+/// [`list`], with the child count it went by (−1 when the toolkit would not say).
+async fn list_counted(
+    c: &Caller,
+    raw: &RawNode,
+) -> Result<(i32, Option<Vec<ObjRef>>), BackendError> {
+    let mut raw = std::borrow::Cow::Borrowed(raw);
+    if matches!(listable(&raw), Err(Unlisted::CountUnknown)) {
+        let n = optional(c.child_count(&raw.obj).await, &raw.obj, "ChildCount")?;
+        let Some(n) = n else { return Ok((-1, None)) };
+        raw.to_mut().child_count = n;
+    }
+    let count = raw.child_count;
+    match listable(&raw) {
+        Ok(l) if count == 0 => {
+            let _ = l;
+            Ok((0, Some(Vec::new())))
+        }
+        Ok(l) => Ok((count, Some(c.children(&l).await?))),
+        Err(_) => Ok((count, None)),
+    }
+}
+
+/// The children of an element not read yet (GTK 4's discovery): its states and child count
+/// first, so it is listed only when [`listable`] allows.
+async fn discover(c: &Caller, obj: &ObjRef) -> Result<(i32, Option<Vec<ObjRef>>), BackendError> {
+    let (states, count) = tokio::join!(c.state(obj), c.child_count(obj));
+    let count = optional(count, obj, "ChildCount")?.unwrap_or(-1);
+    let manages = states_of(&states?).has(State::ManagesDescendants);
+    match Listable::check(obj, manages, count) {
+        Ok(_) if count == 0 => Ok((0, Some(Vec::new()))),
+        Ok(l) => Ok((count, Some(c.children(&l).await?))),
+        Err(_) => Ok((count, None)),
+    }
+}
+
+/// [`optional`] for what is read of a managed element's visible part: its descendants come and
+/// go as the toolkit makes them, so one gone (or refused) costs that one, not the element.
+fn soft<T>(
+    r: Result<T, BackendError>,
+    obj: &ObjRef,
+    what: &str,
+) -> Result<Option<T>, BackendError> {
+    match r {
+        Err(BackendError::Vanished(e)) => {
+            tracing::debug!(bus = %obj.bus, path = %obj.path, field = what, error = %e, "managed part gone");
+            Ok(None)
+        }
+        r => optional(r, obj, what),
+    }
+}
+
+/// The most descendants read of one element that is not enumerated: what fits on a screen.
+const MANAGED_SHOWN: usize = 200;
+/// The most columns of such a table read in one row.
+const MANAGED_COLUMNS: i32 = 40;
+/// The most points asked down an element that is not a table, and the step between points
+/// that hit nothing.
+const MANAGED_PROBES: usize = 400;
+const PROBE_STEP: i32 = 12;
+
+/// What a person can see of an element whose children are not enumerated (it manages its
+/// descendants, or says it has more than `LIST_MAX`): its size as it reports it and the
+/// descendants on screen, found the way Orca and Accerciser find them — the cell at the
+/// element's top-left corner (`Component.GetAccessibleAtPoint`), then, for a table, the cells
+/// right of and below it (`Table.GetAccessibleAt`) while they lie inside the element's bounds,
+/// or, for anything else, the descendant at each point down its left edge. At most
+/// [`MANAGED_SHOWN`] descendants, each read like any element but never listed itself.
+async fn read_managed(
+    c: &Caller,
+    raw: &RawNode,
+    why: Unlisted,
+    toolkit: Toolkit,
+) -> Result<(Managed, Vec<RawNode>), BackendError> {
+    let o = &raw.obj;
+    let mut m = Managed {
+        reason: match why {
+            Unlisted::TooMany => ManagedReason::TooManyChildren,
+            _ => ManagedReason::ManagesDescendants,
+        },
+        child_count: raw.child_count.max(0) as i64,
+        rows: None,
+        columns: None,
+        shown: 0,
+    };
+    // The cache says −1 for such elements: ask (a property, not an enumeration).
+    if raw.child_count < 0
+        && let Some(n) = soft(c.child_count(o).await, o, "ChildCount")?
+    {
+        m.child_count = n.max(0) as i64;
+    }
+    let table = raw.interfaces.has(Interface::Table);
+    if table && let Some((r, cl)) = soft(c.table_size(o).await, o, "Table size")? {
+        m.rows = Some(r as i64);
+        m.columns = Some(cl as i64);
+    }
+    if !raw.interfaces.has(Interface::Component) {
+        return Ok((m, Vec::new()));
+    }
+    let Some((x, y, w, h)) = soft(c.extents(o).await, o, "GetExtents")? else {
+        return Ok((m, Vec::new()));
+    };
+    if w <= 0 || h <= 0 {
+        return Ok((m, Vec::new()));
+    }
+    let (right, bottom) = (x.saturating_add(w), y.saturating_add(h));
+    let inside = |e: Option<(i32, i32, i32, i32)>| match e {
+        Some((cx, cy, cw, ch)) => cw > 0 && ch > 0 && cx < right && cy < bottom,
+        None => false,
+    };
+    let first = soft(c.accessible_at_point(o, x + 1, y + 1).await, o, "AtPoint")?
+        .flatten()
+        .filter(|f| f != o);
+    let mut found: Vec<ObjRef> = Vec::new();
+    // A table's first visible cell: the one at its corner, else (Qt, whose corner is a header
+    // or the frame) the first cell, kept only if it lies inside the bounds.
+    let start = match (&first, table) {
+        (Some(f), true) => match soft(c.index_in_parent(f).await, f, "IndexInParent")? {
+            Some(i) if i >= 0 => soft(c.table_position(o, i).await, o, "Table position")?,
+            _ => None,
+        },
+        _ => None,
+    }
+    .filter(|(r, c)| *r >= 0 && *c >= 0)
+    .or(table.then_some((0, 0)));
+    if let Some((r0, c0)) = start {
+        // How many columns and rows lie inside the bounds, along the first row and column.
+        let mut cols = 0;
+        while cols < MANAGED_COLUMNS {
+            let Some(cell) =
+                soft(c.table_cell(o, r0, c0 + cols).await, o, "GetAccessibleAt")?.flatten()
+            else {
+                break;
+            };
+            if !inside(soft(c.extents(&cell).await, &cell, "GetExtents")?) {
+                break;
+            }
+            cols += 1;
+        }
+        let cols = cols.max(1);
+        let max_rows = (MANAGED_SHOWN as i32 / cols).max(1);
+        let mut rows = 0;
+        while rows < max_rows {
+            let Some(cell) =
+                soft(c.table_cell(o, r0 + rows, c0).await, o, "GetAccessibleAt")?.flatten()
+            else {
+                break;
+            };
+            if !inside(soft(c.extents(&cell).await, &cell, "GetExtents")?) {
+                break;
+            }
+            rows += 1;
+        }
+        let cells = futures::future::join_all(
+            (0..rows.max(1))
+                .flat_map(|r| (0..cols).map(move |k| (r0 + r, c0 + k)))
+                .map(|(r, k)| c.table_cell(o, r, k)),
+        )
+        .await;
+        for cell in cells {
+            if let Some(cell) = soft(cell, o, "GetAccessibleAt")?.flatten() {
+                found.push(cell);
+            }
+        }
+    } else {
+        // Down the middle (a document's paragraphs sit between its margins): the descendant
+        // at each point, then the one just below it; where there is none (a page's margin),
+        // a little further down.
+        let px = x + w / 2;
+        let mut py = y + 1;
+        let mut probes = 0;
+        while found.len() < MANAGED_SHOWN && py < bottom && probes < MANAGED_PROBES {
+            probes += 1;
+            let at = soft(c.accessible_at_point(o, px, py).await, o, "AtPoint")?
+                .flatten()
+                .filter(|d| d != o && !found.contains(d));
+            let Some(at) = at else {
+                py += PROBE_STEP;
+                continue;
+            };
+            let e = soft(c.extents(&at).await, &at, "GetExtents")?;
+            match e {
+                Some((_, cy, _, ch)) if inside(e) => {
+                    found.push(at);
+                    py = (cy + ch).max(py + 1);
+                }
+                _ => py += PROBE_STEP,
+            }
+        }
+    }
+    found.truncate(MANAGED_SHOWN);
+    let raws = futures::future::join_all(found.iter().map(|k| read_raw(c, k, toolkit))).await;
+    let mut shown = Vec::with_capacity(raws.len());
+    for r in raws {
+        match r {
+            Ok(mut r) => {
+                // A managed descendant's own children are managed too: never listed.
+                r.child_count = 0;
+                shown.push(r);
+            }
+            Err(e @ (BackendError::AppGone { .. } | BackendError::Timeout { .. })) => {
+                return Err(e);
+            }
+            Err(_) => {}
+        }
+    }
+    m.shown = shown.len();
+    Ok((m, shown))
 }
 
 /// A field that may be refused alone: `Ok(None)` when the toolkit said no.
@@ -179,7 +404,7 @@ pub async fn get_value(
         }));
     }
     if role.is_choice() {
-        let selected = match selected_label(c, obj, known).await {
+        let selected = match selected_label(c, raw, known).await {
             Ok(s) => s,
             Err(e @ (BackendError::AppGone { .. } | BackendError::Timeout { .. })) => {
                 return Err(e);
@@ -238,17 +463,20 @@ pub type Known = HashMap<ObjRef, (Role, String)>;
 /// selected child of the menu the combo selects.
 async fn selected_label(
     c: &Caller,
-    combo: &ObjRef,
+    raw: &RawNode,
     known: Option<&Known>,
 ) -> Result<Option<String>, BackendError> {
+    let combo = &raw.obj;
     let mut holder = combo.clone();
     for _ in 0..2 {
         let sel = c.selected_child(&holder, 0).await.ok().flatten();
         let Some(sel) = sel else {
             // No selection on this level: GTK 3 keeps it on the combo's only (menu) child.
-            let kids = c.children(&holder).await?;
-            match kids.as_slice() {
-                [menu] if holder == *combo => {
+            if holder != *combo {
+                return Ok(None);
+            }
+            match list(c, raw).await?.unwrap_or_default().as_slice() {
+                [menu] => {
                     holder = menu.clone();
                     continue;
                 }
@@ -292,7 +520,7 @@ pub async fn read_label(
     }
     let mut names = Vec::with_capacity(targets.len());
     for t in &targets {
-        let name = match known.and_then(|k| k.get(t)) {
+        let mut name = match known.and_then(|k| k.get(t)) {
             Some((_, n)) => n.clone(),
             None => match c.name(t).await {
                 Ok(n) => n,
@@ -302,6 +530,17 @@ pub async fn read_label(
                 Err(_) => String::new(),
             },
         };
+        // A browser's <label> has no name of its own: its text is what labels the field (as
+        // libatspi's clients read it).
+        if name.trim().is_empty() {
+            match c.text(t, 0, -1).await {
+                Ok(text) => name = text.replace(crate::model::display::EMBEDDED_OBJECT, " "),
+                Err(e @ (BackendError::AppGone { .. } | BackendError::Timeout { .. })) => {
+                    return Err(e);
+                }
+                Err(_) => {}
+            }
+        }
         if !name.trim().is_empty() {
             names.push(name.trim().to_string());
         }
@@ -477,7 +716,14 @@ struct Pass {
     need_raw: Vec<ObjRef>,
     /// Placed, read elements whose extras are not read yet.
     need_extras: Vec<ObjRef>,
+    /// Placed elements whose children are not enumerated and whose visible part is not read
+    /// yet, with why.
+    need_managed: Vec<(ObjRef, Unlisted)>,
 }
+
+/// What was read of elements whose children are not enumerated: their summary and the visible
+/// descendants placed as their children.
+type ManagedKids = HashMap<ObjRef, (Managed, Vec<ObjRef>)>;
 
 /// Lays out what is known, breadth-first from `root`, within the caps.
 fn layout(
@@ -487,6 +733,7 @@ fn layout(
     fetched: &HashMap<ObjRef, Vec<ObjRef>>,
     extras: &HashMap<ObjRef, Extras>,
     failed: &HashSet<ObjRef>,
+    managed: &ManagedKids,
 ) -> Pass {
     let mut p = Pass::default();
     let mut seen: HashSet<ObjRef> = [root.clone()].into_iter().collect();
@@ -515,10 +762,26 @@ fn layout(
                     }
                 }
             }
-            let list = match fetched.get(o) {
+            let mut list = match fetched.get(o) {
                 Some(k) => Some(k.clone()),
                 None => w.kids_from_cache(o),
             };
+            // Never enumerated: an element that manages its descendants or has too many
+            // children gets its visible descendants instead.
+            if list.is_none()
+                && let Some(raw) = w.nodes.get(o)
+                && let Err(why @ (Unlisted::ManagesDescendants | Unlisted::TooMany)) = listable(raw)
+            {
+                match managed.get(o) {
+                    Some((_, shown)) => list = Some(shown.clone()),
+                    None => {
+                        if !failed.contains(o) {
+                            p.need_managed.push((o.clone(), why));
+                        }
+                        continue;
+                    }
+                }
+            }
             let Some(mut list) = list else {
                 if !failed.contains(o) {
                     p.need_list.push(o.clone());
@@ -555,12 +818,16 @@ fn layout(
     p
 }
 
-/// An element the cache did not know, read whole: its fields, children and extras.
-type Unknown = Result<(RawNode, Vec<ObjRef>, Extras), BackendError>;
+/// An element the cache did not know, read whole: its fields, children (`None`: not to be
+/// enumerated) and extras.
+type Unknown = Result<(RawNode, Option<Vec<ObjRef>>, Extras), BackendError>;
 
 /// One concurrent round's answers.
 enum Answer {
-    List(ObjRef, Result<Vec<ObjRef>, BackendError>),
+    /// A children list, with the child count it went by (`None`: not to be enumerated).
+    List(ObjRef, Result<(i32, Option<Vec<ObjRef>>), BackendError>),
+    /// The visible part of an element that is not enumerated.
+    Managed(ObjRef, Result<(Managed, Vec<RawNode>), BackendError>),
     /// An element the cache did not know, read with its children list and extras.
     Raw(ObjRef, Box<Unknown>),
     Extras(ObjRef, Result<Extras, BackendError>),
@@ -577,16 +844,19 @@ async fn read_unknown(
     limits: &Limits,
     actions: &ActionCache,
 ) -> Unknown {
-    let list = async {
-        match kids {
-            Some(k) => Ok(k),
-            None => c.children(o).await,
+    // Fields first: whether the element may be listed depends on its states and count.
+    let mut raw = read_raw(c, o, toolkit).await?;
+    let kids = match kids {
+        Some(k) => Some(k),
+        None => {
+            let (count, kids) = list_counted(c, &raw).await?;
+            raw.child_count = count;
+            kids
         }
     };
-    let (raw, kids) = tokio::join!(read_raw(c, o, toolkit), list);
-    let mut raw = raw?;
-    let kids = kids?;
-    raw.child_count = kids.len() as i32;
+    if let Some(k) = &kids {
+        raw.child_count = k.len() as i32;
+    }
     let extras = if needs_extras(&raw, limits) {
         read_extras(c, &raw, toolkit, known, limits, actions).await?
     } else {
@@ -615,6 +885,7 @@ pub async fn read_tree(
     actions: &ActionCache,
 ) -> Result<Snapshot, BackendError> {
     let started = Instant::now();
+    let _reading = crate::backend::progress::READ.start();
     let caller = caller
         .with_deadline(started + limits.timeout)
         .with_progress();
@@ -660,12 +931,22 @@ pub async fn read_tree(
     let mut fetched: HashMap<ObjRef, Vec<ObjRef>> = HashMap::new();
     let mut extras: HashMap<ObjRef, Extras> = HashMap::new();
     let mut failed: HashSet<ObjRef> = HashSet::new();
+    let mut managed: ManagedKids = HashMap::new();
     // The root's children always come from the element itself: GTK 4's cache says its
     // application has none.
-    if cache_answered {
-        match caller.children(root).await {
-            Ok(k) => {
+    if cache_answered && let Some(root_raw) = w.nodes.get(root).cloned() {
+        let root_raw = RawNode {
+            child_count: -1,
+            ..root_raw
+        };
+        match list_counted(&caller, &root_raw).await {
+            Ok((_, Some(k))) => {
                 fetched.insert(root.clone(), k);
+            }
+            Ok((count, None)) => {
+                if let Some(r) = w.nodes.get_mut(root) {
+                    r.child_count = count;
+                }
             }
             Err(BackendError::Timeout { .. }) => {
                 return Ok(empty_snapshot(started, Truncation::Timeout));
@@ -679,7 +960,8 @@ pub async fn read_tree(
     let mut discovering = cache_answered && toolkit == Toolkit::Gtk4;
     let mut rounds = 0;
     let pass = loop {
-        let mut pass = layout(&w, root, limits, &fetched, &extras, &failed);
+        let mut pass = layout(&w, root, limits, &fetched, &extras, &failed, &managed);
+        crate::backend::progress::READ.set(pass.order.len());
         if rounds == 0 && w.nodes.len() <= limits.max_nodes {
             // First round: everything the cache knows whose children or extras are missing,
             // reachable yet or not, so gaps below gaps do not cost a round each.
@@ -688,6 +970,7 @@ pub async fn read_tree(
             for (o, raw) in &w.nodes {
                 if raw.child_count != 0
                     && w.kids_from_cache(o).is_none()
+                    && matches!(listable(raw), Ok(_) | Err(Unlisted::CountUnknown))
                     && listed.insert(o.clone())
                 {
                     pass.need_list.push(o.clone());
@@ -735,8 +1018,10 @@ pub async fn read_tree(
                 continue;
             }
         }
-        let idle =
-            pass.need_list.is_empty() && pass.need_raw.is_empty() && pass.need_extras.is_empty();
+        let idle = pass.need_list.is_empty()
+            && pass.need_raw.is_empty()
+            && pass.need_extras.is_empty()
+            && pass.need_managed.is_empty();
         if idle || w.stop {
             break pass;
         }
@@ -748,6 +1033,7 @@ pub async fn read_tree(
             unknown = pass.need_raw.len(),
             discover = undiscovered.len(),
             extras = pass.need_extras.len(),
+            managed = pass.need_managed.len(),
             "read round"
         );
         let known: Arc<Known> = Arc::new(
@@ -764,9 +1050,13 @@ pub async fn read_tree(
             jobs.extend(pass.need_raw.iter().map(|o| (1u8, o.clone())));
         }
         jobs.extend(pass.need_extras.iter().map(|o| (2u8, o.clone())));
+        let whys: HashMap<ObjRef, Unlisted> = pass.need_managed.iter().cloned().collect();
+        jobs.extend(pass.need_managed.iter().map(|(o, _)| (3u8, o.clone())));
         let raws: HashMap<ObjRef, RawNode> = pass
             .need_extras
             .iter()
+            .chain(&pass.need_list)
+            .chain(whys.keys())
             .filter_map(|o| w.nodes.get(o).map(|r| (o.clone(), r.clone())))
             .collect();
         let raws = Arc::new(raws);
@@ -777,11 +1067,22 @@ pub async fn read_tree(
                 let raws = raws.clone();
                 let actions = actions.clone();
                 let kids = fetched.get(&o).cloned();
+                let why = whys.get(&o).copied();
                 async move {
                     match kind {
                         0 => {
-                            let r = c.children(&o).await;
+                            let r = match raws.get(&o) {
+                                Some(raw) => list_counted(&c, raw).await,
+                                None => discover(&c, &o).await,
+                            };
                             Answer::List(o, r)
+                        }
+                        3 => {
+                            let r = match (raws.get(&o), why) {
+                                (Some(raw), Some(why)) => read_managed(&c, raw, why, toolkit).await,
+                                _ => Err(BackendError::Failed("not read".into())),
+                            };
+                            Answer::Managed(o, r)
                         }
                         1 => {
                             let r =
@@ -805,13 +1106,36 @@ pub async fn read_tree(
             .await;
         for a in answers {
             match a {
-                Answer::List(o, Ok(k)) => {
+                Answer::List(o, Ok((_, Some(k)))) => {
                     fetched.insert(o, k);
+                }
+                Answer::List(o, Ok((count, None))) => match w.nodes.get_mut(&o) {
+                    // Now known not to be enumerated (or its count unreadable: unreadable).
+                    Some(r) if count >= 0 => r.child_count = count,
+                    Some(_) => {
+                        w.unreadable += 1;
+                        failed.insert(o);
+                    }
+                    // Not read yet (discovery): its own read decides.
+                    None => {}
+                },
+                Answer::Managed(o, Ok((m, shown))) => {
+                    let kids = shown.iter().map(|r| r.obj.clone()).collect();
+                    for r in shown {
+                        w.nodes.entry(r.obj.clone()).or_insert(r);
+                    }
+                    managed.insert(o, (m, kids));
+                }
+                Answer::Managed(o, Err(e)) => {
+                    w.note_error(&o, &e);
+                    failed.insert(o);
                 }
                 Answer::Raw(o, r) => match *r {
                     Ok((raw, kids, ex)) => {
                         w.nodes.insert(o.clone(), raw);
-                        fetched.insert(o.clone(), kids);
+                        if let Some(kids) = kids {
+                            fetched.insert(o.clone(), kids);
+                        }
                         extras.insert(o, ex);
                     }
                     Err(e) => {
@@ -852,6 +1176,9 @@ pub async fn read_tree(
             }
             if let Some(k) = pass.kids.get(o) {
                 n.children = k.iter().filter_map(|k| index_of.get(k).copied()).collect();
+            }
+            if let Some((m, _)) = managed.get(o) {
+                n.managed = Some(Box::new(m.clone()));
             }
             n
         })

@@ -183,6 +183,10 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
             theme::OK,
         ));
     }
+    if let Some(m) = &tree.snap.nodes[row].managed {
+        // Its children were not enumerated (that can hang the app): say what was read instead.
+        out.push(field("children", m.describe(), theme::WARN));
+    }
     out.push(field("path", crate::tui::path(&tree.snap, row), theme::DIM));
     out.push(field(
         "token",

@@ -46,6 +46,12 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
             info.push_str("· hiding non-matching ");
         }
         let mut spans = vec![Span::styled(info, theme::DIM)];
+        if let Some(n) = app.read_progress.filter(|n| *n > 0) {
+            spans.push(Span::styled(
+                format!(" re-reading… {} ", crate::model::group_digits(n as i64)),
+                theme::DIM,
+            ));
+        }
         if !t.snap.complete() {
             spans.push(Span::styled(
                 format!(
@@ -76,10 +82,13 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
             frame.render_widget(Paragraph::new(lines), inner);
             return;
         }
-        let msg = if app.loading {
-            "reading the tree…"
-        } else {
-            "no window (choose one in the apps pane)"
+        let msg = match (app.loading, app.read_progress) {
+            (true, Some(n)) if n > 0 => format!(
+                "reading the tree… {} nodes so far",
+                crate::model::group_digits(n as i64)
+            ),
+            (true, _) => "reading the tree…".into(),
+            _ => "no window (choose one in the apps pane)".into(),
         };
         frame.render_widget(Paragraph::new(Span::styled(msg, theme::DIM)), inner);
         return;
