@@ -206,6 +206,95 @@ async fn main() {
     println!("gtk3-widget-factory, gtk4-widget-factory and Chromium (stretch 10×).");
 
     write_bench(&backend).await;
+    big_bench();
+}
+
+/// The whole `treeglass` process with `args`: seconds and peak RSS in MB (`/usr/bin/time`).
+fn timed_process(args: &[&str]) -> (f64, f64, std::process::Output) {
+    let t = Instant::now();
+    let o = Command::new("/usr/bin/time")
+        .args(["-f", "peak-kb %M"])
+        .arg(env!("CARGO_BIN_EXE_treeglass"))
+        .args(["--backend", "atspi"])
+        .args(args)
+        .output()
+        .expect("/usr/bin/time treeglass (Debian package time)");
+    let secs = t.elapsed().as_secs_f64();
+    let err = String::from_utf8_lossy(&o.stderr);
+    let kb: f64 = err
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("peak-kb "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(f64::NAN);
+    (secs, kb / 1024.0, o)
+}
+
+/// Big trees, whole process: the 2,000-row page in Chromium and in Firefox, and LibreOffice
+/// Calc: a complete `tree --json` (median of 3) beside an in-process pyatspi walk of the same
+/// app (one walk: it takes seconds), nodes per second, peak RSS; `find` and `set` of row 1,500
+/// on the pages (median of 3; set alternates true and false).
+fn big_bench() {
+    const BIG_RUNS: usize = 3;
+    println!();
+    println!(
+        "Big trees, whole process (median of {BIG_RUNS}; pyatspi: one in-process walk), seconds"
+    );
+    println!(
+        "{:<20} {:>6} {:>7} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7}",
+        "app", "nodes", "tree", "nodes/s", "peak MB", "pyatspi", "py/tg", "find", "set"
+    );
+    for kit in [Kit::BigPage, Kit::FirefoxBigPage, Kit::Calc] {
+        let app = MatrixApp::start(kit);
+        let pid = app.pid.to_string();
+        let (mut tree, mut peak, mut nodes) = (Vec::new(), 0.0f64, 0u64);
+        for _ in 0..BIG_RUNS {
+            let (secs, mb, o) = timed_process(&["tree", "--json", "--pid", &pid]);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("tree JSON");
+            assert_eq!(v["complete"], true, "{}: {}", kit.label(), v["truncated"]);
+            nodes = v["node_count"].as_u64().unwrap_or(0);
+            tree.push(secs);
+            peak = peak.max(mb);
+        }
+        let walk = python("pyatspi-walk.py", &["--pid", &pid, "--repeat", "1"]);
+        let py = walk["median_ms"].as_f64().unwrap_or(f64::NAN) / 1000.0;
+        let tree = median(&mut tree);
+        let (find, set) = if kit.is_big_page() {
+            let (mut f, mut w) = (Vec::new(), Vec::new());
+            for i in 0..BIG_RUNS {
+                let (secs, _, o) =
+                    timed_process(&["find", r#"check-box "Row 1500 done""#, "--pid", &pid]);
+                assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+                f.push(secs);
+                let value = if i % 2 == 0 { "true" } else { "false" };
+                let (secs, _, o) =
+                    timed_process(&["set", r#"check-box "Row 1500 done""#, value, "--pid", &pid]);
+                assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+                w.push(secs);
+            }
+            (
+                format!("{:.2}", median(&mut f)),
+                format!("{:.2}", median(&mut w)),
+            )
+        } else {
+            ("—".into(), "—".into())
+        };
+        println!(
+            "{:<20} {:>6} {:>7.2} {:>8.0} {:>8.1} {:>8.2} {:>5.1}× {:>7} {:>7}",
+            kit.label(),
+            nodes,
+            tree,
+            nodes as f64 / tree,
+            peak,
+            py,
+            py / tree,
+            find,
+            set
+        );
+    }
+    println!("goals: a complete read of the page ≥ 3× faster than the pyatspi walk (stretch");
+    println!("10×); find and set of one element on the page ≤ 1 s.");
 }
 
 /// One write path measured: resolve fresh, write, read back to `verified`; the settle wait is

@@ -286,7 +286,9 @@ fn qt5_gallery_every_interactive_node_resolves_back() {
     let mut app = common::matrix::MatrixApp::start(common::matrix::Kit::Qt5);
     let r = check("gallery");
     app.assert_alive("every suggestion resolved");
-    assert!(r.interactive > 50, "{}", r.interactive);
+    // Its item views manage their descendants: only the visible cells are read (the table's
+    // 100 empty cells sit in a hidden tab).
+    assert!(r.interactive > 30, "{}", r.interactive);
     assert_all_resolve("the Qt 5 gallery", &r);
 }
 

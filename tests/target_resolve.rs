@@ -699,7 +699,9 @@ fn positions_count_the_winning_tier_in_document_order() {
     assert_eq!(why, "name exact, #1");
     // Out of range: not found, with how many there are, and those matches listed.
     match resolve(&s, &t(r#"check-box "checkbutton" #5"#)) {
-        Resolution::NotFound { count, near_misses } => {
+        Resolution::NotFound {
+            count, near_misses, ..
+        } => {
             assert_eq!(count, 3);
             let rows: Vec<usize> = near_misses.iter().map(|c| c.row).collect();
             assert_eq!(rows, [7, 8, 14]);

@@ -49,7 +49,8 @@ Exit codes:
   6   the application exited or dropped its accessibility connection during the command
   7   doctor: problems found
   10  find/set: target ambiguous        11  target not found
-  12  tree incomplete, uniqueness cannot be claimed
+  12  tree incomplete: tree's read was cut short by time (--read-timeout, or the app stopped
+      answering); find/set: uniqueness cannot be claimed
   13  target syntax error
   20  set: mismatch   21  set: unconfirmed (observe before writing again)   22  set: refused
   30  workflow invalid   31  workflow step or terminal condition failed";

@@ -23,6 +23,14 @@ pub enum Kit {
     Qt6,
     /// Debian's Chromium on the project's form page (tests/web/form.html).
     Chromium,
+    /// Chromium on the big page: 2,000 form rows (`tests/web/bigpage.py`), about 28,000 nodes.
+    BigPage,
+    /// Firefox ESR on the same big page.
+    FirefoxBigPage,
+    /// LibreOffice Calc (VCL gtk3) on a new sheet: its table manages a million rows of cells.
+    Calc,
+    /// LibreOffice Writer (VCL gtk3) on a new document.
+    Writer,
 }
 
 impl Kit {
@@ -35,6 +43,10 @@ impl Kit {
             Kit::Qt5 => "Qt 5 gallery",
             Kit::Qt6 => "qt6ct",
             Kit::Chromium => "Chromium form page",
+            Kit::BigPage => "Chromium big page",
+            Kit::FirefoxBigPage => "Firefox big page",
+            Kit::Calc => "LibreOffice Calc",
+            Kit::Writer => "LibreOffice Writer",
         }
     }
 
@@ -43,7 +55,9 @@ impl Kit {
         match self {
             Kit::Gtk3 | Kit::Gtk4 => "gtk",
             Kit::Qt5 | Kit::Qt6 => "qt",
-            Kit::Chromium => "chromium",
+            Kit::Chromium | Kit::BigPage => "chromium",
+            Kit::FirefoxBigPage => "gecko",
+            Kit::Calc | Kit::Writer => "gtk",
         }
     }
 
@@ -52,11 +66,45 @@ impl Kit {
         match self {
             Kit::Gtk3 => 200,
             Kit::Gtk4 => 500,
-            Kit::Qt5 => 150,
+            // Its item views manage their descendants: only their visible cells are read.
+            Kit::Qt5 => 70,
             Kit::Qt6 => 100,
             Kit::Chromium => 60,
+            Kit::BigPage | Kit::FirefoxBigPage => 26_000,
+            Kit::Calc => 1_000,
+            Kit::Writer => 500,
         }
     }
+
+    /// Whether it is a browser on the big page.
+    pub fn is_big_page(self) -> bool {
+        matches!(self, Kit::BigPage | Kit::FirefoxBigPage)
+    }
+
+    /// Whether it is LibreOffice.
+    pub fn is_office(self) -> bool {
+        matches!(self, Kit::Calc | Kit::Writer)
+    }
+}
+
+/// LibreOffice's own binary (Debian libreoffice-core).
+const SOFFICE: &str = "/usr/lib/libreoffice/program/soffice.bin";
+
+/// The big page's rows.
+pub const BIG_PAGE_ROWS: usize = 2_000;
+
+/// Writes the big page (`tests/web/bigpage.py`) into `dir` and returns its address.
+pub fn big_page_url(dir: &std::path::Path) -> String {
+    let file = dir.join("big.html");
+    let ok = Command::new("/usr/bin/python3")
+        .arg(format!("{}/tests/web/bigpage.py", repo()))
+        .arg(&file)
+        .arg(BIG_PAGE_ROWS.to_string())
+        .status()
+        .expect("run tests/web/bigpage.py")
+        .success();
+    assert!(ok, "tests/web/bigpage.py failed");
+    format!("file://{}", file.display())
 }
 
 /// A running matrix app. Killed on drop.
@@ -65,6 +113,17 @@ pub struct MatrixApp {
     child: Child,
     pub pid: u32,
     profile: Option<PathBuf>,
+}
+
+/// A new scratch directory for one app's profile and files.
+fn scratch(what: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "tg-{what}-{}-{}",
+        std::process::id(),
+        super::next_id()
+    ));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
 }
 
 /// The form page's address.
@@ -88,13 +147,53 @@ impl MatrixApp {
                 Command::new("/usr/lib/x86_64-linux-gnu/qt5/examples/widgets/gallery/gallery")
             }
             Kit::Qt6 => Command::new("qt6ct"),
-            Kit::Chromium => {
-                let dir = std::env::temp_dir().join(format!(
-                    "tg-chromium-{}-{}",
-                    std::process::id(),
-                    super::next_id()
-                ));
-                std::fs::create_dir_all(&dir).expect("chromium profile dir");
+            Kit::FirefoxBigPage => {
+                let dir = scratch("firefox");
+                let mut c = Command::new("firefox-esr");
+                c.args(["--no-remote", "--new-instance", "--profile"])
+                    .arg(&dir)
+                    .arg(big_page_url(&dir))
+                    .env("MOZ_DISABLE_CONTENT_SANDBOX", "1")
+                    .env("GNOME_ACCESSIBILITY", "1");
+                profile = Some(dir);
+                c
+            }
+            Kit::Calc | Kit::Writer => {
+                let dir = scratch("office");
+                // soffice.bin itself (the `soffice` script forks it): the pid is the app's. A
+                // new profile makes the first start exit to be restarted (81): made first.
+                let made = Command::new(SOFFICE)
+                    .args(["--terminate_after_init", "--norestore", "--nologo"])
+                    .arg(format!("-env:UserInstallation=file://{}", dir.display()))
+                    .env("SAL_USE_VCLPLUGIN", "gtk3")
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status()
+                    .expect("start LibreOffice (scripts/install-deps installs it)");
+                assert!(
+                    made.success(),
+                    "LibreOffice could not make its profile: {made}"
+                );
+                let mut c = Command::new(SOFFICE);
+                c.arg(if kit == Kit::Calc {
+                    "--calc"
+                } else {
+                    "--writer"
+                })
+                .args(["--norestore", "--nologo", "--nofirststartwizard"])
+                .arg(format!("-env:UserInstallation=file://{}", dir.display()))
+                .env("SAL_USE_VCLPLUGIN", "gtk3");
+                profile = Some(dir);
+                c
+            }
+            Kit::Chromium | Kit::BigPage => {
+                let dir = scratch("chromium");
+                let url = if kit == Kit::BigPage {
+                    big_page_url(&dir)
+                } else {
+                    form_url()
+                };
                 let mut c = Command::new("chromium");
                 c.args([
                     "--no-sandbox",
@@ -110,7 +209,7 @@ impl MatrixApp {
                     "--window-size=1000,900",
                 ])
                 .arg(format!("--user-data-dir={}", dir.display()))
-                .arg(form_url());
+                .arg(url);
                 profile = Some(dir);
                 c
             }
@@ -151,7 +250,13 @@ impl MatrixApp {
     }
 
     fn wait_settled(&mut self) {
-        let deadline = Instant::now() + Duration::from_secs(60);
+        // A big page loads for a while, and every read slows its loading: fewer reads, longer.
+        let (limit, pause) = if self.kit.is_big_page() {
+            (Duration::from_secs(240), Duration::from_secs(3))
+        } else {
+            (Duration::from_secs(60), Duration::from_millis(300))
+        };
+        let deadline = Instant::now() + limit;
         let mut last = 0u64;
         let mut same = 0;
         let mut seen = String::new();
@@ -163,8 +268,13 @@ impl MatrixApp {
             if o.status.success() {
                 let v: Value = serde_json::from_slice(&o.stdout).unwrap_or(Value::Null);
                 let count = v["node_count"].as_u64().unwrap_or(0);
+                let out = String::from_utf8_lossy(&o.stdout);
                 let ready = match self.kit {
-                    Kit::Chromium => String::from_utf8_lossy(&o.stdout).contains("Full name:"),
+                    Kit::Chromium => out.contains("Full name:"),
+                    Kit::BigPage | Kit::FirefoxBigPage => {
+                        out.contains(&format!("Row {BIG_PAGE_ROWS} done"))
+                    }
+                    Kit::Calc => out.contains("Sheet1"),
                     _ => true,
                 };
                 if ready && count >= self.kit.min_nodes() && count == last {
@@ -179,7 +289,7 @@ impl MatrixApp {
             } else {
                 seen = String::from_utf8_lossy(&o.stderr).into_owned();
             }
-            std::thread::sleep(Duration::from_millis(300));
+            std::thread::sleep(pause);
         }
         panic!(
             "{} never settled on the bus (last count {last}; last error: {seen})",
@@ -202,14 +312,34 @@ impl MatrixApp {
             String::from_utf8_lossy(&o.stderr)
         );
         let v: Value = serde_json::from_slice(&o.stdout).expect("apps JSON");
-        let registered = v["apps"]
-            .as_array()
-            .is_some_and(|a| a.iter().any(|x| x["pid"].as_u64() == Some(self.pid as u64)));
+        let app = v["apps"].as_array().and_then(|a| {
+            a.iter()
+                .find(|x| x["pid"].as_u64() == Some(self.pid as u64))
+                .cloned()
+        });
+        let Some(app) = app else {
+            panic!(
+                "{} (pid {}) is no longer registered on the accessibility bus after {after}",
+                self.kit.label(),
+                self.pid
+            );
+        };
+        // Registered is not enough: a hung app stays registered. It must answer a plain call
+        // (asked by an independent client) within 2 s.
+        let bus = app["bus_name"].as_str().expect("bus_name");
+        let o = Command::new("/usr/bin/python3")
+            .arg(format!("{}/scripts/app-answers.py", repo()))
+            .args([bus, "2000"])
+            .output()
+            .expect("run scripts/app-answers.py");
         assert!(
-            registered,
-            "{} (pid {}) is no longer registered on the accessibility bus after {after}",
+            o.status.success(),
+            "{} (pid {}) does not ANSWER within 2 s after {after} (an inspector must never \
+             hang the app): {}{}",
             self.kit.label(),
-            self.pid
+            self.pid,
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
         );
     }
 
@@ -406,5 +536,43 @@ impl Drop for QtForm {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// (raw role, name) in pre-order: treeglass's JSON tree, and the pyatspi walk from the same
+/// root (the walk starts at the application; treeglass read the app's only window, if any).
+pub fn compare_with_pyatspi(app: &MatrixApp, ours: &Value) {
+    let reference = pyatspi_walk_pid(app.pid);
+    let mut flat = Vec::new();
+    super::flatten_enumerated(&ours["root"], &mut flat);
+    let ours: Vec<(String, String)> = flat.into_iter().map(|(r, n, _)| (r, n)).collect();
+    let skip = usize::from(ours.first().is_none_or(|(r, _)| r != "application"));
+    let theirs: Vec<(String, String)> = reference["nodes"]
+        .as_array()
+        .expect("the walk's nodes")
+        .iter()
+        .skip(skip)
+        .map(|n| {
+            (
+                n["role"].as_str().expect("role").to_string(),
+                n["name"].as_str().expect("name").to_string(),
+            )
+        })
+        .collect();
+    if ours != theirs {
+        let first = ours
+            .iter()
+            .zip(&theirs)
+            .position(|(a, b)| a != b)
+            .unwrap_or(ours.len().min(theirs.len()));
+        panic!(
+            "{}: treeglass read {} nodes, pyatspi {}; first difference at {first}: ours {:?} vs \
+             pyatspi {:?}",
+            app.kit.label(),
+            ours.len(),
+            theirs.len(),
+            ours.get(first),
+            theirs.get(first)
+        );
     }
 }

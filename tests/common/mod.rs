@@ -65,6 +65,7 @@ pub fn registered_app(pid: u32) -> Option<Value> {
 
 pub mod matrix;
 pub mod mcp;
+pub mod tmux;
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);
 
@@ -270,6 +271,16 @@ pub fn pyatspi_walk(app: &str, extra: &[&str]) -> Value {
 
 /// Flattens a treeglass JSON tree into (role, name) in pre-order.
 pub fn flatten(node: &Value, out: &mut Vec<(String, String, u64)>) {
+    flatten_with(node, out, false)
+}
+
+/// [`flatten`] without the descendants of elements that are not enumerated (`managed`: the
+/// visible ones were found by position), the way `scripts/pyatspi-walk.py` walks.
+pub fn flatten_enumerated(node: &Value, out: &mut Vec<(String, String, u64)>) {
+    flatten_with(node, out, true)
+}
+
+fn flatten_with(node: &Value, out: &mut Vec<(String, String, u64)>, enumerated: bool) {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
         out.push((
@@ -277,6 +288,9 @@ pub fn flatten(node: &Value, out: &mut Vec<(String, String, u64)>) {
             n["name"].as_str().unwrap_or("").to_string(),
             n["row"].as_u64().unwrap_or(0),
         ));
+        if enumerated && n.get("managed").is_some() {
+            continue;
+        }
         if let Some(kids) = n["children"].as_array() {
             for k in kids.iter().rev() {
                 stack.push(k);

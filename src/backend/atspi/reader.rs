@@ -114,10 +114,7 @@ async fn list_counted(
     }
     let count = raw.child_count;
     match listable(&raw) {
-        Ok(l) if count == 0 => {
-            let _ = l;
-            Ok((0, Some(Vec::new())))
-        }
+        Ok(_) if count == 0 => Ok((0, Some(Vec::new()))),
         Ok(l) => Ok((count, Some(c.children(&l).await?))),
         Err(_) => Ok((count, None)),
     }
@@ -150,6 +147,32 @@ fn soft<T>(
         }
         r => optional(r, obj, what),
     }
+}
+
+/// How many of a table's `cells`, in order, lie inside its bounds before the first that does
+/// not (or is not there): all asked concurrently.
+async fn visible_run(
+    c: &Caller,
+    table: &ObjRef,
+    cells: impl Iterator<Item = (i32, i32)>,
+    inside: &impl Fn(Option<(i32, i32, i32, i32)>) -> bool,
+) -> Result<i32, BackendError> {
+    let seen = futures::future::join_all(cells.map(|(r, k)| async move {
+        let Some(cell) = soft(c.table_cell(table, r, k).await, table, "GetAccessibleAt")?.flatten()
+        else {
+            return Ok(false);
+        };
+        Ok::<_, BackendError>(inside(soft(c.extents(&cell).await, &cell, "GetExtents")?))
+    }))
+    .await;
+    let mut n = 0;
+    for s in seen {
+        if !s? {
+            break;
+        }
+        n += 1;
+    }
+    Ok(n)
 }
 
 /// The most descendants read of one element that is not enumerated: what fits on a screen.
@@ -226,33 +249,20 @@ async fn read_managed(
     .filter(|(r, c)| *r >= 0 && *c >= 0)
     .or(table.then_some((0, 0)));
     if let Some((r0, c0)) = start {
-        // How many columns and rows lie inside the bounds, along the first row and column.
-        let mut cols = 0;
-        while cols < MANAGED_COLUMNS {
-            let Some(cell) =
-                soft(c.table_cell(o, r0, c0 + cols).await, o, "GetAccessibleAt")?.flatten()
-            else {
-                break;
-            };
-            if !inside(soft(c.extents(&cell).await, &cell, "GetExtents")?) {
-                break;
-            }
-            cols += 1;
-        }
-        let cols = cols.max(1);
-        let max_rows = (MANAGED_SHOWN as i32 / cols).max(1);
-        let mut rows = 0;
-        while rows < max_rows {
-            let Some(cell) =
-                soft(c.table_cell(o, r0 + rows, c0).await, o, "GetAccessibleAt")?.flatten()
-            else {
-                break;
-            };
-            if !inside(soft(c.extents(&cell).await, &cell, "GetExtents")?) {
-                break;
-            }
-            rows += 1;
-        }
+        // How many columns and rows lie inside the bounds, along the first row and column:
+        // each cell of a line asked at once (a toolkit answers ~1 call per ms: one round trip
+        // instead of one per cell), counted up to the first one outside.
+        let left = |total: Option<i64>, from: i32| {
+            total.map_or(i32::MAX, |t| {
+                (t - from as i64).clamp(0, i32::MAX as i64) as i32
+            })
+        };
+        let cols = MANAGED_COLUMNS.min(left(m.columns, c0));
+        let cols = visible_run(c, o, (0..cols).map(|k| (r0, c0 + k)), &inside)
+            .await?
+            .max(1);
+        let rows = (MANAGED_SHOWN as i32 / cols).max(1).min(left(m.rows, r0));
+        let rows = visible_run(c, o, (0..rows).map(|r| (r0 + r, c0)), &inside).await?;
         let cells = futures::future::join_all(
             (0..rows.max(1))
                 .flat_map(|r| (0..cols).map(move |k| (r0 + r, c0 + k)))

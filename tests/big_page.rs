@@ -1,0 +1,84 @@
+//! The big page on the real bus: Chromium on a generated form of 2,000 rows (a label, a text
+//! input, a check box and a `<select>` each; about 28,000 nodes). The read is whole and equals
+//! an independent pyatspi walk (count and the (role, name) sequence), a target deep in the page
+//! resolves unique, and a write on row 1,500 is verified and held by the page (read back by
+//! pyatspi). Chromium is started once for the binary and must stay alive, registered and
+//! answering after every step. No timing is asserted: the figures live in `benches/atspi.rs`.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::matrix::{Kit, MatrixApp, compare_with_pyatspi, pyatspi_of};
+use common::*;
+
+fn ok(o: &std::process::Output, what: &str) {
+    assert!(
+        o.status.success(),
+        "{what}: exit {:?}\nstdout: {}\nstderr: {}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn the_big_page_is_read_whole_found_in_and_written() {
+    let mut app = MatrixApp::start(Kit::BigPage);
+    app.assert_alive("starting");
+
+    // The whole page, with no deadline cutting it short.
+    let o = app.treeglass(&["tree", "--json"]);
+    ok(&o, "tree --json");
+    let v = json_of(&o);
+    assert_eq!(v["complete"], true, "truncated: {}", v["truncated"]);
+    assert!(
+        v["node_count"].as_u64().unwrap() > 26_000,
+        "{}",
+        v["node_count"]
+    );
+    app.assert_alive("tree --json");
+    compare_with_pyatspi(&app, &v);
+    app.assert_alive("the pyatspi walk");
+
+    // A cut read says so and exits 12.
+    let o = app.treeglass(&["tree", "--json", "--read-timeout", "50"]);
+    assert_eq!(
+        o.status.code(),
+        Some(12),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let cut = json_of(&o);
+    assert_eq!(cut["complete"], false);
+    assert_eq!(cut["truncated"], "timeout");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--read-timeout 50"));
+    app.assert_alive("a read cut short");
+
+    let o = app.treeglass(&["find", r#"text labelled-by "Row 1999 name""#, "--json"]);
+    ok(&o, "find row 1999's field");
+    let found = json_of(&o);
+    assert_eq!(found["outcome"], "unique", "{found:#}");
+    app.assert_alive("find");
+
+    let o = app.treeglass(&["set", r#"check-box "Row 1500 done""#, "true", "--json"]);
+    ok(&o, "set row 1500's check box");
+    let r = json_of(&o);
+    assert_eq!(r["outcome"], "verified", "{r:#}");
+    assert_eq!(r["name"], "Row 1500 done", "{r:#}");
+    let seen = pyatspi_of(app.pid, &r);
+    assert!(
+        seen["states"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s == "checked"),
+        "the page holds the write: {seen}"
+    );
+    app.assert_alive("set");
+
+    // The row before it is untouched.
+    let o = app.treeglass(&["get", r#"check-box "Row 1499 done""#]);
+    ok(&o, "get row 1499's check box");
+    assert!(stdout(&o).contains("= off"), "{}", stdout(&o));
+    app.assert_alive("get");
+}
