@@ -45,6 +45,18 @@ pub enum Item {
 }
 
 fn open() -> Result<arboard::Clipboard, ClipboardError> {
+    // Without a display arboard waits for an X server and then says it "timed out because it
+    // was unreachable": name the cause instead.
+    #[cfg(all(unix, not(target_os = "macos")))]
+    if std::env::var_os("DISPLAY").is_none_or(|d| d.is_empty())
+        && std::env::var_os("WAYLAND_DISPLAY").is_none_or(|d| d.is_empty())
+    {
+        return Err(ClipboardError::Unavailable(
+            "no display: $DISPLAY is not set (nor $WAYLAND_DISPLAY); the clipboard belongs to an \
+             X11 or Wayland session"
+                .into(),
+        ));
+    }
     arboard::Clipboard::new().map_err(|e| ClipboardError::Unavailable(e.to_string()))
 }
 

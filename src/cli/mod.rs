@@ -291,6 +291,8 @@ pub fn clipboard_text(contents: &crate::clipboard::Contents) -> String {
 #[derive(Debug, Args, Clone)]
 pub struct ElementArgs {
     /// A target (string or JSON form). Tokens are refused: they only live inside a session.
+    /// `set` and `invoke` take exact and substring matches only: a target that matches only
+    /// fuzzily is refused, with the fuzzy matches listed as suggestions.
     #[arg(value_name = "TARGET")]
     pub target: String,
     #[command(flatten)]
@@ -320,7 +322,7 @@ pub struct FindArgs {
     /// most 120000.
     #[arg(
         long = "wait-ms",
-        alias = "timeout-ms",
+        aliases = ["timeout-ms", "resolve-timeout-ms"],
         value_name = "MS",
         default_value_t = 10_000
     )]

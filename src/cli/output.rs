@@ -278,6 +278,20 @@ pub fn resolution_json(r: &Resolution, snap: &Snapshot) -> Json {
             }
         }
     }
+    // Elements whose off-screen descendants were not searched (only their visible ones).
+    let managed = managed_rows(snap);
+    if !managed.is_empty() {
+        v["not_searched"] = managed
+            .iter()
+            .map(|&row| {
+                serde_json::json!({
+                    "token": snap.token(row).to_string(),
+                    "path": snap.path_string(row),
+                    "managed": snap.nodes[row].managed,
+                })
+            })
+            .collect();
+    }
     v
 }
 
@@ -318,6 +332,7 @@ pub fn resolution_text(target: &Target, fresh: &Fresh) -> String {
                     fresh.waited.as_millis()
                 ));
                 candidate_lines(&mut out, near_misses, &suggested);
+                out.push_str(&managed_note(&fresh.snapshot));
                 return out;
             }
             if *count > 0 {
@@ -360,6 +375,48 @@ pub fn resolution_text(target: &Target, fresh: &Fresh) -> String {
                 candidate_lines(&mut out, near_misses, &suggested);
             }
         }
+    }
+    out.push_str(&managed_note(&fresh.snapshot));
+    out
+}
+
+/// The elements of `snap` whose children were not enumerated (they manage their descendants):
+/// their rows, at most [`MANAGED_NOTED`].
+fn managed_rows(snap: &Snapshot) -> Vec<usize> {
+    snap.nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.managed.is_some())
+        .map(|(row, _)| row)
+        .take(MANAGED_NOTED)
+        .collect()
+}
+
+/// How many elements that are not enumerated a resolution names.
+const MANAGED_NOTED: usize = 5;
+
+/// What a resolution did not search: the off-screen descendants of elements that manage their
+/// own (only the visible ones were read). Empty when there are none.
+fn managed_note(snap: &Snapshot) -> String {
+    let rows = managed_rows(snap);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "not searched: what these elements hold off screen (they manage their descendants; only \
+         the visible ones were read):\n",
+    );
+    for row in rows {
+        let n = &snap.nodes[row];
+        let what = match n.managed.as_deref() {
+            Some(m) => m.describe(),
+            None => String::new(),
+        };
+        out.push_str(&format!(
+            "  {}  {}  — {what}\n",
+            snap.token(row),
+            snap.path_string(row)
+        ));
     }
     out
 }

@@ -1,6 +1,7 @@
 //! `treeglass workflow …` (validate, run, export, record, steps, drop) and the `--record FILE`
 //! option of `set` and `invoke`, which append steps to a recording file.
 
+use crate::model::display::counted;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -148,10 +149,10 @@ pub fn issues_text(file: &Path, v: &Validation) -> String {
     if v.is_valid() {
         let wf = v.workflow.as_ref();
         out.push_str(&format!(
-            "{}: valid — {} steps, {} inputs{}\n",
+            "{}: valid — {}, {}{}\n",
             file.display(),
-            wf.map_or(0, |w| w.steps.len()),
-            wf.map_or(0, |w| w.inputs.len()),
+            counted(wf.map_or(0, |w| w.steps.len()), "step", "steps"),
+            counted(wf.map_or(0, |w| w.inputs.len()), "input", "inputs"),
             wf.map(|w| {
                 let secret: Vec<&str> = w
                     .inputs
@@ -539,7 +540,7 @@ async fn record(backend: Arc<dyn Backend>, args: &RecordArgs) -> Result<(String,
     rec.save(&args.output)
         .map_err(|e| Failure::new(exit::ERROR, e.to_string()))?;
     let mut out = format!(
-        "recorded {} observed step{} into {} ({} events seen{})\n",
+        "recorded {} observed step{} into {} ({} seen{})\n",
         rec.steps().len().saturating_sub(before),
         if rec.steps().len().saturating_sub(before) == 1 {
             ""
@@ -547,7 +548,7 @@ async fn record(backend: Arc<dyn Backend>, args: &RecordArgs) -> Result<(String,
             "s"
         },
         args.output.display(),
-        summary.events,
+        counted(summary.events, "event", "events"),
         if summary.lagged > 0 {
             format!(", {} lost and re-compared", summary.lagged)
         } else {

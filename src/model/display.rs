@@ -81,6 +81,11 @@ pub fn cap_echo(s: &mut String) {
     }
 }
 
+/// `1 event`, `2 events`: a count with its noun (`one` / `many`).
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// States worth showing on a tree line (all states are in JSON and the details pane).
 pub fn key_states(n: &Node) -> Vec<&'static str> {
     let mut out = Vec::new();

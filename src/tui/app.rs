@@ -405,7 +405,10 @@ impl App {
             Msg::WriteDone { write, result } => self.on_write_done(write, *result, &mut fx),
             Msg::Backend(ev) => self.on_event(&ev, &mut fx),
             Msg::Lagged(n) => {
-                self.log_event(format!("({n} events lost: re-reading the tree)"));
+                self.log_event(format!(
+                    "({} lost: re-reading the tree)",
+                    crate::model::display::counted(n as usize, "event", "events")
+                ));
                 self.pending.full = true;
                 self.pending.apps = true;
                 self.arm(&mut fx);

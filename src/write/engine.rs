@@ -751,7 +751,10 @@ pub(super) fn collect_events(
         match rx.try_recv() {
             Ok(ev) if &ev.source == id => out.push(ev.summary()),
             Ok(_) => {}
-            Err(TryRecvError::Lagged(n)) => out.push(format!("({n} events dropped)")),
+            Err(TryRecvError::Lagged(n)) => out.push(format!(
+                "({} dropped)",
+                crate::model::display::counted(n as usize, "event", "events")
+            )),
             Err(_) => break,
         }
         if out.len() >= 50 {

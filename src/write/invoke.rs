@@ -7,6 +7,7 @@
 //! moves on its own: a window being activated moves focus for reasons of its own, and running
 //! an action may focus the element itself.
 
+use crate::model::display::counted;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
@@ -261,7 +262,10 @@ pub async fn invoke(
     let after = backend.read_node(id).await;
     res.timings.readback_ms = ms(dispatch_at.elapsed()) - res.timings.dispatch_ms;
     let background = if ignored > 0 {
-        format!("; {ignored} events not credited (focus changes, elements already changing before)")
+        format!(
+            "; {} not credited (focus changes, elements already changing before)",
+            counted(ignored, "event", "events")
+        )
     } else {
         String::new()
     };
@@ -279,7 +283,8 @@ pub async fn invoke(
                 res.finish(
                     Outcome::Verified,
                     format!(
-                        "the app reacted ({credited} events{}{background})",
+                        "the app reacted ({}{}{background})",
+                        counted(credited, "event", "events"),
                         if changed { ", the element changed" } else { "" }
                     ),
                     started,
@@ -298,7 +303,10 @@ pub async fn invoke(
         // The element going away is itself a reaction (a dialog's button closing it).
         Err(BackendError::Vanished(_)) => res.finish(
             Outcome::Verified,
-            format!("the element went away after the action ({credited} events{background})"),
+            format!(
+                "the element went away after the action ({}{background})",
+                counted(credited, "event", "events")
+            ),
             started,
         ),
         Err(e) => res.finish(

@@ -545,7 +545,7 @@ pub fn compare_with_pyatspi(app: &MatrixApp, ours: &Value) {
     let reference = pyatspi_walk_pid(app.pid);
     let mut flat = Vec::new();
     super::flatten_enumerated(&ours["root"], &mut flat);
-    let ours: Vec<(String, String)> = flat.into_iter().map(|(r, n, _)| (r, n)).collect();
+    let ours: Vec<(String, String)> = flat.into_iter().map(|(r, n, _)| (r, steady(&n))).collect();
     let skip = usize::from(ours.first().is_none_or(|(r, _)| r != "application"));
     let theirs: Vec<(String, String)> = reference["nodes"]
         .as_array()
@@ -555,7 +555,7 @@ pub fn compare_with_pyatspi(app: &MatrixApp, ours: &Value) {
         .map(|n| {
             (
                 n["role"].as_str().expect("role").to_string(),
-                n["name"].as_str().expect("name").to_string(),
+                steady(n["name"].as_str().expect("name")),
             )
         })
         .collect();
@@ -574,5 +574,14 @@ pub fn compare_with_pyatspi(app: &MatrixApp, ours: &Value) {
             ours.get(first),
             theirs.get(first)
         );
+    }
+}
+
+/// A name without the part that changes from one read to the next: Chromium's tab names end
+/// in the tab's live memory use (" - Memory usage - 174 MB").
+fn steady(name: &str) -> String {
+    match name.find(" - Memory usage - ") {
+        Some(i) => name[..i].to_string(),
+        None => name.to_string(),
     }
 }
