@@ -8,7 +8,8 @@
 //!
 //! and resolve + write + verified read-back of a text field.
 //!
-//! `scripts/a11y-session cargo bench --bench atspi`
+//! `scripts/a11y-session cargo bench --bench atspi` (`TREEGLASS_BENCH=big` for the big trees
+//! alone)
 
 #[allow(unused_imports)]
 #[path = "../tests/common/mod.rs"]
@@ -154,6 +155,11 @@ async fn main() {
             .await
             .expect("connect to the a11y bus"),
     );
+    // `TREEGLASS_BENCH=big`: only the big trees.
+    if std::env::var("TREEGLASS_BENCH").as_deref() == Ok("big") {
+        big_bench();
+        return;
+    }
     let mut rows = Vec::new();
     {
         let fixture = common::FixtureApp::start("bench");

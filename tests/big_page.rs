@@ -11,16 +11,6 @@ mod common;
 use common::matrix::{Kit, MatrixApp, compare_with_pyatspi, pyatspi_of};
 use common::*;
 
-fn ok(o: &std::process::Output, what: &str) {
-    assert!(
-        o.status.success(),
-        "{what}: exit {:?}\nstdout: {}\nstderr: {}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
 #[test]
 fn the_big_page_is_read_whole_found_in_and_written() {
     let mut app = MatrixApp::start(Kit::BigPage);
@@ -28,7 +18,7 @@ fn the_big_page_is_read_whole_found_in_and_written() {
 
     // The whole page, with no deadline cutting it short.
     let o = app.treeglass(&["tree", "--json"]);
-    ok(&o, "tree --json");
+    assert_ok(&o, "tree --json");
     let v = json_of(&o);
     assert_eq!(v["complete"], true, "truncated: {}", v["truncated"]);
     assert!(
@@ -55,13 +45,13 @@ fn the_big_page_is_read_whole_found_in_and_written() {
     app.assert_alive("a read cut short");
 
     let o = app.treeglass(&["find", r#"text labelled-by "Row 1999 name""#, "--json"]);
-    ok(&o, "find row 1999's field");
+    assert_ok(&o, "find row 1999's field");
     let found = json_of(&o);
     assert_eq!(found["outcome"], "unique", "{found:#}");
     app.assert_alive("find");
 
     let o = app.treeglass(&["set", r#"check-box "Row 1500 done""#, "true", "--json"]);
-    ok(&o, "set row 1500's check box");
+    assert_ok(&o, "set row 1500's check box");
     let r = json_of(&o);
     assert_eq!(r["outcome"], "verified", "{r:#}");
     assert_eq!(r["name"], "Row 1500 done", "{r:#}");
@@ -78,7 +68,7 @@ fn the_big_page_is_read_whole_found_in_and_written() {
 
     // The row before it is untouched.
     let o = app.treeglass(&["get", r#"check-box "Row 1499 done""#]);
-    ok(&o, "get row 1499's check box");
+    assert_ok(&o, "get row 1499's check box");
     assert!(stdout(&o).contains("= off"), "{}", stdout(&o));
     app.assert_alive("get");
 }

@@ -37,23 +37,13 @@ fn known_element(kit: Kit) -> (&'static str, &'static str) {
     }
 }
 
-fn ok(o: &std::process::Output, what: &str) {
-    assert!(
-        o.status.success(),
-        "{what}: exit {:?}\nstdout: {}\nstderr: {}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
 /// Every read-only command on one app, the app checked after each.
 fn reads_do_no_harm(kit: Kit) {
     let mut app = MatrixApp::start(kit);
     app.assert_alive("start");
 
     let o = app.treeglass(&["tree", "--json"]);
-    ok(&o, "tree --json");
+    assert_ok(&o, "tree --json");
     let tree = json_of(&o);
     assert_eq!(
         tree["complete"],
@@ -69,7 +59,7 @@ fn reads_do_no_harm(kit: Kit) {
     let mut attempts = 0;
     loop {
         let o = app.treeglass(&["tree", "--json"]);
-        ok(&o, "tree --json");
+        assert_ok(&o, "tree --json");
         let ours = json_of(&o);
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             compare_with_pyatspi(&app, &ours)
@@ -84,7 +74,7 @@ fn reads_do_no_harm(kit: Kit) {
     app.assert_alive("tree --json and a pyatspi walk");
 
     let o = app.treeglass(&["tree", "--json", "--actions"]);
-    ok(&o, "tree --json --actions");
+    assert_ok(&o, "tree --json --actions");
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
         !text.contains("\";;\""),
@@ -111,26 +101,26 @@ fn reads_do_no_harm(kit: Kit) {
     app.assert_alive("tree --json --actions");
 
     let o = app.treeglass(&["tree", "--targets"]);
-    ok(&o, "tree --targets");
+    assert_ok(&o, "tree --targets");
     app.assert_alive("tree --targets");
 
     let o = app.treeglass(&["tree"]);
-    ok(&o, "tree");
+    assert_ok(&o, "tree");
     app.assert_alive("tree (text)");
 
     let (target, shown) = known_element(kit);
     let o = app.treeglass(&["find", target]);
-    ok(&o, "find");
+    assert_ok(&o, "find");
     assert!(stdout(&o).starts_with("unique"), "{}", stdout(&o));
     app.assert_alive("find");
 
     let o = app.treeglass(&["get", target]);
-    ok(&o, "get");
+    assert_ok(&o, "get");
     assert!(stdout(&o).contains(shown), "get {target}: {}", stdout(&o));
     app.assert_alive("get");
 
     let o = app.treeglass(&["get", target, "--json"]);
-    ok(&o, "get --json");
+    assert_ok(&o, "get --json");
     let v = json_of(&o);
     assert!(
         v["actions"].is_array(),

@@ -27,16 +27,6 @@ fn find_node<'a>(n: &'a Value, raw_role: &str, name: &str) -> Option<&'a Value> 
     None
 }
 
-fn ok(o: &std::process::Output, what: &str) {
-    assert!(
-        o.status.success(),
-        "{what}: exit {:?}\nstdout: {}\nstderr: {}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
 /// A TUI session on the app's window: it opens, filters to `target`, shows `what` (the
 /// selected element's details), moves, and quits cleanly.
 fn tui_session(app: &MatrixApp, target: &str, what: &str) {
@@ -63,7 +53,7 @@ fn calc_is_read_by_every_command_and_keeps_answering() {
     app.assert_alive("starting");
 
     let o = app.treeglass(&["tree"]);
-    ok(&o, "tree");
+    assert_ok(&o, "tree");
     let text = stdout(&o);
     let line = text
         .lines()
@@ -80,7 +70,7 @@ fn calc_is_read_by_every_command_and_keeps_answering() {
     app.assert_alive("tree");
 
     let o = app.treeglass(&["tree", "--targets", "--json"]);
-    ok(&o, "tree --targets --json");
+    assert_ok(&o, "tree --targets --json");
     let v = json_of(&o);
     assert_eq!(v["complete"], true, "{}", v["truncated"]);
     let sheet = find_node(&v["root"], "table", "Sheet1").expect("the sheet in JSON");
@@ -102,12 +92,12 @@ fn calc_is_read_by_every_command_and_keeps_answering() {
     app.assert_alive("tree --targets --json");
 
     let o = app.treeglass(&["find", r#"table-cell "B2""#, "--json"]);
-    ok(&o, "find a visible cell");
+    assert_ok(&o, "find a visible cell");
     assert_eq!(json_of(&o)["outcome"], "unique");
     app.assert_alive("find");
 
     let o = app.treeglass(&["get", r#"table "Sheet Sheet1""#]);
-    ok(&o, "get the sheet");
+    assert_ok(&o, "get the sheet");
     assert!(
         stdout(&o).contains("table \"Sheet Sheet1\""),
         "{}",
@@ -125,7 +115,7 @@ fn writer_is_read_by_every_command_and_keeps_answering() {
     app.assert_alive("starting");
 
     let o = app.treeglass(&["tree"]);
-    ok(&o, "tree");
+    assert_ok(&o, "tree");
     let text = stdout(&o);
     let line = text
         .lines()
@@ -135,7 +125,7 @@ fn writer_is_read_by_every_command_and_keeps_answering() {
     app.assert_alive("tree");
 
     let o = app.treeglass(&["tree", "--targets", "--json"]);
-    ok(&o, "tree --targets --json");
+    assert_ok(&o, "tree --targets --json");
     let v = json_of(&o);
     assert_eq!(v["complete"], true, "{}", v["truncated"]);
     let doc = find_node(&v["root"], "document text", "").expect("the document in JSON");
@@ -149,11 +139,11 @@ fn writer_is_read_by_every_command_and_keeps_answering() {
 
     // A new document: one (empty) paragraph on screen.
     let o = app.treeglass(&["find", "paragraph", "--json"]);
-    ok(&o, "find the paragraph");
+    assert_ok(&o, "find the paragraph");
     app.assert_alive("find");
 
     let o = app.treeglass(&["get", "paragraph"]);
-    ok(&o, "get the paragraph");
+    assert_ok(&o, "get the paragraph");
     app.assert_alive("get");
 
     tui_session(&app, "document", "manages its descendants");

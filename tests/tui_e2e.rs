@@ -17,18 +17,7 @@ use common::*;
 fn filter_set_and_see_verified_on_screen() {
     let mut app = FixtureApp::start("tui");
     let tmux = Tmux::new();
-    let cmd = format!("{} --backend atspi", env!("CARGO_BIN_EXE_treeglass"));
-    tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "tg",
-        "-x",
-        "160",
-        "-y",
-        "48",
-        &cmd,
-    ]);
+    tmux.start(&[]);
     tmux.wait_for("\"Full name\"", Duration::from_secs(20));
 
     tmux.keys(&["/"]);

@@ -36,6 +36,17 @@ pub fn treeglass(args: &[&str]) -> Output {
         .expect("run treeglass")
 }
 
+/// Fails with the command's exit code and both outputs unless it succeeded.
+pub fn assert_ok(o: &Output, what: &str) {
+    assert!(
+        o.status.success(),
+        "{what}: exit {:?}\nstdout: {}\nstderr: {}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }

@@ -513,9 +513,13 @@ impl Backend for AtspiBackend {
             .with_deadline(Instant::now() + Duration::from_secs(3));
         let toolkit = self.toolkit(&c, &obj.bus).await?;
         let parent = reader::read_raw(&c, &obj, toolkit).await?;
-        // An element that manages its descendants (or has too many) is never enumerated: it
-        // offers no option list this way.
-        let kids = reader::list(&c, &parent).await?.unwrap_or_default();
+        // An element that manages its descendants (or has too many) is never enumerated; a
+        // small table among them (Qt's combo box keeps its options in a list view that manages
+        // its descendants) gives its cells one by one, bounded by the size it reports.
+        let kids = match reader::list(&c, &parent).await? {
+            Some(kids) => kids,
+            None => reader::small_table_cells(&c, &parent).await?,
+        };
         let ids: Vec<NodeId> = kids.iter().map(ObjRef::id).collect();
         let nodes = futures::future::join_all(ids.iter().map(|k| self.read_node(k))).await;
         let mut out = Vec::with_capacity(nodes.len());

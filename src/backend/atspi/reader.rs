@@ -149,6 +149,39 @@ fn soft<T>(
     }
 }
 
+/// The most cells [`small_table_cells`] asks for.
+pub const SMALL_TABLE: i64 = 1_000;
+
+/// Every cell of an element that is not enumerated but is a table of at most [`SMALL_TABLE`]
+/// cells by its own `NRows` × `NColumns` (an option list), row by row, each asked by
+/// `Table.GetAccessibleAt`; empty for anything else (a sheet, a document). For option lists
+/// only: a snapshot shows the visible part of such elements.
+pub async fn small_table_cells(c: &Caller, raw: &RawNode) -> Result<Vec<ObjRef>, BackendError> {
+    if !raw.interfaces.has(Interface::Table) {
+        return Ok(Vec::new());
+    }
+    let o = &raw.obj;
+    let Some((rows, cols)) = soft(c.table_size(o).await, o, "Table size")? else {
+        return Ok(Vec::new());
+    };
+    if rows <= 0 || cols <= 0 || rows as i64 * cols as i64 > SMALL_TABLE {
+        return Ok(Vec::new());
+    }
+    let cells = futures::future::join_all(
+        (0..rows)
+            .flat_map(|r| (0..cols).map(move |k| (r, k)))
+            .map(|(r, k)| c.table_cell(o, r, k)),
+    )
+    .await;
+    let mut out = Vec::with_capacity(cells.len());
+    for cell in cells {
+        if let Some(cell) = soft(cell, o, "GetAccessibleAt")?.flatten() {
+            out.push(cell);
+        }
+    }
+    Ok(out)
+}
+
 /// How many of a table's `cells`, in order, lie inside its bounds before the first that does
 /// not (or is not there): all asked concurrently.
 async fn visible_run(
