@@ -251,6 +251,24 @@ fn big_bench() {
         "app", "nodes", "tree", "nodes/s", "peak MB", "pyatspi", "py/tg", "find", "set"
     );
     for kit in [Kit::BigPage, Kit::FirefoxBigPage, Kit::Calc] {
+        // One app that cannot be measured (it never settles) costs its row, not the others.
+        let row = std::panic::catch_unwind(|| big_row(kit));
+        match row {
+            Ok(line) => println!("{line}"),
+            Err(_) => println!(
+                "{:<20} could not be measured (see the message above)",
+                kit.label()
+            ),
+        }
+    }
+    println!("goals: a complete read of the page ≥ 3× faster than the pyatspi walk (stretch");
+    println!("10×); find and set of one element on the page ≤ 1 s.");
+}
+
+/// One row of [`big_bench`].
+fn big_row(kit: Kit) -> String {
+    const BIG_RUNS: usize = 3;
+    {
         let app = MatrixApp::start(kit);
         let pid = app.pid.to_string();
         let (mut tree, mut peak, mut nodes) = (Vec::new(), 0.0f64, 0u64);
@@ -268,6 +286,7 @@ fn big_bench() {
         let tree = median(&mut tree);
         let (find, set) = if kit.is_big_page() {
             let (mut f, mut w) = (Vec::new(), Vec::new());
+            let mut refused = None;
             for i in 0..BIG_RUNS {
                 let (secs, _, o) =
                     timed_process(&["find", r#"check-box "Row 1500 done""#, "--pid", &pid]);
@@ -276,17 +295,27 @@ fn big_bench() {
                 let value = if i % 2 == 0 { "true" } else { "false" };
                 let (secs, _, o) =
                     timed_process(&["set", r#"check-box "Row 1500 done""#, value, "--pid", &pid]);
-                assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+                // Writes on Gecko are not supported yet: its refusal is reported, not timed.
+                if !o.status.success() {
+                    refused = Some(String::from_utf8_lossy(&o.stdout).into_owned());
+                    break;
+                }
                 w.push(secs);
+            }
+            if let Some(why) = &refused {
+                eprintln!("{}: set not timed: {why}", kit.label());
             }
             (
                 format!("{:.2}", median(&mut f)),
-                format!("{:.2}", median(&mut w)),
+                match refused {
+                    Some(_) => "refused".into(),
+                    None => format!("{:.2}", median(&mut w)),
+                },
             )
         } else {
             ("—".into(), "—".into())
         };
-        println!(
+        format!(
             "{:<20} {:>6} {:>7.2} {:>8.0} {:>8.1} {:>8.2} {:>5.1}× {:>7} {:>7}",
             kit.label(),
             nodes,
@@ -297,10 +326,8 @@ fn big_bench() {
             py / tree,
             find,
             set
-        );
+        )
     }
-    println!("goals: a complete read of the page ≥ 3× faster than the pyatspi walk (stretch");
-    println!("10×); find and set of one element on the page ≤ 1 s.");
 }
 
 /// One write path measured: resolve fresh, write, read back to `verified`; the settle wait is
