@@ -151,6 +151,10 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
                 theme::DIM,
             ));
         }
+        if let Some(m) = &n.managed {
+            // Its children were not enumerated: say so on its line, as `tree` does.
+            spans.push(Span::styled(format!(" — {}", m.describe()), theme::WARN));
+        }
         if app.unconfirmed.contains(&n.id) {
             spans.push(Span::styled("  ⚠ unconfirmed write", theme::BAD));
         }
