@@ -468,7 +468,7 @@ impl Backend for AtspiBackend {
             .caller()
             .with_deadline(Instant::now() + self.caller.call_timeout * 2);
         let toolkit = self.toolkit(&c, &obj.bus).await?;
-        let raw = reader::read_raw(&c, &obj, toolkit).await?;
+        let raw = reader::read_fields(&c, &obj, toolkit).await?;
         let mut node = Node::new(obj.id(), raw.role, raw.raw_role.clone());
         node.name = raw.name.as_str().into();
         node.description = raw.description.as_str().into();

@@ -44,13 +44,39 @@ pub struct RawNode {
 /// description that fails to read is left empty, a child count −1; the element counts as
 /// unreadable only when its role, states or interfaces cannot be read.
 pub async fn read_raw(c: &Caller, obj: &ObjRef, toolkit: Toolkit) -> Result<RawNode, BackendError> {
+    read_raw_with(c, obj, toolkit, true).await
+}
+
+/// [`read_raw`] without the child count (−1), for reads that never list the element: a single
+/// element re-read (`read_node`, every read-back sample of a write), a managed descendant.
+pub async fn read_fields(
+    c: &Caller,
+    obj: &ObjRef,
+    toolkit: Toolkit,
+) -> Result<RawNode, BackendError> {
+    read_raw_with(c, obj, toolkit, false).await
+}
+
+async fn read_raw_with(
+    c: &Caller,
+    obj: &ObjRef,
+    toolkit: Toolkit,
+    with_count: bool,
+) -> Result<RawNode, BackendError> {
+    let count = async {
+        if with_count {
+            c.child_count(obj).await
+        } else {
+            Ok(-1)
+        }
+    };
     let (role, states, ifaces, name, description, count) = tokio::join!(
         c.role(obj),
         c.state(obj),
         c.interfaces(obj),
         c.name(obj),
         c.description(obj),
-        c.child_count(obj),
+        count,
     );
     let (role, raw_role) = role_of(role?);
     let interfaces = interfaces_of(&ifaces?);
@@ -334,7 +360,7 @@ async fn read_managed(
         }
     }
     found.truncate(MANAGED_SHOWN);
-    let raws = futures::future::join_all(found.iter().map(|k| read_raw(c, k, toolkit))).await;
+    let raws = futures::future::join_all(found.iter().map(|k| read_fields(c, k, toolkit))).await;
     let mut shown = Vec::with_capacity(raws.len());
     for r in raws {
         match r {
