@@ -138,8 +138,18 @@ async fn list_counted(
         let Some(n) = n else { return Ok((-1, None)) };
         raw.to_mut().child_count = n;
     }
-    let count = raw.child_count;
-    match listable(&raw) {
+    let manages = raw.states.has(State::ManagesDescendants);
+    list_checked(c, &raw.obj, manages, raw.child_count).await
+}
+
+/// Lists `obj` when [`Listable::check`] allows (none when its count is 0), with the count.
+async fn list_checked(
+    c: &Caller,
+    obj: &ObjRef,
+    manages: bool,
+    count: i32,
+) -> Result<(i32, Option<Vec<ObjRef>>), BackendError> {
+    match Listable::check(obj, manages, count) {
         Ok(_) if count == 0 => Ok((0, Some(Vec::new()))),
         Ok(l) => Ok((count, Some(c.children(&l).await?))),
         Err(_) => Ok((count, None)),
@@ -152,11 +162,7 @@ async fn discover(c: &Caller, obj: &ObjRef) -> Result<(i32, Option<Vec<ObjRef>>)
     let (states, count) = tokio::join!(c.state(obj), c.child_count(obj));
     let count = optional(count, obj, "ChildCount")?.unwrap_or(-1);
     let manages = states_of(&states?).has(State::ManagesDescendants);
-    match Listable::check(obj, manages, count) {
-        Ok(_) if count == 0 => Ok((0, Some(Vec::new()))),
-        Ok(l) => Ok((count, Some(c.children(&l).await?))),
-        Err(_) => Ok((count, None)),
-    }
+    list_checked(c, obj, manages, count).await
 }
 
 /// [`optional`] for what is read of a managed element's visible part: its descendants come and
@@ -193,15 +199,28 @@ pub async fn small_table_cells(c: &Caller, raw: &RawNode) -> Result<Vec<ObjRef>,
     if rows <= 0 || cols <= 0 || rows as i64 * cols as i64 > SMALL_TABLE {
         return Ok(Vec::new());
     }
+    table_cells(c, o, 0, 0, rows, cols).await
+}
+
+/// The cells of `table` in the `rows` × `cols` block from (`r0`, `c0`), row by row, all asked
+/// at once (`Table.GetAccessibleAt`); cells the toolkit does not give are left out.
+async fn table_cells(
+    c: &Caller,
+    table: &ObjRef,
+    r0: i32,
+    c0: i32,
+    rows: i32,
+    cols: i32,
+) -> Result<Vec<ObjRef>, BackendError> {
     let cells = futures::future::join_all(
         (0..rows)
-            .flat_map(|r| (0..cols).map(move |k| (r, k)))
-            .map(|(r, k)| c.table_cell(o, r, k)),
+            .flat_map(|r| (0..cols).map(move |k| (r0 + r, c0 + k)))
+            .map(|(r, k)| c.table_cell(table, r, k)),
     )
     .await;
     let mut out = Vec::with_capacity(cells.len());
     for cell in cells {
-        if let Some(cell) = soft(cell, o, "GetAccessibleAt")?.flatten() {
+        if let Some(cell) = soft(cell, table, "GetAccessibleAt")?.flatten() {
             out.push(cell);
         }
     }
@@ -245,10 +264,10 @@ const PROBE_STEP: i32 = 12;
 
 /// What a person can see of an element whose children are not enumerated (it manages its
 /// descendants, or says it has more than `LIST_MAX`): its size as it reports it and the
-/// descendants on screen, found the way Orca and Accerciser find them — the cell at the
-/// element's top-left corner (`Component.GetAccessibleAtPoint`), then, for a table, the cells
-/// right of and below it (`Table.GetAccessibleAt`) while they lie inside the element's bounds,
-/// or, for anything else, the descendant at each point down its left edge. At most
+/// descendants on screen, found the way Orca and Accerciser find them — for a table, the cell
+/// at its top-left corner (`Component.GetAccessibleAtPoint`) and the cells right of and below
+/// it (`Table.GetAccessibleAt`) while they lie inside the element's bounds; for anything else,
+/// the descendant at each point down its middle. At most
 /// [`MANAGED_SHOWN`] descendants, each read like any element but never listed itself.
 async fn read_managed(
     c: &Caller,
@@ -292,18 +311,22 @@ async fn read_managed(
         Some((cx, cy, cw, ch)) => cw > 0 && ch > 0 && cx < right && cy < bottom,
         None => false,
     };
-    let first = soft(c.accessible_at_point(o, x + 1, y + 1).await, o, "AtPoint")?
-        .flatten()
-        .filter(|f| f != o);
     let mut found: Vec<ObjRef> = Vec::new();
     // A table's first visible cell: the one at its corner, else (Qt, whose corner is a header
     // or the frame) the first cell, kept only if it lies inside the bounds.
-    let start = match (&first, table) {
-        (Some(f), true) => match soft(c.index_in_parent(f).await, f, "IndexInParent")? {
+    let first = if table {
+        soft(c.accessible_at_point(o, x + 1, y + 1).await, o, "AtPoint")?
+            .flatten()
+            .filter(|f| f != o)
+    } else {
+        None
+    };
+    let start = match &first {
+        Some(f) => match soft(c.index_in_parent(f).await, f, "IndexInParent")? {
             Some(i) if i >= 0 => soft(c.table_position(o, i).await, o, "Table position")?,
             _ => None,
         },
-        _ => None,
+        None => None,
     }
     .filter(|(r, c)| *r >= 0 && *c >= 0)
     .or(table.then_some((0, 0)));
@@ -322,17 +345,7 @@ async fn read_managed(
             .max(1);
         let rows = (MANAGED_SHOWN as i32 / cols).max(1).min(left(m.rows, r0));
         let rows = visible_run(c, o, (0..rows).map(|r| (r0 + r, c0)), &inside).await?;
-        let cells = futures::future::join_all(
-            (0..rows.max(1))
-                .flat_map(|r| (0..cols).map(move |k| (r0 + r, c0 + k)))
-                .map(|(r, k)| c.table_cell(o, r, k)),
-        )
-        .await;
-        for cell in cells {
-            if let Some(cell) = soft(cell, o, "GetAccessibleAt")?.flatten() {
-                found.push(cell);
-            }
-        }
+        found = table_cells(c, o, r0, c0, rows.max(1), cols).await?;
     } else {
         // Down the middle (a document's paragraphs sit between its margins): the descendant
         // at each point, then the one just below it; where there is none (a page's margin),
