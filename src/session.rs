@@ -170,6 +170,13 @@ impl Session {
         loop {
             let snap = self.snapshot(root, limits).await?;
             reads += 1;
+            // An app that went silent is not waited for: nothing it holds can be claimed.
+            if snap.truncated == Some(crate::model::Truncation::NotResponding) {
+                return Err(BackendError::NotResponding {
+                    app: format!("the application {}", snap.app.quoted(60)),
+                    ms: limits.call_timeout.as_millis() as u64,
+                });
+            }
             let resolution = resolve(&snap, target);
             if matches!(resolution, Resolution::Unique { .. }) || Instant::now() >= deadline {
                 return Ok(Fresh {

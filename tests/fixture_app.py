@@ -67,6 +67,9 @@ Control protocol on stdin, one command per line; every reply is one line of JSON
     add | remove               -> as the "Add item" / "Remove item" buttons
     press                      -> as the "Press me" button
     tick on | tick off         -> start / stop the clock label ticking every 100 ms
+    freeze SECONDS             -> {"ok": true}, then the main loop blocks for SECONDS (a hung
+                                  app: alive, on the bus, answering nothing); SIGUSR1 does the
+                                  same for $FIXTURE_FREEZE_SECONDS (default 12)
     quit                       -> {"ok": true}, then exit
 At start-up, once the window is shown: {"ready": true, "pid": PID}.
 """
@@ -75,6 +78,7 @@ import json
 import os
 import signal
 import sys
+import time
 
 # Keep our own copy of the arguments: importing Gtk runs gtk_init(), which consumes GTK's own
 # options from sys.argv -- including "--name NAME" (the X11 program name), which is ours here.
@@ -371,6 +375,14 @@ class Fixture:
         self.reply({"ready": True, "pid": os.getpid()})
         return False
 
+    def freeze(self, seconds):
+        """Blocks the main loop (so every accessibility call waits) for `seconds`, from the
+        next idle turn, so the reply to the command is out first."""
+        def block():
+            time.sleep(seconds)
+            return False
+        GLib.idle_add(block)
+
     def quit(self):
         Gtk.main_quit()
 
@@ -616,6 +628,10 @@ class Fixture:
             elif cmd == "tick":
                 self.set_ticking(parse_bool(parts[1] if len(parts) > 1 else "on"))
                 self.reply({"ok": True})
+            elif cmd == "freeze":
+                seconds = float(parts[1]) if len(parts) > 1 else 12.0
+                self.reply({"ok": True})
+                self.freeze(seconds)
             elif cmd == "quit":
                 self.reply({"ok": True})
                 self.quit()
@@ -660,6 +676,9 @@ def main():
                           fixture.on_stdin)
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, sig, lambda *a: fixture.quit() or False)
+    freeze_for = float(os.environ.get("FIXTURE_FREEZE_SECONDS", "12"))
+    GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1,
+                         lambda *a: fixture.freeze(freeze_for) or True)
     Gtk.main()
 
 

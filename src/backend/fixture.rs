@@ -313,6 +313,7 @@ impl FixtureBackend {
                         toolkit: Some(app.toolkit.as_deref().unwrap_or("fixture").into()),
                         toolkit_version: app.toolkit_version.as_deref().map(AppText::from),
                         windows: infos,
+                        responding: true,
                     },
                     windows,
                 });
@@ -385,6 +386,7 @@ impl FixtureBackend {
                     toolkit: Some("fixture".into()),
                     toolkit_version: None,
                     windows: window_info,
+                    responding: true,
                 },
                 windows: window_id.into_iter().collect(),
             });

@@ -19,6 +19,21 @@ pub mod strategy;
 pub mod toolkit;
 pub mod uia;
 
+/// The words that may stand for process `pid`'s name when its app cannot be asked (it does
+/// not answer): its program or script name and its command line's arguments. From `/proc` on
+/// Linux; none elsewhere.
+pub fn process_words(pid: u32) -> Vec<String> {
+    #[cfg(target_os = "linux")]
+    {
+        atspi::process::words(pid)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        Vec::new()
+    }
+}
+
 /// What went wrong talking to an accessibility backend.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum BackendError {
@@ -36,6 +51,13 @@ pub enum BackendError {
     /// A call did not answer before its deadline; a write may still land.
     #[error("timed out after {ms} ms: {what}")]
     Timeout { what: String, ms: u64 },
+    /// The application still owns its bus name (it is running and registered) but answered
+    /// nothing for `ms`: busy or hung. Not "gone": it usually comes back on its own.
+    #[error(
+        "{app} does not answer accessibility calls (no reply in {}); it may be busy or hung",
+        crate::model::display::seconds(*ms)
+    )]
+    NotResponding { app: String, ms: u64 },
     /// The element does not support what was asked.
     #[error("not supported: {0}")]
     Unsupported(String),
@@ -101,6 +123,21 @@ pub struct AppInfo {
     pub toolkit: Option<AppText>,
     pub toolkit_version: Option<AppText>,
     pub windows: Vec<WindowInfo>,
+    /// False when the app owns its bus name but answered nothing while being listed (busy or
+    /// hung). Its `name` and `windows` are then the last ones seen by this process, or, when
+    /// none were, its process name and no windows.
+    pub responding: bool,
+}
+
+impl AppInfo {
+    /// How messages name the app: `"gedit" (pid 1234)`.
+    pub fn label(&self) -> String {
+        format!(
+            "{} (pid {})",
+            self.name.quoted(60),
+            self.pid.map_or("?".into(), |p| p.to_string())
+        )
+    }
 }
 
 /// The kind of an accessibility event, normalised.

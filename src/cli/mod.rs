@@ -27,6 +27,7 @@ pub mod exit {
     pub const TOKEN: i32 = 5;
     pub const APP_GONE: i32 = 6;
     pub const DOCTOR: i32 = 7;
+    pub const NOT_RESPONDING: i32 = 8;
     pub const AMBIGUOUS: i32 = 10;
     pub const NOT_FOUND: i32 = 11;
     pub const INCOMPLETE: i32 = 12;
@@ -48,9 +49,11 @@ Exit codes:
   5   token refused (stale, or not issued by this process)
   6   the application exited or dropped its accessibility connection during the command
   7   doctor: problems found
+  8   the application does not answer (it owns its bus name but sent no reply for 1.5 s:
+      busy or hung); tree prints what it read first; set/invoke: refused, nothing sent
   10  find/set: target ambiguous        11  target not found
-  12  tree incomplete: tree's read was cut short by time (--read-timeout, or the app stopped
-      answering); find/set: uniqueness cannot be claimed
+  12  tree incomplete: tree's read was cut short by --read-timeout; find/set: uniqueness
+      cannot be claimed
   13  target syntax error
   20  set: mismatch   21  set: unconfirmed (observe before writing again)   22  set: refused
   30  workflow invalid   31  workflow step or terminal condition failed";
@@ -180,7 +183,8 @@ fields, and text fields named like password, PIN, token, secret…) are never ec
 length.
 
 Exit codes: 0 verified/already/secure, 20 mismatch, 21 unconfirmed, 22 refused, 6 the app
-exited during the command (and 2, 3, 4, 5, 10–13 as for find).";
+exited during the command, 8 the app does not answer (refused: nothing was sent) (and 2, 3, 4,
+5, 10–13 as for find).";
 
 #[derive(Debug, Clone, Subcommand)]
 pub enum ClipboardCommand {
@@ -537,6 +541,7 @@ impl From<BackendError> for Failure {
             BackendError::Unavailable(_) => exit::BUS_UNAVAILABLE,
             BackendError::Vanished(_) => exit::NO_SUCH,
             BackendError::AppGone { .. } => exit::APP_GONE,
+            BackendError::NotResponding { .. } => exit::NOT_RESPONDING,
             _ => exit::ERROR,
         };
         Failure::new(code, e.to_string())
@@ -642,8 +647,29 @@ pub fn check_scope(scope: &Scope) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The app and the root (window or app) that `scope` names.
+/// The app and the root (window or app) that `scope` names. An app that does not answer is
+/// `NOT_RESPONDING`, never "no such app".
 pub async fn pick(backend: &dyn Backend, scope: &Scope) -> Result<(AppInfo, NodeId), Failure> {
+    let (app, root) = pick_any(backend, scope).await?;
+    if !app.responding {
+        return Err(not_responding(&app));
+    }
+    Ok((app, root))
+}
+
+/// Whether `--app`'s pattern names `app`. An app that does not answer could not say its
+/// accessible name: its process name and the words of its command line stand in for it.
+fn app_matches(re: &Regex, app: &AppInfo) -> bool {
+    re.is_match(app.name.as_str())
+        || !app.responding
+            && app.pid.is_some_and(|pid| {
+                crate::backend::process_words(pid)
+                    .iter()
+                    .any(|w| re.is_match(w))
+            })
+}
+
+async fn pick_any(backend: &dyn Backend, scope: &Scope) -> Result<(AppInfo, NodeId), Failure> {
     // By pid alone the app can be found without describing every other app.
     if let (None, Some(pid)) = (&scope.app, scope.pid)
         && let Some(app) = backend.app_by_pid(pid).await?
@@ -657,7 +683,7 @@ pub async fn pick(backend: &dyn Backend, scope: &Scope) -> Result<(AppInfo, Node
     let candidates: Vec<&AppInfo> = apps
         .iter()
         .filter(|a| match (&app_re, scope.pid) {
-            (Some(re), _) => re.is_match(a.name.as_str()),
+            (Some(re), _) => app_matches(re, a),
             (None, Some(pid)) => a.pid == Some(pid),
             (None, None) => !a.windows.is_empty(),
         })
@@ -666,9 +692,14 @@ pub async fn pick(backend: &dyn Backend, scope: &Scope) -> Result<(AppInfo, Node
         apps.iter()
             .map(|a| {
                 format!(
-                    "  {} (pid {})",
+                    "  {} (pid {}){}",
                     a.name.literal(60),
-                    a.pid.map_or("?".into(), |p| p.to_string())
+                    a.pid.map_or("?".into(), |p| p.to_string()),
+                    if a.responding {
+                        ""
+                    } else {
+                        " — not responding"
+                    }
                 )
             })
             .collect::<Vec<_>>()
@@ -793,6 +824,31 @@ pub fn apps_json(backend: &str, apps: &[AppInfo]) -> serde_json::Value {
     serde_json::json!({ "backend": backend, "apps": apps })
 }
 
+/// The failure for an app that owns its bus name and answers nothing.
+pub fn not_responding(app: &AppInfo) -> Failure {
+    BackendError::NotResponding {
+        app: format!("the application {}", app.label()),
+        ms: Limits::default().call_timeout.as_millis() as u64,
+    }
+    .into()
+}
+
+/// What to do about a write refused because its app does not answer.
+pub const NOT_RESPONDING_ADVICE: &str = "nothing was sent; the app is busy or hung: try again \
+     when it answers (`treeglass apps` says \"not responding\" until then)";
+
+/// A backend error, with an app that does not answer named the way the user knows it.
+pub fn named(app: &AppInfo, e: BackendError) -> Failure {
+    match e {
+        BackendError::NotResponding { ms, .. } => BackendError::NotResponding {
+            app: format!("the application {}", app.label()),
+            ms,
+        }
+        .into(),
+        e => e.into(),
+    }
+}
+
 /// The failure for an app that left the bus during `what`, naming it the way the user knows it.
 pub fn app_gone(app: &AppInfo, what: &str) -> Failure {
     Failure::new(
@@ -819,26 +875,32 @@ pub async fn tree(backend: &dyn Backend, args: &TreeArgs) -> Result<(Printed, i3
     let snap = match backend.snapshot(&root, &limits).await {
         Ok(s) => s,
         Err(BackendError::AppGone { .. }) => return Err(app_gone(&app, "the read")),
-        Err(e) => return Err(e.into()),
+        Err(e) => return Err(named(&app, e)),
     };
     let code = match snap.truncated {
         Some(Truncation::AppGone) => {
             eprintln!("treeglass: {}", app_gone(&app, "the read").message);
             exit::APP_GONE
         }
-        // The read was cut short by time — `--read-timeout`, or an app that stopped answering:
+        // The read was cut short by `--read-timeout`, or by an app that stopped answering:
         // what was read is printed, and the exit says it is not the whole tree. (The caps are
         // the caller's own choice and exit 0.)
         Some(Truncation::Timeout) => {
             eprintln!(
-                "treeglass: the read was cut short after {} nodes ({}): the tree is incomplete",
-                snap.nodes.len(),
-                match args.scope.read_timeout_ms {
-                    Some(ms) if snap.read_ms + 50.0 >= ms as f64 => format!("--read-timeout {ms}"),
-                    _ => format!("the application {} stopped answering", app.name.quoted(60)),
-                }
+                "treeglass: the read was cut short after {} by --read-timeout {}: the tree is \
+                 incomplete",
+                crate::model::display::counted(snap.nodes.len(), "node", "nodes"),
+                args.scope.read_timeout_ms.unwrap_or_default()
             );
             exit::INCOMPLETE
+        }
+        Some(Truncation::NotResponding) => {
+            eprintln!(
+                "treeglass: {}; the read stopped after {}: the tree is incomplete",
+                not_responding(&app).message,
+                crate::model::display::counted(snap.nodes.len(), "node", "nodes"),
+            );
+            exit::NOT_RESPONDING
         }
         _ => exit::OK,
     };
@@ -938,7 +1000,7 @@ async fn resolve_arg(
     to_write: bool,
 ) -> Result<(Target, Fresh), Failure> {
     let target = parse_target(raw)?;
-    let (_, root) = pick(session.backend.as_ref(), scope).await?;
+    let (app, root) = pick(session.backend.as_ref(), scope).await?;
     let limits = Limits {
         max_depth,
         ..scope.limits()
@@ -947,12 +1009,13 @@ async fn resolve_arg(
     let fresh = if to_write {
         session
             .resolve_fresh_to_write(&root, &target, timeout, &limits)
-            .await?
+            .await
     } else {
         session
             .resolve_fresh(&root, &target, timeout, &limits)
-            .await?
-    };
+            .await
+    }
+    .map_err(|e| named(&app, e))?;
     Ok((target, fresh))
 }
 
@@ -1071,8 +1134,11 @@ pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Fai
             } else {
                 value.clone()
             };
-            let r =
+            let mut r =
                 WriteResult::refused_unresolved(&args.element.target, f.message.clone(), &shown);
+            if f.code == exit::NOT_RESPONDING {
+                r.advice = NOT_RESPONDING_ADVICE.into();
+            }
             let out = write_output(r, args.json);
             return Ok((out, f.code));
         }

@@ -32,13 +32,26 @@ pub fn apps_text(apps: &[AppInfo]) -> String {
             (Some(t), None) => t.clone(),
             _ => "unknown toolkit".into(),
         };
-        out.push_str(&format!(
-            "{}  pid {}  {}  {}\n",
-            a.name.quoted(80),
-            a.pid.map_or("?".into(), |p| p.to_string()),
-            sanitize(&a.bus_name, 40),
-            toolkit.literal(40)
-        ));
+        if !a.responding {
+            // Nothing could be asked: the name is the last one seen, else the process's.
+            out.push_str(&format!(
+                "{}  pid {}  {}  not responding: no reply in {}; busy or hung\n",
+                a.name.quoted(80),
+                a.pid.map_or("?".into(), |p| p.to_string()),
+                sanitize(&a.bus_name, 40),
+                crate::model::display::seconds(
+                    crate::backend::Limits::default().call_timeout.as_millis() as u64
+                ),
+            ));
+        } else {
+            out.push_str(&format!(
+                "{}  pid {}  {}  {}\n",
+                a.name.quoted(80),
+                a.pid.map_or("?".into(), |p| p.to_string()),
+                sanitize(&a.bus_name, 40),
+                toolkit.literal(40)
+            ));
+        }
         for w in &a.windows {
             out.push_str(&format!("    {} {}\n", w.role, w.name.quoted(80)));
         }

@@ -81,6 +81,17 @@ pub fn cap_echo(s: &mut String) {
     }
 }
 
+/// A duration for messages: `1.5 s`, `12 s`, `300 ms`.
+pub fn seconds(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else if ms.is_multiple_of(1000) || ms >= 10_000 {
+        format!("{} s", (ms + 500) / 1000)
+    } else {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    }
+}
+
 /// `1 event`, `2 events`: a count with its noun (`one` / `many`).
 pub fn counted(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })

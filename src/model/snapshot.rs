@@ -108,8 +108,11 @@ pub enum Truncation {
     DepthCap,
     /// A node with more children than `max_siblings`.
     SiblingCap,
-    /// The whole read ran past its deadline (a hung or very slow app).
+    /// The whole read ran past its deadline (`--read-timeout`).
     Timeout,
+    /// The app stopped answering before the read was whole: nothing came back for the call
+    /// timeout while calls were waiting (it is busy or hung, and still on the bus).
+    NotResponding,
     /// The application left the bus mid-read.
     AppGone,
 }
@@ -121,6 +124,7 @@ impl Truncation {
             Truncation::DepthCap => "depth_cap",
             Truncation::SiblingCap => "sibling_cap",
             Truncation::Timeout => "timeout",
+            Truncation::NotResponding => "not_responding",
             Truncation::AppGone => "app_gone",
         }
     }

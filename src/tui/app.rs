@@ -165,6 +165,9 @@ pub struct Shown {
     pub gone: bool,
     /// Its application exited or dropped its accessibility connection.
     pub exited: bool,
+    /// Since when (`App::clock_ms`) its application owns its bus name yet answers nothing
+    /// (busy or hung): the last tree stays on screen, greyed, and the app list's poll retries.
+    pub silent_since: Option<u64>,
 }
 
 /// Settings passed in by the runtime.

@@ -8,6 +8,10 @@ use super::tree::TreeState;
 use crate::backend::{AppInfo, BackendError, Event, EventKind};
 use crate::model::{Node, NodeId, Snapshot, State, sanitize};
 
+/// The notice for a shown window whose app stopped answering.
+const SILENT: &str =
+    "the application does not answer accessibility calls (busy or hung); retrying every 3 s";
+
 /// Live-update bookkeeping: what the current burst of events asks for.
 #[derive(Debug, Default)]
 pub(super) struct Pending {
@@ -44,6 +48,7 @@ impl App {
         }
         let entries = self.app_entries();
         self.apps_sel = self.apps_sel.min(entries.len().saturating_sub(1));
+        let mut answers_again = false;
         match &mut self.shown {
             Some(s) => {
                 let still = self
@@ -62,6 +67,20 @@ impl App {
                 {
                     s.title = w.name.clone();
                     s.gone = false;
+                }
+                // An app that owns its bus name and answers nothing keeps its window (as last
+                // seen); when it answers again, its tree is read again.
+                match self.apps.iter().find(|a| a.bus_name == s.bus_name) {
+                    Some(a) if !a.responding && s.silent_since.is_none() => {
+                        s.silent_since = Some(self.clock_ms);
+                        self.notice = Some(SILENT.into());
+                    }
+                    Some(a) if !a.responding => {}
+                    Some(_) if s.silent_since.is_some() => {
+                        s.silent_since = None;
+                        answers_again = true;
+                    }
+                    _ => {}
                 }
                 // The list may have shifted under the cursor: keep it on the shown window.
                 if self.focus != Pane::Apps {
@@ -129,6 +148,10 @@ impl App {
                 }
             }
         }
+        if answers_again {
+            self.notice = Some("the application answers again".into());
+            self.request_snapshot(fx);
+        }
     }
 
     /// The window asked for on the command line cannot be opened: the apps pane takes the
@@ -171,10 +194,31 @@ impl App {
         }
         self.pending.snapshot_inflight = false;
         self.loading = false;
+        // The app went silent during the read: the tree on screen stays (greyed) rather than
+        // being replaced by the part that came back; the app list's poll notices its return.
+        let silent = match &result {
+            Ok(snap) => snap.truncated == Some(crate::model::Truncation::NotResponding),
+            Err(e) => matches!(e, BackendError::NotResponding { .. }),
+        };
+        if silent {
+            if shown.silent_since.is_none() {
+                shown.silent_since = Some(self.clock_ms);
+            }
+            self.notice = Some(SILENT.into());
+            if self.tree.is_some() || result.is_err() {
+                if self.pending.snapshot_again {
+                    self.pending.snapshot_again = false;
+                }
+                return;
+            }
+        }
         match result {
             Ok(snap) => {
                 shown.gone = false;
-                let tiny = snap.nodes.len() <= crate::doctor::TINY_TREE;
+                if !silent {
+                    shown.silent_since = None;
+                }
+                let tiny = snap.nodes.len() <= crate::doctor::TINY_TREE && !silent;
                 self.install(root.clone(), *snap);
                 if tiny {
                     self.diagnose(Some(root), fx);

@@ -39,6 +39,7 @@ impl App {
             title: win.name.clone(),
             gone: false,
             exited: false,
+            silent_since: None,
         };
         self.show_window(shown, fx);
         self.open_error = None;

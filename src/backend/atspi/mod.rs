@@ -5,6 +5,7 @@
 mod bus;
 mod calls;
 pub mod doctor;
+pub(crate) mod process;
 mod reader;
 mod x11;
 
@@ -33,6 +34,9 @@ pub struct AtspiBackend {
     /// The X window last activated for synthesized input, by bus name (GTK 4 reports extents
     /// relative to it).
     windows: Mutex<HashMap<String, (x11::TopLevel, Instant)>>,
+    /// Each app as it was last listed while answering, by bus name: an app that stops
+    /// answering keeps its name and windows in the list (marked not responding).
+    seen: Known,
     /// Event kinds are registered with the registry on the first `subscribe` only: a one-shot
     /// read needs no events, and registering makes every app start sending them.
     registered: std::sync::Once,
@@ -93,11 +97,108 @@ impl AtspiBackend {
             actions: Default::default(),
             toolkits: Mutex::new(HashMap::new()),
             windows: Mutex::new(HashMap::new()),
+            seen: Known::default(),
             registered: std::sync::Once::new(),
             awake: tokio::sync::OnceCell::new(),
             events: tx,
             _pump: pump,
         })
+    }
+
+    /// A call that timed out on an app that still owns its bus name: the app is not
+    /// responding (busy or hung), named by its process. Other errors pass unchanged.
+    async fn silent_or(&self, bus: &str, e: BackendError) -> BackendError {
+        let BackendError::Timeout { .. } = e else {
+            return e;
+        };
+        let c = self
+            .caller()
+            .with_deadline(Instant::now() + self.caller.call_timeout);
+        if !bus.starts_with(':') || c.is_gone(bus) || !c.name_has_owner(bus).await.unwrap_or(false)
+        {
+            return e;
+        }
+        let pid = c.unix_pid(bus).await.ok();
+        BackendError::NotResponding {
+            app: match pid {
+                Some(pid) => format!(
+                    "the application {} (pid {pid})",
+                    crate::model::quoted(&process::label(pid).unwrap_or_default(), 60)
+                ),
+                None => format!("the application on {bus}"),
+            },
+            ms: self.caller.call_timeout.as_millis() as u64,
+        }
+    }
+
+    async fn read_node_of(&self, obj: ObjRef) -> Result<Node, BackendError> {
+        let c = self
+            .caller()
+            .with_deadline(Instant::now() + self.caller.call_timeout * 2);
+        let toolkit = self.toolkit(&c, &obj.bus).await?;
+        let raw = reader::read_fields(&c, &obj, toolkit).await?;
+        let mut node = Node::new(obj.id(), raw.role, raw.raw_role.clone());
+        node.name = raw.name.as_str().into();
+        node.description = raw.description.as_str().into();
+        node.states = raw.states;
+        node.interfaces = raw.interfaces;
+        let acts = async {
+            if raw.interfaces.has(Interface::Action) {
+                reader::read_actions(&c, &obj, true).await
+            } else {
+                Ok((Vec::new(), Vec::new()))
+            }
+        };
+        let val = reader::get_value(&c, &raw, toolkit, None);
+        let label = async {
+            if raw.role.is_interactive() {
+                reader::read_label(&c, &obj, None).await
+            } else {
+                Ok(None)
+            }
+        };
+        let bounds = async {
+            if raw.interfaces.has(Interface::Component) {
+                self.screen_extents(&c, &obj, toolkit).await.ok()
+            } else {
+                None
+            }
+        };
+        let (acts, val, label, bounds) = tokio::join!(acts, val, label, bounds);
+        let (actions, labels) = acts?;
+        node.actions = actions.into_iter().map(AppText::from).collect();
+        node.action_labels = labels.into_iter().map(AppText::from).collect();
+        node.value = val?;
+        node.label = label?.map(AppText::from);
+        node.bounds = bounds;
+        Ok(node)
+    }
+
+    async fn children_of(&self, obj: ObjRef) -> Result<Vec<Node>, BackendError> {
+        let c = self
+            .caller()
+            .with_deadline(Instant::now() + Duration::from_secs(3));
+        let toolkit = self.toolkit(&c, &obj.bus).await?;
+        let parent = reader::read_raw(&c, &obj, toolkit).await?;
+        // An element that manages its descendants (or has too many) is never enumerated; a
+        // small table among them (Qt's combo box keeps its options in a list view that manages
+        // its descendants) gives its cells one by one, bounded by the size it reports.
+        let kids = match reader::list(&c, &parent).await? {
+            Some(kids) => kids,
+            None => reader::small_table_cells(&c, &parent).await?,
+        };
+        let ids: Vec<NodeId> = kids.iter().map(ObjRef::id).collect();
+        let nodes = futures::future::join_all(ids.iter().map(|k| self.read_node(k))).await;
+        let mut out = Vec::with_capacity(nodes.len());
+        for n in nodes {
+            match n {
+                Ok(n) => out.push(n),
+                Err(e @ BackendError::AppGone { .. }) => return Err(e),
+                // A child that went away while being read is simply not an option any more.
+                Err(_) => {}
+            }
+        }
+        Ok(out)
     }
 
     fn caller(&self) -> &Caller {
@@ -414,7 +515,7 @@ impl Backend for AtspiBackend {
         else {
             return Ok(None);
         };
-        Ok(app_info(&c, app).await)
+        Ok(app_info(&c, app, &self.seen).await)
     }
 
     async fn diagnose(&self) -> Option<crate::doctor::Report> {
@@ -436,7 +537,8 @@ impl Backend for AtspiBackend {
         let apps = c.desktop_apps().await?;
         let infos = futures::future::join_all(apps.into_iter().map(|a| {
             let c = c.clone();
-            async move { app_info(&c, a).await }
+            let seen = &self.seen;
+            async move { app_info(&c, a, seen).await }
         }))
         .await;
         // Apps that vanished or hung while being listed are left out rather than failing all.
@@ -464,74 +566,18 @@ impl Backend for AtspiBackend {
 
     async fn read_node(&self, id: &NodeId) -> Result<Node, BackendError> {
         let obj = ObjRef::from_id(id)?;
-        let c = self
-            .caller()
-            .with_deadline(Instant::now() + self.caller.call_timeout * 2);
-        let toolkit = self.toolkit(&c, &obj.bus).await?;
-        let raw = reader::read_fields(&c, &obj, toolkit).await?;
-        let mut node = Node::new(obj.id(), raw.role, raw.raw_role.clone());
-        node.name = raw.name.as_str().into();
-        node.description = raw.description.as_str().into();
-        node.states = raw.states;
-        node.interfaces = raw.interfaces;
-        let acts = async {
-            if raw.interfaces.has(Interface::Action) {
-                reader::read_actions(&c, &obj, true).await
-            } else {
-                Ok((Vec::new(), Vec::new()))
-            }
-        };
-        let val = reader::get_value(&c, &raw, toolkit, None);
-        let label = async {
-            if raw.role.is_interactive() {
-                reader::read_label(&c, &obj, None).await
-            } else {
-                Ok(None)
-            }
-        };
-        let bounds = async {
-            if raw.interfaces.has(Interface::Component) {
-                self.screen_extents(&c, &obj, toolkit).await.ok()
-            } else {
-                None
-            }
-        };
-        let (acts, val, label, bounds) = tokio::join!(acts, val, label, bounds);
-        let (actions, labels) = acts?;
-        node.actions = actions.into_iter().map(AppText::from).collect();
-        node.action_labels = labels.into_iter().map(AppText::from).collect();
-        node.value = val?;
-        node.label = label?.map(AppText::from);
-        node.bounds = bounds;
-        Ok(node)
+        match self.read_node_of(obj.clone()).await {
+            Err(e) => Err(self.silent_or(&obj.bus, e).await),
+            ok => ok,
+        }
     }
 
     async fn children(&self, id: &NodeId) -> Result<Vec<Node>, BackendError> {
         let obj = ObjRef::from_id(id)?;
-        let c = self
-            .caller()
-            .with_deadline(Instant::now() + Duration::from_secs(3));
-        let toolkit = self.toolkit(&c, &obj.bus).await?;
-        let parent = reader::read_raw(&c, &obj, toolkit).await?;
-        // An element that manages its descendants (or has too many) is never enumerated; a
-        // small table among them (Qt's combo box keeps its options in a list view that manages
-        // its descendants) gives its cells one by one, bounded by the size it reports.
-        let kids = match reader::list(&c, &parent).await? {
-            Some(kids) => kids,
-            None => reader::small_table_cells(&c, &parent).await?,
-        };
-        let ids: Vec<NodeId> = kids.iter().map(ObjRef::id).collect();
-        let nodes = futures::future::join_all(ids.iter().map(|k| self.read_node(k))).await;
-        let mut out = Vec::with_capacity(nodes.len());
-        for n in nodes {
-            match n {
-                Ok(n) => out.push(n),
-                Err(e @ BackendError::AppGone { .. }) => return Err(e),
-                // A child that went away while being read is simply not an option any more.
-                Err(_) => {}
-            }
+        match self.children_of(obj.clone()).await {
+            Err(e) => Err(self.silent_or(&obj.bus, e).await),
+            ok => ok,
         }
-        Ok(out)
     }
 
     async fn index_in_parent(&self, id: &NodeId) -> Result<Option<usize>, BackendError> {
@@ -539,7 +585,10 @@ impl Backend for AtspiBackend {
         let c = self
             .caller()
             .with_deadline(Instant::now() + self.caller.call_timeout);
-        Ok(usize::try_from(c.index_in_parent(&obj).await?).ok())
+        match c.index_in_parent(&obj).await {
+            Ok(i) => Ok(usize::try_from(i).ok()),
+            Err(e) => Err(self.silent_or(&obj.bus, e).await),
+        }
     }
 
     async fn write(&self, id: &NodeId, op: &WriteOp) -> WriteAck {
@@ -652,7 +701,13 @@ impl Backend for AtspiBackend {
     }
 }
 
-async fn app_info(c: &Caller, app: ObjRef) -> Option<AppInfo> {
+/// Apps as last listed while answering, by bus name.
+type Known = Mutex<HashMap<String, AppInfo>>;
+
+/// One app with its windows. `None` when it left the bus while being listed; an app that is
+/// still on the bus but answers nothing is listed as not responding (with what was last seen
+/// of it, else its process name).
+async fn app_info(c: &Caller, app: ObjRef, seen: &Known) -> Option<AppInfo> {
     let windows_of = Listable::root(&app);
     let kids = async {
         match &windows_of {
@@ -667,7 +722,42 @@ async fn app_info(c: &Caller, app: ObjRef) -> Option<AppInfo> {
         c.toolkit_name(&app),
         c.toolkit_version(&app),
     );
-    let name = name.ok()?.into();
+    let name: AppText = match name {
+        Ok(n) => n.into(),
+        Err(BackendError::Timeout { .. }) => {
+            // Owning its name yet silent: busy or hung, not gone.
+            if c.is_gone(&app.bus) || !c.name_has_owner(&app.bus).await.unwrap_or(false) {
+                return None;
+            }
+            let pid = pid.ok();
+            let last = seen
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(&app.bus)
+                .cloned();
+            tracing::debug!(bus = %app.bus, pid, "app not responding");
+            return Some(match last {
+                Some(info) => AppInfo {
+                    responding: false,
+                    ..info
+                },
+                None => AppInfo {
+                    id: app.id(),
+                    name: pid
+                        .and_then(process::label)
+                        .unwrap_or_else(|| app.bus.clone())
+                        .into(),
+                    pid,
+                    bus_name: app.bus.clone(),
+                    toolkit: None,
+                    toolkit_version: None,
+                    windows: Vec::new(),
+                    responding: false,
+                },
+            });
+        }
+        Err(_) => return None,
+    };
     let windows = futures::future::join_all(kids.unwrap_or_default().into_iter().map(|w| {
         let c = c.clone();
         async move {
@@ -681,7 +771,7 @@ async fn app_info(c: &Caller, app: ObjRef) -> Option<AppInfo> {
         }
     }))
     .await;
-    Some(AppInfo {
+    let info = AppInfo {
         id: app.id(),
         name,
         pid: pid.ok(),
@@ -693,5 +783,10 @@ async fn app_info(c: &Caller, app: ObjRef) -> Option<AppInfo> {
             .flatten()
             .filter(|w| w.role != Role::Unknown || !w.name.is_empty())
             .collect(),
-    })
+        responding: true,
+    };
+    seen.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(app.bus.clone(), info.clone());
+    Some(info)
 }

@@ -717,6 +717,18 @@ struct Walk {
     /// The read must stop: a call timed out (the app is hung) or the app left the bus.
     stop: bool,
     failed_calls: usize,
+    /// The read's own deadline: a call that times out before it means the app went silent.
+    deadline: Instant,
+}
+
+/// Why a read that got no answer stops: its deadline passed (`--read-timeout`), or, before
+/// that, the app answered nothing for the call timeout (busy or hung).
+fn silence(deadline: Instant) -> Truncation {
+    if Instant::now() >= deadline {
+        Truncation::Timeout
+    } else {
+        Truncation::NotResponding
+    }
 }
 
 impl Walk {
@@ -728,7 +740,8 @@ impl Walk {
         match e {
             BackendError::Timeout { .. } => {
                 self.stop = true;
-                self.truncated.get_or_insert(Truncation::Timeout);
+                let why = silence(self.deadline);
+                self.truncated.get_or_insert(why);
             }
             BackendError::AppGone { .. } => {
                 self.stop = true;
@@ -978,6 +991,7 @@ pub async fn read_tree(
         unreadable: 0,
         stop: false,
         failed_calls: 0,
+        deadline: started + limits.timeout,
     };
     tracing::debug!(bus = %root.bus, path = %root.path, toolkit = toolkit.as_str(), "read started");
     let cache_answered = match caller.cache_items(&root.bus).await {
@@ -987,7 +1001,7 @@ pub async fn read_tree(
             any
         }
         Err(BackendError::Timeout { .. }) => {
-            return Ok(empty_snapshot(started, Truncation::Timeout));
+            return Ok(empty_snapshot(started, silence(w.deadline)));
         }
         Err(e @ BackendError::AppGone { .. }) => return Err(e),
         // Toolkits without the cache (or with the legacy signature) are walked instead.
@@ -1004,7 +1018,7 @@ pub async fn read_tree(
                 w.nodes.insert(root.clone(), r);
             }
             Err(BackendError::Timeout { .. }) => {
-                return Ok(empty_snapshot(started, Truncation::Timeout));
+                return Ok(empty_snapshot(started, silence(w.deadline)));
             }
             Err(e) => return Err(e),
         }
@@ -1031,7 +1045,7 @@ pub async fn read_tree(
                 }
             }
             Err(BackendError::Timeout { .. }) => {
-                return Ok(empty_snapshot(started, Truncation::Timeout));
+                return Ok(empty_snapshot(started, silence(w.deadline)));
             }
             Err(e @ BackendError::AppGone { .. }) => return Err(e),
             Err(e) => w.note_error(root, &e),
@@ -1085,6 +1099,7 @@ pub async fn read_tree(
                             unreadable: 0,
                             stop: false,
                             failed_calls: 0,
+                            deadline: w.deadline,
                         };
                         fresh.load_cache(items, toolkit);
                         tracing::debug!(

@@ -663,6 +663,7 @@ impl Worker {
                 toolkit: None,
                 toolkit_version: None,
                 windows: infos,
+                responding: true,
             });
         }
         Ok(apps)

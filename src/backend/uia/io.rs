@@ -676,6 +676,7 @@ impl Worker {
                         .then(|| AppText::from(rec.framework_id.as_str())),
                     toolkit_version: None,
                     windows: vec![window],
+                    responding: true,
                 }),
             }
         }

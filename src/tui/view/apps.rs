@@ -37,6 +37,9 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
                 if let Some(pid) = a.pid {
                     s.push(Span::styled(format!(" {pid}"), theme::DIM));
                 }
+                if !a.responding {
+                    s.push(Span::styled(" not responding", theme::WARN));
+                }
                 Line::from(s)
             }
             Some(w) => {

@@ -20,6 +20,16 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         // What happened to the window first: a long title must not cut it off.
         if s.exited {
             title.push(Span::styled(" app exited ", theme::GONE));
+        } else if let Some(since) = s.silent_since {
+            title.push(Span::styled(
+                format!(
+                    " not responding for {} — retrying ",
+                    crate::model::display::seconds(
+                        app.clock_ms.saturating_sub(since) / 1000 * 1000
+                    )
+                ),
+                theme::WARN,
+            ));
         } else if s.gone {
             title.push(Span::styled(" window closed ", theme::GONE));
         }
@@ -97,6 +107,8 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     let h = inner.height as usize;
     let sel = app.selection.as_ref();
     let gone_at = sel.filter(|s| s.gone.is_some()).map(|s| s.line);
+    // The app does not answer: the last tree it gave, greyed.
+    let silent = app.shown.as_ref().is_some_and(|s| s.silent_since.is_some());
     let mut out: Vec<Line<'static>> = Vec::with_capacity(h);
     let mut i = app.tree_offset;
     while out.len() < h {
@@ -159,7 +171,16 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
             spans.push(Span::styled("  ⚠ unconfirmed write", theme::BAD));
         }
         let selected = sel.is_some_and(|s| s.gone.is_none() && s.line == li);
-        let line = Line::from(spans);
+        let line = if silent {
+            Line::from(
+                spans
+                    .into_iter()
+                    .map(|s| Span::styled(s.content, theme::DIM))
+                    .collect::<Vec<_>>(),
+            )
+        } else {
+            Line::from(spans)
+        };
         out.push(if selected {
             pad(line, width).style(theme::SELECTED)
         } else {
@@ -174,6 +195,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     }
     // A tree this small usually means the toolkit has not exposed the app: say why.
     if tree.snap.nodes.len() <= crate::doctor::TINY_TREE
+        && !silent
         && let (Some(report), Some(s)) = (&app.diagnosis, &app.shown)
     {
         let pid = app
