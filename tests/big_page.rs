@@ -8,7 +8,10 @@
 
 mod common;
 
+use std::time::Duration;
+
 use common::matrix::{Kit, MatrixApp, compare_with_pyatspi, pyatspi_of};
+use common::tmux::Tmux;
 use common::*;
 
 #[test]
@@ -71,4 +74,46 @@ fn the_big_page_is_read_whole_found_in_and_written() {
     assert_ok(&o, "get row 1499's check box");
     assert!(stdout(&o).contains("= off"), "{}", stdout(&o));
     app.assert_alive("get");
+
+    // The inspector: the tree is painted while it is read, the read ends whole, the filter
+    // finds one row; a re-read stopped with Esc keeps what it had and says so.
+    let tmux = Tmux::new();
+    tmux.start(&["--pid", &app.pid.to_string()]);
+    tmux.wait_for("▾ frame", Duration::from_secs(60));
+    let whole = wait_whole(&tmux);
+    assert!(!whole.contains("incomplete"), "{whole}");
+    tmux.keys(&["/"]);
+    tmux.type_text(r#"check-box "Row 1500 done""#);
+    tmux.wait_for("unique", Duration::from_secs(10));
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Row 1500 done", Duration::from_secs(10));
+    tmux.keys(&["F5"]);
+    tmux.keys(&["Escape"]);
+    // Either the read stopped (and the tree says it is incomplete) or it had already ended.
+    let after = wait_whole(&tmux);
+    let top = after.lines().next().unwrap_or_default().to_string();
+    assert!(
+        !top.contains("incomplete") || top.contains("incomplete: cancelled"),
+        "{after}"
+    );
+    assert!(tmux.alive(), "the inspector quit");
+    tmux.keys(&["q"]);
+    app.assert_alive("the inspector");
+}
+
+/// Waits until the inspector's tree pane shows no read in progress; returns the screen.
+fn wait_whole(tmux: &Tmux) -> String {
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        let s = tmux.screen();
+        let top = s.lines().next().unwrap_or_default();
+        if top.contains(" nodes · ") && !top.contains("reading…") {
+            return s;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the read never ended:\n{s}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }

@@ -211,6 +211,8 @@ async fn a_tiny_tree_shows_why_from_the_doctor() {
             toolkit_version: None,
             registered: true,
             nodes: Some(3),
+            responding: true,
+            window: None,
             status: treeglass::doctor::Status::Warn,
             hint: Some(treeglass::doctor::toolkit_hint(
                 Some(treeglass::model::Toolkit::Chromium),
@@ -259,6 +261,8 @@ async fn an_empty_apps_pane_shows_why_from_the_doctor_wrapped() {
             toolkit_version: None,
             registered: false,
             nodes: None,
+            responding: true,
+            window: None,
             status: treeglass::doctor::Status::Warn,
             hint: Some("its environment has NO_AT_BRIDGE=1: restart it without".into()),
         }],
@@ -277,4 +281,86 @@ async fn an_empty_apps_pane_shows_why_from_the_doctor_wrapped() {
     ] {
         assert!(screen.contains(words), "{words:?} missing:\n{screen}");
     }
+}
+
+/// The first n nodes of `snap` in pre-order, as a read still going on would hand them over.
+fn partial_of(snap: &treeglass::model::Snapshot, n: usize) -> treeglass::model::Snapshot {
+    let mut p = snap.clone();
+    p.nodes.truncate(n);
+    for node in &mut p.nodes {
+        node.children.retain(|c| *c < n);
+    }
+    p.truncated = Some(treeglass::model::Truncation::Reading);
+    p
+}
+
+#[tokio::test]
+async fn the_first_read_is_painted_as_it_arrives_and_replaced_when_whole() {
+    let b = FixtureBackend::demo();
+    let apps = b.apps().await.unwrap();
+    let window = apps[0].windows[0].id.clone();
+    let whole = b
+        .snapshot(&window, &treeglass::backend::Limits::default())
+        .await
+        .unwrap();
+    let mut h = Harness::new(Arc::new(b.clone()), 140, 40, None);
+    let _ = h.app.init();
+    // The app list opens the window: its read starts (and is left running).
+    h.send(Msg::Apps(Ok(apps)));
+    assert!(h.app.tree.is_none());
+    assert!(h.render().contains("reading the tree… (Esc stops)"));
+
+    // What the read has placed so far is painted at once, and the filter works on it.
+    let part = partial_of(&whole, 8);
+    let last = part.nodes[7].name.as_str().to_string();
+    h.send(Msg::Partial {
+        root: window.clone(),
+        snap: Box::new(part),
+    });
+    let screen = h.render();
+    assert_eq!(h.app.tree.as_ref().unwrap().snap.nodes.len(), 8, "{screen}");
+    assert!(screen.contains(&last), "{screen}");
+    assert!(!screen.contains("incomplete: reading"), "{screen}");
+    h.filter("button");
+    let badge = h.app.filter.badge.unwrap();
+    assert!(matches!(badge, Badge::Reading { .. }), "{badge:?}");
+    assert!(badge.text().starts_with("reading… ("), "{}", badge.text());
+
+    // A later, bigger part replaces it; the whole tree replaces that.
+    h.send(Msg::Partial {
+        root: window.clone(),
+        snap: Box::new(partial_of(&whole, 20)),
+    });
+    assert_eq!(h.app.tree.as_ref().unwrap().snap.nodes.len(), 20);
+    h.settle().await.unwrap();
+    let t = h.app.tree.as_ref().unwrap();
+    assert!(t.snap.complete());
+    assert_eq!(t.snap.nodes.len(), whole.nodes.len());
+    assert!(!matches!(h.app.filter.badge, Some(Badge::Reading { .. })));
+
+    // A partial arriving after the read ended (or for another window) is not painted.
+    h.send(Msg::Partial {
+        root: window.clone(),
+        snap: Box::new(partial_of(&whole, 5)),
+    });
+    assert_eq!(
+        h.app.tree.as_ref().unwrap().snap.nodes.len(),
+        whole.nodes.len()
+    );
+}
+
+#[tokio::test]
+async fn esc_stops_a_read_in_progress_before_it_clears_the_filter() {
+    let (_b, mut h) = start().await;
+    h.filter("button");
+    h.key(KeyCode::Enter);
+    assert!(h.app.filter.active());
+    // A re-read is running: Esc stops it and leaves the filter.
+    h.key(KeyCode::F(5));
+    h.key(KeyCode::Esc);
+    assert!(h.app.filter.active());
+    h.settle().await.unwrap();
+    // Nothing is reading any more: Esc clears the filter.
+    h.key(KeyCode::Esc);
+    assert!(!h.app.filter.active());
 }

@@ -2,20 +2,38 @@
 //! on standard error when that is a terminal (`reading… 12,480 nodes`), the TUI shows it while
 //! it waits for a window's tree. One counter for the process: backends set it as a read's
 //! rounds come back; nothing else depends on it.
+//!
+//! The inspector also asks for the tree as it arrives ([`ReadProgress::want_partials`]): a
+//! backend that reads in rounds publishes what it has placed so far, marked
+//! `Truncation::Reading`, and the inspector paints it until the whole tree comes. And it can
+//! stop a read ([`ReadProgress::cancel`]): the read sends nothing more and ends with what it
+//! has, marked `Truncation::Cancelled`.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use crate::model::{NodeId, Snapshot};
 
 pub struct ReadProgress {
     /// Reads running now.
     active: AtomicUsize,
     /// Nodes placed so far by the latest round of a running read.
     nodes: AtomicUsize,
+    /// Whether anyone shows partial trees (only the inspector does: building one costs).
+    partials: AtomicBool,
+    /// The newest partial tree, with the root it is of.
+    partial: Mutex<Option<(NodeId, Snapshot)>>,
+    /// The running reads are to stop.
+    cancel: AtomicBool,
 }
 
 /// The process's read progress.
 pub static READ: ReadProgress = ReadProgress {
     active: AtomicUsize::new(0),
     nodes: AtomicUsize::new(0),
+    partials: AtomicBool::new(false),
+    partial: Mutex::new(None),
+    cancel: AtomicBool::new(false),
 };
 
 /// Marks a read as running until dropped.
@@ -24,7 +42,9 @@ pub struct Reading(());
 impl ReadProgress {
     /// Starts counting one read.
     pub fn start(&'static self) -> Reading {
-        self.active.fetch_add(1, Ordering::Relaxed);
+        if self.active.fetch_add(1, Ordering::Relaxed) == 0 {
+            self.cancel.store(false, Ordering::Relaxed);
+        }
         self.nodes.store(0, Ordering::Relaxed);
         Reading(())
     }
@@ -38,10 +58,49 @@ impl ReadProgress {
     pub fn nodes(&self) -> Option<usize> {
         (self.active.load(Ordering::Relaxed) > 0).then(|| self.nodes.load(Ordering::Relaxed))
     }
+
+    /// Asks reads to publish partial trees from now on.
+    pub fn want_partials(&self) {
+        self.partials.store(true, Ordering::Relaxed);
+    }
+
+    pub fn wants_partials(&self) -> bool {
+        self.partials.load(Ordering::Relaxed)
+    }
+
+    /// A read's tree so far (replacing an older one not taken yet).
+    pub fn publish(&self, root: NodeId, snap: Snapshot) {
+        *self.partial.lock().unwrap_or_else(|e| e.into_inner()) = Some((root, snap));
+    }
+
+    /// The newest partial tree not taken yet.
+    pub fn take_partial(&self) -> Option<(NodeId, Snapshot)> {
+        self.partial
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+    }
+
+    /// Stops the running reads (they end with what they have). No effect when none runs.
+    pub fn cancel(&self) {
+        if self.active.load(Ordering::Relaxed) > 0 {
+            self.cancel.store(true, Ordering::Relaxed);
+        }
+    }
+
+    pub fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
 }
 
 impl Drop for Reading {
     fn drop(&mut self) {
-        READ.active.fetch_sub(1, Ordering::Relaxed);
+        if READ.active.fetch_sub(1, Ordering::Relaxed) == 1 {
+            READ.cancel.store(false, Ordering::Relaxed);
+            READ.partial
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take();
+        }
     }
 }

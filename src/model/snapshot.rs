@@ -115,6 +115,10 @@ pub enum Truncation {
     NotResponding,
     /// The application left the bus mid-read.
     AppGone,
+    /// A partial tree handed over while the read goes on (the inspector paints it).
+    Reading,
+    /// The user stopped the read (the inspector's Esc): what was read by then.
+    Cancelled,
 }
 
 impl Truncation {
@@ -126,6 +130,8 @@ impl Truncation {
             Truncation::Timeout => "timeout",
             Truncation::NotResponding => "not_responding",
             Truncation::AppGone => "app_gone",
+            Truncation::Reading => "reading",
+            Truncation::Cancelled => "cancelled",
         }
     }
 }

@@ -66,6 +66,11 @@ pub enum Msg {
         root: NodeId,
         result: Result<Box<Snapshot>, BackendError>,
     },
+    /// What a read still running has placed so far (`Truncation::Reading`).
+    Partial {
+        root: NodeId,
+        snap: Box<Snapshot>,
+    },
     /// The platform's diagnosis, when the app list is empty or a window's tree tiny.
     Diagnosed(Option<Box<crate::doctor::Report>>),
     /// Single nodes were re-read (after events, or for the details pane).
@@ -131,6 +136,8 @@ pub enum Effect {
     Export,
     /// Draw the on-screen frame around these screen bounds, or take it away (`None`).
     Highlight(Option<Bounds>),
+    /// Stop the tree read in progress; it ends with what it has (→ [`Msg::Snapshot`]).
+    CancelRead,
 }
 
 /// The selected element, followed by identity across re-reads.
@@ -403,6 +410,7 @@ impl App {
             Msg::Resize(w, h) => self.size = (w, h),
             Msg::Apps(r) => self.on_apps(r, &mut fx),
             Msg::Snapshot { root, result } => self.on_snapshot(root, result, &mut fx),
+            Msg::Partial { root, snap } => self.on_partial(root, *snap),
             Msg::NodesRead { results, details } => self.on_nodes(results, details, &mut fx),
             Msg::Diagnosed(report) => self.diagnosis = report,
             Msg::WriteDone { write, result } => self.on_write_done(write, *result, &mut fx),

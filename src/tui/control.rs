@@ -33,7 +33,10 @@ impl App {
             Action::Quit => self.quit = true,
             Action::Help => self.mode = Mode::Help { scroll: 0 },
             Action::Escape => {
-                if self.filter.active() {
+                // A read in progress is stopped first (it keeps what it read); then the filter.
+                if self.pending.snapshot_inflight || self.loading {
+                    fx.push(Effect::CancelRead);
+                } else if self.filter.active() {
                     self.clear_filter();
                 }
             }

@@ -94,6 +94,10 @@ pub fn plan(ctx: &Arc<Ctx>, effect: Effect) -> Work {
                 result: Box::new(result),
             }
         })),
+        Effect::CancelRead => Work::Job(Box::pin(async move {
+            crate::backend::progress::READ.cancel();
+            Msg::Notice("stopping the read: the tree keeps what was read".into())
+        })),
         Effect::Timer { id, after } => Work::Job(Box::pin(async move {
             tokio::time::sleep(after).await;
             Msg::Timer(id)

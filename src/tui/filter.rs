@@ -20,6 +20,10 @@ pub enum Badge {
     Incomplete {
         found: usize,
     },
+    /// The tree is still being read: `found` nodes match what has come so far.
+    Reading {
+        found: usize,
+    },
     /// The filter does not parse.
     Error,
 }
@@ -32,6 +36,7 @@ impl Badge {
             Badge::Many(n) => format!("{n} matches"),
             Badge::NoMatch => "no match".into(),
             Badge::Incomplete { found } => format!("incomplete tree ({found} found)"),
+            Badge::Reading { found } => format!("reading… ({found} found so far)"),
             Badge::Error => "syntax error".into(),
         }
     }
@@ -118,7 +123,14 @@ impl App {
                         None => Vec::new(),
                     };
                     let complete = self.tree.as_ref().is_none_or(|t| t.snap.complete());
-                    f.badge = Some(if !complete {
+                    let reading = self.tree.as_ref().is_some_and(|t| {
+                        t.snap.truncated == Some(crate::model::Truncation::Reading)
+                    });
+                    f.badge = Some(if reading {
+                        Badge::Reading {
+                            found: f.matches.len(),
+                        }
+                    } else if !complete {
                         Badge::Incomplete {
                             found: f.matches.len(),
                         }

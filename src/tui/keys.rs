@@ -267,7 +267,7 @@ pub const BINDINGS: &[Binding] = &[
         keys: &[code(KeyCode::Esc)],
         label: "Esc",
         action: Action::Escape,
-        help: "close an overlay, or clear the filter",
+        help: "close an overlay, stop a read, clear the filter",
     },
 ];
 

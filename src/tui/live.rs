@@ -244,6 +244,22 @@ impl App {
         }
     }
 
+    /// Paints what the first read of the shown window has placed so far. A window already
+    /// shown keeps its last whole tree until the new read is whole.
+    pub(super) fn on_partial(&mut self, root: NodeId, snap: Snapshot) {
+        let Some(shown) = &self.shown else {
+            return;
+        };
+        let partial_shown = self
+            .tree
+            .as_ref()
+            .is_none_or(|t| t.snap.truncated == Some(crate::model::Truncation::Reading));
+        if shown.window != root || !self.pending.snapshot_inflight || !partial_shown {
+            return;
+        }
+        self.install(root, snap);
+    }
+
     /// Replaces the tree with a fresh read, keeping folding, collapse, the filter and the
     /// selection (by identity; a vanished element is shown as gone).
     pub(super) fn install(&mut self, root: NodeId, snap: Snapshot) {

@@ -30,8 +30,8 @@ use crate::model::AppText;
 /// At most one frame per this interval; input is drained before drawing.
 const FRAME: Duration = Duration::from_millis(16);
 
-/// How often a read's progress line is refreshed.
-const PROGRESS_TICK: Duration = Duration::from_millis(250);
+/// How often a read's progress line is refreshed and its partial tree taken.
+const PROGRESS_TICK: Duration = Duration::from_millis(100);
 
 /// A workflow recorder the TUI reports completed writes to (issue 6 provides one). `r` starts
 /// and stops it, `w` exports; every answer is a line for the status bar.
@@ -359,6 +359,8 @@ pub async fn run(backend: Arc<dyn Backend>, opts: Options) -> Result<Ended, TuiE
         frame,
         started: Instant::now(),
     };
+    // The tree is painted as it arrives.
+    crate::backend::progress::READ.want_partials();
     let fx = lp.app.init();
     lp.run(fx);
     let mut input = EventStream::new();
@@ -385,7 +387,8 @@ pub async fn run(backend: Arc<dyn Backend>, opts: Options) -> Result<Ended, TuiE
             (true, Some(t)) => FRAME.saturating_sub(t.elapsed()),
             _ => Duration::from_secs(3600),
         };
-        // While a tree read runs, its progress line is redrawn four times a second.
+        // While a tree read runs, its progress line is redrawn ten times a second and the
+        // tree it has read so far is taken (`progress::READ`).
         let reading = lp.app.pending.snapshot_inflight || lp.app.loading;
         let wait = if reading {
             wait.min(PROGRESS_TICK)
@@ -419,6 +422,10 @@ pub async fn run(backend: Arc<dyn Backend>, opts: Options) -> Result<Ended, TuiE
                 let now = if reading { crate::backend::progress::READ.nodes() } else { None };
                 if now != lp.app.read_progress {
                     lp.app.read_progress = now;
+                    dirty = true;
+                }
+                if reading && let Some((root, snap)) = crate::backend::progress::READ.take_partial() {
+                    lp.handle(Msg::Partial { root, snap: Box::new(snap) });
                     dirty = true;
                 }
             }

@@ -5,13 +5,14 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use futures::stream;
 
 use super::bus::*;
 use super::calls::{CacheItemWire, Caller, Listable, Unlisted, ValueProp};
+use crate::backend::progress::READ;
 use crate::backend::toolkit::{Toolkit, normalise_states};
 use crate::backend::{BackendError, Limits};
 use crate::model::{
@@ -21,6 +22,9 @@ use crate::model::{
 
 /// How many calls one phase keeps in flight on the connection.
 const IN_FLIGHT: usize = 256;
+
+/// How often a read in progress hands the inspector what it has (`progress::READ`).
+const PARTIAL_EVERY: Duration = Duration::from_millis(200);
 
 /// AT-SPI relation type `ATSPI_RELATION_LABELLED_BY`.
 const RELATION_LABELLED_BY: u32 = 2;
@@ -980,7 +984,7 @@ pub async fn read_tree(
     actions: &ActionCache,
 ) -> Result<Snapshot, BackendError> {
     let started = Instant::now();
-    let _reading = crate::backend::progress::READ.start();
+    let _reading = READ.start();
     let caller = caller
         .with_deadline(started + limits.timeout)
         .with_progress();
@@ -994,7 +998,30 @@ pub async fn read_tree(
         deadline: started + limits.timeout,
     };
     tracing::debug!(bus = %root.bus, path = %root.path, toolkit = toolkit.as_str(), "read started");
-    let cache_answered = match caller.cache_items(&root.bus).await {
+    let mut fetched: HashMap<ObjRef, Vec<ObjRef>> = HashMap::new();
+    let mut extras: HashMap<ObjRef, Extras> = HashMap::new();
+    let mut failed: HashSet<ObjRef> = HashSet::new();
+    let mut managed: ManagedKids = HashMap::new();
+    if READ.wants_partials() {
+        preview(&caller, root, toolkit, &mut w, &mut fetched).await;
+        let pass = layout(&w, root, limits, &fetched, &extras, &failed, &managed);
+        READ.set(pass.order.len());
+        READ.publish(
+            root.id(),
+            build(
+                &w,
+                &pass,
+                &extras,
+                &managed,
+                Some(Truncation::Reading),
+                started,
+            ),
+        );
+    }
+    let Some(cache) = unless_cancelled(caller.cache_items(&root.bus)).await else {
+        return Ok(empty_snapshot(started, Truncation::Cancelled));
+    };
+    let cache_answered = match cache {
         Ok(items) => {
             let any = !items.is_empty();
             w.load_cache(items, toolkit);
@@ -1024,10 +1051,6 @@ pub async fn read_tree(
         }
     }
 
-    let mut fetched: HashMap<ObjRef, Vec<ObjRef>> = HashMap::new();
-    let mut extras: HashMap<ObjRef, Extras> = HashMap::new();
-    let mut failed: HashSet<ObjRef> = HashSet::new();
-    let mut managed: ManagedKids = HashMap::new();
     // The root's children always come from the element itself: GTK 4's cache says its
     // application has none.
     if cache_answered && let Some(root_raw) = w.nodes.get(root).cloned() {
@@ -1055,9 +1078,16 @@ pub async fn read_tree(
     // round would be a round for nothing.
     let mut discovering = cache_answered && toolkit == Toolkit::Gtk4;
     let mut rounds = 0;
+    let mut published = started;
+    let mut published_nodes = 0usize;
     let pass = loop {
         let mut pass = layout(&w, root, limits, &fetched, &extras, &failed, &managed);
-        crate::backend::progress::READ.set(pass.order.len());
+        READ.set(pass.order.len());
+        if READ.cancelled() {
+            w.stop = true;
+            w.truncated = Some(Truncation::Cancelled);
+        }
+
         if rounds == 0 && w.nodes.len() <= limits.max_nodes {
             // First round: everything the cache knows whose children or extras are missing,
             // reachable yet or not, so gaps below gaps do not cost a round each.
@@ -1122,6 +1152,24 @@ pub async fn read_tree(
         if idle || w.stop {
             break pass;
         }
+        // Another round follows: the inspector paints what is read so far, at most five
+        // times a second.
+        let grown = pass.order.len() >= published_nodes + published_nodes / 4 + 100;
+        if READ.wants_partials() && grown && published.elapsed() >= PARTIAL_EVERY
+            || READ.wants_partials() && pass.order.len() >= 2 * published_nodes + 100
+        {
+            published = Instant::now();
+            published_nodes = pass.order.len();
+            let partial = build(
+                &w,
+                &pass,
+                &extras,
+                &managed,
+                Some(Truncation::Reading),
+                started,
+            );
+            READ.publish(root.id(), partial);
+        }
         rounds += 1;
         tracing::debug!(
             round = rounds,
@@ -1158,6 +1206,8 @@ pub async fn read_tree(
             .collect();
         let raws = Arc::new(raws);
         let answers: Vec<Answer> = stream::iter(jobs)
+            // A cancelled read sends nothing more; what is in flight comes back.
+            .take_while(|_| futures::future::ready(!READ.cancelled()))
             .map(|(kind, o)| {
                 let c = caller.clone();
                 let known = known.clone();
@@ -1251,39 +1301,11 @@ pub async fn read_tree(
         }
     };
     let truncated = w.truncated.or(pass.truncated);
-
-    let order: Vec<ObjRef> = pass
-        .order
-        .into_iter()
-        .filter(|o| w.nodes.contains_key(o))
-        .collect();
-    let index_of: HashMap<&ObjRef, usize> = order.iter().enumerate().map(|(i, o)| (o, i)).collect();
-    let mut nodes: Vec<Node> = order
-        .iter()
-        .map(|o| {
-            let mut n = w
-                .nodes
-                .get(o)
-                .map(to_node)
-                .unwrap_or_else(|| Node::new(o.id(), Role::Unknown, "unknown"));
-            if let Some(ex) = extras.get(o) {
-                n.actions = ex.actions.iter().map(AppText::from).collect();
-                n.value = ex.value.clone();
-                n.label = ex.label.as_ref().map(AppText::from);
-            }
-            if let Some(k) = pass.kids.get(o) {
-                n.children = k.iter().filter_map(|k| index_of.get(k).copied()).collect();
-            }
-            if let Some((m, _)) = managed.get(o) {
-                n.managed = Some(Box::new(m.clone()));
-            }
-            n
-        })
-        .collect();
+    let snap = build(&w, &pass, &extras, &managed, truncated, started);
     tracing::info!(
         bus = %root.bus,
         toolkit = toolkit.as_str(),
-        nodes = nodes.len(),
+        nodes = snap.nodes.len(),
         cached,
         cache_ms = t_cache.as_secs_f64() * 1000.0,
         total_ms = started.elapsed().as_secs_f64() * 1000.0,
@@ -1293,6 +1315,48 @@ pub async fn read_tree(
         truncated = truncated.map(|t| t.as_str()).unwrap_or("no"),
         "read finished"
     );
+    Ok(snap)
+}
+
+/// The snapshot of what `pass` placed: the finished read's, or a partial one
+/// (`Truncation::Reading`) while it goes on.
+fn build(
+    w: &Walk,
+    pass: &Pass,
+    extras: &HashMap<ObjRef, Extras>,
+    managed: &ManagedKids,
+    truncated: Option<Truncation>,
+    started: Instant,
+) -> Snapshot {
+    let order: Vec<&ObjRef> = pass
+        .order
+        .iter()
+        .filter(|o| w.nodes.contains_key(*o))
+        .collect();
+    let index_of: HashMap<&ObjRef, usize> =
+        order.iter().enumerate().map(|(i, o)| (*o, i)).collect();
+    let mut nodes: Vec<Node> = order
+        .iter()
+        .map(|o| {
+            let mut n = w
+                .nodes
+                .get(*o)
+                .map(to_node)
+                .unwrap_or_else(|| Node::new(o.id(), Role::Unknown, "unknown"));
+            if let Some(ex) = extras.get(*o) {
+                n.actions = ex.actions.iter().map(AppText::from).collect();
+                n.value = ex.value.clone();
+                n.label = ex.label.as_ref().map(AppText::from);
+            }
+            if let Some(k) = pass.kids.get(*o) {
+                n.children = k.iter().filter_map(|k| index_of.get(k).copied()).collect();
+            }
+            if let Some((m, _)) = managed.get(*o) {
+                n.managed = Some(Box::new(m.clone()));
+            }
+            n
+        })
+        .collect();
     let window = match nodes.first() {
         Some(n) if n.role != Role::Application => n.name.clone(),
         _ => AppText::default(),
@@ -1302,7 +1366,7 @@ pub async fn read_tree(
     } else {
         preorder(std::mem::take(&mut nodes), 0)
     };
-    Ok(Snapshot {
+    Snapshot {
         id: SnapshotId::next(),
         app: AppText::default(),
         window,
@@ -1310,7 +1374,66 @@ pub async fn read_tree(
         truncated,
         unreadable: w.unreadable,
         read_ms: started.elapsed().as_secs_f64() * 1000.0,
-    })
+    }
+}
+
+/// How deep and how big the inspector's first paint is (see [`preview`]).
+const PREVIEW_DEPTH: usize = 4;
+const PREVIEW_NODES: usize = 200;
+
+/// The inspector's first paint: the top levels under `root`, read element by element, before
+/// the cache call, which takes seconds on a big page and which a toolkit answering on one
+/// thread (Chromium) would answer first. Bounded by [`PREVIEW_DEPTH`] and [`PREVIEW_NODES`];
+/// what it reads stays in the walk. Any failure ends it quietly: the read proper decides.
+async fn preview(
+    c: &Caller,
+    root: &ObjRef,
+    toolkit: Toolkit,
+    w: &mut Walk,
+    fetched: &mut HashMap<ObjRef, Vec<ObjRef>>,
+) {
+    let mut level = vec![root.clone()];
+    for depth in 0..PREVIEW_DEPTH {
+        let last = depth + 1 == PREVIEW_DEPTH;
+        let read = futures::future::join_all(level.iter().map(|o| async move {
+            let raw = read_raw(c, o, toolkit).await?;
+            let kids = if last { None } else { list(c, &raw).await? };
+            Ok::<_, BackendError>((raw, kids))
+        }))
+        .await;
+        let mut next = Vec::new();
+        for (o, r) in level.iter().zip(read) {
+            let Ok((raw, kids)) = r else {
+                return;
+            };
+            w.nodes.insert(o.clone(), raw);
+            if let Some(k) = kids {
+                next.extend(k.iter().cloned());
+                fetched.insert(o.clone(), k);
+            }
+        }
+        next.truncate(PREVIEW_NODES.saturating_sub(w.nodes.len()));
+        if next.is_empty() {
+            return;
+        }
+        level = next;
+    }
+}
+
+/// `fut`'s answer, or `None` as soon as the reads are cancelled (`progress::READ`): a long
+/// call (a big page's cache takes seconds) is not waited for.
+async fn unless_cancelled<T>(fut: impl std::future::Future<Output = T>) -> Option<T> {
+    tokio::pin!(fut);
+    loop {
+        tokio::select! {
+            r = &mut fut => return Some(r),
+            _ = tokio::time::sleep(Duration::from_millis(50)) => {
+                if READ.cancelled() {
+                    return None;
+                }
+            }
+        }
+    }
 }
 
 fn empty_snapshot(started: Instant, why: Truncation) -> Snapshot {

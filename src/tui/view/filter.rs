@@ -31,7 +31,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     if let Some(badge) = f.badge {
         let style = match badge {
             Badge::Unique => theme::OK,
-            Badge::Many(_) | Badge::Incomplete { .. } => theme::WARN,
+            Badge::Many(_) | Badge::Incomplete { .. } | Badge::Reading { .. } => theme::WARN,
             Badge::NoMatch | Badge::Error => theme::BAD,
             Badge::None => theme::DIM,
         };

@@ -56,13 +56,21 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
             info.push_str("· hiding non-matching ");
         }
         let mut spans = vec![Span::styled(info, theme::DIM)];
+        let partial = t.snap.truncated == Some(crate::model::Truncation::Reading);
         if let Some(n) = app.read_progress.filter(|n| *n > 0) {
             spans.push(Span::styled(
-                format!(" re-reading… {} ", crate::model::group_digits(n as i64)),
-                theme::DIM,
+                if partial {
+                    format!(
+                        " reading… {} nodes (Esc stops) ",
+                        crate::model::group_digits(n as i64)
+                    )
+                } else {
+                    format!(" re-reading… {} ", crate::model::group_digits(n as i64))
+                },
+                if partial { theme::WARN } else { theme::DIM },
             ));
         }
-        if !t.snap.complete() {
+        if !t.snap.complete() && !partial {
             spans.push(Span::styled(
                 format!(
                     " incomplete: {} ",
@@ -94,10 +102,10 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         }
         let msg = match (app.loading, app.read_progress) {
             (true, Some(n)) if n > 0 => format!(
-                "reading the tree… {} nodes so far",
+                "reading the tree… {} nodes so far (Esc stops)",
                 crate::model::group_digits(n as i64)
             ),
-            (true, _) => "reading the tree…".into(),
+            (true, _) => "reading the tree… (Esc stops)".into(),
             _ => "no window (choose one in the apps pane)".into(),
         };
         frame.render_widget(Paragraph::new(Span::styled(msg, theme::DIM)), inner);
