@@ -1,17 +1,28 @@
 //! The Linux probe behind `treeglass doctor`: session bus, accessibility bus, `IsEnabled`, the
-//! registry, every registered app with the size of its tree, and GUI processes of this session
-//! that use a known toolkit but are not on the bus (found through `/proc`, which reads nothing
-//! from the apps themselves).
+//! registry, every registered app with the size of its tree (or that it does not answer), and
+//! the apps of this session that own a top-level window but have no process on the bus. Which
+//! processes make one app comes from `/proc`, which windows exist and whose they are from the X
+//! server (`_NET_WM_PID`): neither asks anything of the apps themselves.
+//!
+//! A process is flagged only when it is an app that should have a tree: it owns a window and
+//! loads a toolkit treeglass knows, and no process of the same app is registered. Browser
+//! content processes, crash handlers and windowless services own no window, so they are never
+//! problems. Where windows cannot be listed (no X display; native Wayland windows), no process
+//! is flagged: the `windows` check says what was not checked, and processes whose environment
+//! turns accessibility off are listed as `skip`, which does not count as a problem.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use super::AtspiBackend;
+use super::bus::ObjRef;
 use super::calls::Caller;
+use super::process;
+use super::x11::{self, OwnedWindow};
 use crate::backend::toolkit::Toolkit;
 use crate::backend::{Backend, BackendError, Limits};
-use crate::doctor::{AppReport, Check, Report, Status, TINY_TREE, toolkit_hint};
-use crate::model::AppText;
+use crate::doctor::{AppReport, Check, Report, Status, TINY_TREE, WindowSeen, toolkit_hint};
+use crate::model::Truncation;
 
 const STEP: Duration = Duration::from_secs(3);
 
@@ -19,6 +30,13 @@ const STEP: Duration = Duration::from_secs(3);
 pub async fn diagnose() -> Report {
     let mut checks = Vec::new();
     let mut apps = Vec::new();
+    // `/proc` and the X server are read on a thread of their own while the buses are asked: a
+    // display that never answers must not hold up the report (nor the exit: the thread is
+    // left behind, not joined).
+    let (tx, desktop) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(Desktop::read());
+    });
     env_checks(&mut checks);
 
     // 1. The session bus.
@@ -124,7 +142,17 @@ pub async fn diagnose() -> Report {
         ));
     }
 
-    // 3. The registry, and every registered app.
+    // 3. The windows on screen and whose they are.
+    let desktop = match tokio::time::timeout(STEP, desktop).await {
+        Ok(Ok(d)) => d,
+        _ => Desktop {
+            procs: Procs::default(),
+            windows: Err("the X server did not answer within 3 s".into()),
+        },
+    };
+    checks.push(desktop.check());
+
+    // 4. The registry, and every registered app.
     let backend = match AtspiBackend::connect(STEP).await {
         Ok(b) => Some(b),
         Err(e) => {
@@ -134,67 +162,199 @@ pub async fn diagnose() -> Report {
     };
     let mut registered_pids = HashSet::new();
     if let Some(b) = &backend {
-        match b.apps().await {
+        let c = b.caller().with_deadline(Instant::now() + STEP);
+        match c.desktop_apps().await {
             Ok(list) => {
                 checks.push(Check::new(
                     "registry",
                     Status::Ok,
                     format!("answers; {} application(s) registered", list.len()),
                 ));
-                for a in list {
-                    if let Some(p) = a.pid {
+                let reports =
+                    futures::future::join_all(list.iter().map(|a| registered_app(b, a, &desktop)))
+                        .await;
+                for r in reports {
+                    if let Some(p) = r.pid {
                         registered_pids.insert(p);
                     }
-                    let toolkit = a.toolkit.as_ref().map(|t| {
-                        Toolkit::detect(
-                            t.as_str(),
-                            a.toolkit_version.as_ref().map_or("", AppText::as_str),
-                        )
-                    });
-                    let limits = Limits {
-                        max_nodes: 200,
-                        timeout: STEP,
-                        ..Limits::default()
-                    };
-                    let nodes = b.snapshot(&a.id, &limits).await.map(|s| s.nodes.len());
-                    let (status, hint) = match &nodes {
-                        Ok(n) if *n <= TINY_TREE => {
-                            (Status::Warn, Some(toolkit_hint(toolkit, true)))
-                        }
-                        Ok(_) => (Status::Ok, None),
-                        Err(BackendError::AppGone { .. }) => {
-                            (Status::Warn, Some("left the bus while being read".into()))
-                        }
-                        Err(e) => (Status::Warn, Some(format!("cannot read its tree: {e}"))),
-                    };
-                    apps.push(AppReport {
-                        name: a.name.clone(),
-                        pid: a.pid,
-                        toolkit,
-                        toolkit_version: match (&a.toolkit, &a.toolkit_version) {
-                            (Some(t), Some(v)) => Some(t.map(|t| format!("{t} {}", v.as_str()))),
-                            (Some(t), None) => Some(t.clone()),
-                            _ => None,
-                        },
-                        registered: true,
-                        nodes: nodes.ok(),
-                        status,
-                        hint,
-                    });
+                    apps.push(r);
                 }
             }
             Err(e) => checks.push(Check::new("registry", Status::Fail, e.to_string())),
         }
     }
 
-    // 4. GUI processes of this session that are not registered.
-    for p in unregistered_gui_processes(&registered_pids) {
-        apps.push(p);
-    }
+    // 5. Apps of this session with a window and no process on the bus.
+    apps.extend(desktop.unregistered(&registered_pids));
     Report {
         backend: "atspi".into(),
         checks,
         apps,
+    }
+}
+
+/// How a registered app's read ended when it did not end with its tree.
+#[derive(Debug, PartialEq, Eq)]
+enum Unread {
+    /// It still owns its bus name and answered nothing: busy or hung.
+    NotResponding,
+    /// It exited or dropped its accessibility connection.
+    Left,
+    /// It answered with an error.
+    Failed(String),
+}
+
+/// Sorts a failed read: an app that still owns its bus name after a call went unanswered is
+/// not responding, never "gone".
+async fn unread(c: &Caller, bus: &str, e: BackendError) -> Unread {
+    match e {
+        BackendError::AppGone { .. } => Unread::Left,
+        BackendError::NotResponding { .. } => Unread::NotResponding,
+        BackendError::Vanished(m) | BackendError::Failed(m) | BackendError::Unsupported(m) => {
+            Unread::Failed(m)
+        }
+        BackendError::Unavailable(m) => Unread::Failed(m),
+        // A timeout (and whatever names a silent app): ask the bus daemon, not the app.
+        _ => match c.name_has_owner(bus).await {
+            Ok(false) => Unread::Left,
+            _ => Unread::NotResponding,
+        },
+    }
+}
+
+/// One registered app: its name, toolkit and tree size (read with a small cap), or why they
+/// could not be read; whether it owns a window decides whether a tiny tree is a problem.
+async fn registered_app(b: &AtspiBackend, app: &ObjRef, desktop: &Desktop) -> AppReport {
+    let c = b.caller().with_deadline(Instant::now() + STEP);
+    let (pid, name, tk, version) = tokio::join!(
+        c.unix_pid(&app.bus),
+        c.name(app),
+        c.toolkit_name(app),
+        c.toolkit_version(app),
+    );
+    let pid = pid.ok();
+    let (tk, version) = (
+        tk.ok().filter(|t| !t.is_empty()),
+        version.ok().filter(|v| !v.is_empty()),
+    );
+    let window = pid.and_then(|p| desktop.window_of_app(p));
+    let mut report = AppReport {
+        name: match &name {
+            Ok(n) => n.as_str().into(),
+            // Its accessible name cannot be asked: named the way `ps` would.
+            Err(_) => pid.and_then(process::label).unwrap_or_default().into(),
+        },
+        pid,
+        // An app that does not answer is known by what its process loads.
+        toolkit: match (tk.as_deref(), pid) {
+            (Some(t), _) => Some(Toolkit::detect(t, version.as_deref().unwrap_or(""))),
+            (None, Some(p)) => toolkit_of_process(
+                std::path::Path::new(&format!("/proc/{p}")),
+                &process::cmdline(p),
+            ),
+            (None, None) => None,
+        },
+        toolkit_version: match (&tk, &version) {
+            (Some(t), Some(v)) => Some(format!("{t} {v}").into()),
+            (Some(t), None) => Some(t.as_str().into()),
+            _ => None,
+        },
+        registered: true,
+        nodes: None,
+        responding: true,
+        window: window.map(seen),
+        status: Status::Ok,
+        hint: None,
+    };
+    if let Err(e) = name {
+        return unread_report(report, unread(&c, &app.bus, e).await, c.call_timeout);
+    }
+    let limits = Limits {
+        max_nodes: 200,
+        timeout: STEP,
+        ..Limits::default()
+    };
+    let snap = match b.snapshot(&app.id(), &limits).await {
+        Ok(s) => s,
+        Err(e) => return unread_report(report, unread(&c, &app.bus, e).await, c.call_timeout),
+    };
+    let n = snap.nodes.len();
+    report.nodes = Some(n);
+    match snap.truncated {
+        None | Some(Truncation::NodeCap | Truncation::DepthCap | Truncation::SiblingCap) => {}
+        Some(Truncation::AppGone) => return unread_report(report, Unread::Left, c.call_timeout),
+        Some(Truncation::NotResponding) => {
+            report.nodes = None;
+            return unread_report(report, Unread::NotResponding, c.call_timeout);
+        }
+        // Cut short by time: ask once more whether it answers at all.
+        Some(_) => {
+            let again = b
+                .caller()
+                .with_deadline(Instant::now() + b.caller().call_timeout);
+            match again.name(app).await {
+                Ok(_) => {
+                    report.hint = Some(format!(
+                        "answers, slowly: {n} nodes read in {}, not the whole tree",
+                        secs(STEP)
+                    ));
+                    return report;
+                }
+                Err(e) => {
+                    let why = unread(&again, &app.bus, e).await;
+                    report.nodes = None;
+                    return unread_report(report, why, again.call_timeout);
+                }
+            }
+        }
+    }
+    if n <= TINY_TREE {
+        // A window on screen (or, where not every window can be listed, one in its tree) with
+        // next to nothing in it is a toolkit keeping its tree back; a portal or another
+        // windowless service has only its application node, and that is all it should have.
+        let has_window = match &desktop.windows {
+            Ok(_) if !wayland() => window.is_some(),
+            _ => window.is_some() || n > 1,
+        };
+        if has_window {
+            report.status = Status::Warn;
+            report.hint = Some(toolkit_hint(report.toolkit, true));
+        } else {
+            report.hint = Some(
+                "no window of its own: a background service, and a tree this small is all it has"
+                    .into(),
+            );
+        }
+    }
+    report
+}
+
+fn unread_report(mut report: AppReport, why: Unread, call_timeout: Duration) -> AppReport {
+    report.status = Status::Warn;
+    report.hint = Some(match why {
+        Unread::NotResponding => {
+            report.responding = false;
+            format!(
+                "not responding: it does not answer accessibility calls (no reply in {}); it \
+                 may be busy or hung (it is still registered; a busy app answers again on its \
+                 own)",
+                secs(call_timeout)
+            )
+        }
+        Unread::Left => "exited or left the accessibility bus while being read".into(),
+        Unread::Failed(e) => format!("cannot read its tree: {e}"),
+    });
+    report
+}
+
+fn secs(d: Duration) -> String {
+    crate::model::display::seconds(d.as_millis() as u64)
+}
+
+fn seen(w: &OwnedWindow) -> WindowSeen {
+    WindowSeen {
+        id: format!("{:#x}", w.window),
+        title: w.title.as_str().into(),
     }
 }
 
@@ -236,73 +396,294 @@ fn env_checks(checks: &mut Vec<Check>) {
     }
 }
 
-/// Processes of this user and this session bus that load a known toolkit but are not on the
-/// accessibility bus.
-fn unregistered_gui_processes(registered: &HashSet<u32>) -> Vec<AppReport> {
-    let mut out = Vec::new();
-    let Ok(session) = std::env::var("DBUS_SESSION_BUS_ADDRESS") else {
-        return out;
-    };
-    let me = std::process::id();
-    let deadline = Instant::now() + Duration::from_secs(2);
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return out;
-    };
-    for entry in dir.flatten() {
-        if Instant::now() > deadline {
-            break;
+/// What `/proc` and the X server say of this desktop, read once per diagnosis.
+struct Desktop {
+    procs: Procs,
+    /// Every top-level window of the display with the process that owns it, or why they could
+    /// not be listed.
+    windows: Result<Vec<OwnedWindow>, String>,
+}
+
+fn wayland() -> bool {
+    std::env::var_os("WAYLAND_DISPLAY").is_some_and(|w| !w.is_empty())
+}
+
+impl Desktop {
+    fn read() -> Desktop {
+        Desktop {
+            procs: Procs::read(),
+            windows: x11::window_owners(),
         }
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if pid == me || registered.contains(&pid) {
-            continue;
-        }
-        let base = entry.path();
-        let Ok(environ) = std::fs::read(base.join("environ")) else {
-            continue;
-        };
-        let env: Vec<&[u8]> = environ.split(|b| *b == 0).collect();
-        let has = |kv: &str| env.contains(&kv.as_bytes());
-        if !has(&format!("DBUS_SESSION_BUS_ADDRESS={session}")) {
-            continue;
-        }
-        let cmdline = std::fs::read(base.join("cmdline")).unwrap_or_default();
-        let args: Vec<String> = cmdline
-            .split(|b| *b == 0)
-            .map(|a| String::from_utf8_lossy(a).into_owned())
-            .collect();
-        let Some(toolkit) = toolkit_of_process(&base, &args) else {
-            continue;
-        };
-        let name = args
-            .first()
-            .map(|a| a.rsplit('/').next().unwrap_or(a).to_string())
-            .unwrap_or_default();
-        let mut hint = toolkit_hint(Some(toolkit), false);
-        if toolkit.is_gtk() && has("NO_AT_BRIDGE=1") {
-            hint = "its environment has NO_AT_BRIDGE=1: restart it without".into();
-        } else if toolkit.is_gtk() && has("GTK_A11Y=none") {
-            hint = "its environment has GTK_A11Y=none: restart it without".into();
-        } else if toolkit.is_qt() && has("QT_ACCESSIBILITY=0") {
-            hint = "its environment has QT_ACCESSIBILITY=0: restart it without".into();
-        }
-        out.push(AppReport {
-            name: name.into(),
-            pid: Some(pid),
-            toolkit: Some(toolkit),
-            toolkit_version: None,
-            registered: false,
-            nodes: None,
-            status: Status::Warn,
-            hint: Some(hint),
-        });
     }
+
+    /// The `windows` check: what was listed, and what could not be checked.
+    fn check(&self) -> Check {
+        match &self.windows {
+            Ok(w) => {
+                let owners: HashSet<u32> = w.iter().map(|w| w.pid).collect();
+                let listed = format!(
+                    "{} top-level window(s) of {} process(es) on the X display",
+                    w.len(),
+                    owners.len()
+                );
+                if wayland() {
+                    Check::new(
+                        "windows",
+                        Status::Skip,
+                        format!(
+                            "{listed}; this is a Wayland session, whose compositor does not say \
+                             whose its windows are: apps with native Wayland windows are not \
+                             checked"
+                        ),
+                    )
+                } else {
+                    Check::new("windows", Status::Ok, listed)
+                }
+            }
+            Err(e) => Check::new(
+                "windows",
+                Status::Skip,
+                format!(
+                    "top-level windows cannot be listed ({e}{}): an app cannot be told from a \
+                     background service, so no process is flagged for not being on the bus; \
+                     only those whose environment turns accessibility off are listed",
+                    if wayland() {
+                        "; a Wayland compositor does not say whose its windows are"
+                    } else {
+                        ""
+                    }
+                ),
+            ),
+        }
+    }
+
+    /// The largest window of the app `pid` belongs to.
+    fn window_of_app(&self, pid: u32) -> Option<&OwnedWindow> {
+        let app = self.procs.app_of(pid);
+        self.windows
+            .as_ref()
+            .ok()?
+            .iter()
+            .filter(|w| self.procs.app_of(w.pid) == app)
+            .max_by_key(|w| (area(w), std::cmp::Reverse(w.window)))
+    }
+
+    /// The apps of this session that are not on the bus and should be: those that own a
+    /// window (warnings); where windows cannot be listed, those whose environment turns
+    /// accessibility off (`skip`: whether they have a window is not known).
+    fn unregistered(&self, registered: &HashSet<u32>) -> Vec<AppReport> {
+        let me = std::process::id();
+        let session = std::env::var("DBUS_SESSION_BUS_ADDRESS").ok();
+        let mut out = Vec::new();
+        let mut judged = HashSet::new();
+        if let Ok(windows) = &self.windows {
+            judged.extend(windows.iter().map(|w| self.procs.app_of(w.pid)));
+            for w in windows_off_the_bus(&self.procs, windows, registered, me) {
+                out.extend(off_bus_report(w.pid, session.as_deref(), Some(w)));
+            }
+        }
+        if self.windows.is_err() || wayland() {
+            let deadline = Instant::now() + Duration::from_secs(2);
+            for pid in apps_off_the_bus(&self.procs, registered, me) {
+                if Instant::now() > deadline {
+                    break;
+                }
+                if !judged.contains(&pid) {
+                    out.extend(off_bus_report(pid, session.as_deref(), None));
+                }
+            }
+        }
+        out
+    }
+}
+
+fn area(w: &OwnedWindow) -> u64 {
+    u64::from(w.width) * u64::from(w.height)
+}
+
+/// One process as `/proc` shows it: enough to tell which processes make one app.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Proc {
+    ppid: u32,
+    /// Its executable; unknown for other users' processes.
+    exe: Option<String>,
+}
+
+/// The processes of the machine, by pid.
+#[derive(Debug, Clone, Default)]
+struct Procs(HashMap<u32, Proc>);
+
+impl Procs {
+    fn read() -> Procs {
+        let mut out = HashMap::new();
+        let deadline = Instant::now() + Duration::from_secs(2);
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return Procs(out);
+        };
+        for entry in dir.flatten() {
+            if Instant::now() > deadline {
+                break;
+            }
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|s| s.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let base = entry.path();
+            let Some(ppid) = std::fs::read_to_string(base.join("stat"))
+                .ok()
+                .and_then(|s| parse_ppid(&s))
+            else {
+                continue;
+            };
+            let exe = std::fs::read_link(base.join("exe")).ok().map(|p| {
+                let p = p.to_string_lossy();
+                p.strip_suffix(" (deleted)").unwrap_or(&p).to_string()
+            });
+            out.insert(pid, Proc { ppid, exe });
+        }
+        Procs(out)
+    }
+
+    /// The app `pid` belongs to, named by its topmost process: up the parent chain as long as
+    /// the parent runs the same executable. So a browser and its content processes are one app,
+    /// and so are processes its process forked (siblings under it); two copies of a program
+    /// started from one shell are two apps, each of which must register.
+    fn app_of(&self, pid: u32) -> u32 {
+        let mut cur = pid;
+        // A chain longer than the table can only be a loop (pids reused while being read).
+        for _ in 0..=self.0.len() {
+            let Some(p) = self.0.get(&cur) else {
+                return cur;
+            };
+            match (self.0.get(&p.ppid), &p.exe) {
+                (Some(parent), Some(exe)) if p.ppid != cur && parent.exe.as_ref() == Some(exe) => {
+                    cur = p.ppid
+                }
+                _ => return cur,
+            }
+        }
+        cur
+    }
+}
+
+/// The parent pid from `/proc/PID/stat` (`pid (comm) state ppid …`; the command name may hold
+/// spaces and parentheses, so the fields are counted after its last `)`).
+fn parse_ppid(stat: &str) -> Option<u32> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The apps that own a top-level window and have no process on the bus, each with its largest
+/// window. Processes are one app as [`Procs::app_of`] says; a window whose pid is no process
+/// here (another pid namespace, or gone) and treeglass's own process are left out.
+fn windows_off_the_bus<'w>(
+    procs: &Procs,
+    windows: &'w [OwnedWindow],
+    registered: &HashSet<u32>,
+    me: u32,
+) -> Vec<&'w OwnedWindow> {
+    let on_bus: HashSet<u32> = registered.iter().map(|p| procs.app_of(*p)).collect();
+    let mut best: std::collections::BTreeMap<u32, &OwnedWindow> = Default::default();
+    for w in windows {
+        if w.pid == me || !procs.0.contains_key(&w.pid) {
+            continue;
+        }
+        let app = procs.app_of(w.pid);
+        if on_bus.contains(&app) {
+            continue;
+        }
+        best.entry(app)
+            .and_modify(|b| {
+                if (area(w), std::cmp::Reverse(w.window)) > (area(b), std::cmp::Reverse(b.window)) {
+                    *b = w;
+                }
+            })
+            .or_insert(w);
+    }
+    best.into_values().collect()
+}
+
+/// Where windows cannot be listed: the top process of every app that has no process on the
+/// bus (its helpers and content processes are not apps of their own), in pid order.
+fn apps_off_the_bus(procs: &Procs, registered: &HashSet<u32>, me: u32) -> Vec<u32> {
+    let on_bus: HashSet<u32> = registered.iter().map(|p| procs.app_of(*p)).collect();
+    let mut out: Vec<u32> = procs
+        .0
+        .keys()
+        .copied()
+        .filter(|p| *p != me && procs.app_of(*p) == *p && !on_bus.contains(p))
+        .collect();
+    out.sort_unstable();
     out
+}
+
+/// The line for a process of this session that is not on the bus: flagged (`warn`) when it
+/// owns `window`; without one, listed (`skip`) only when its environment turns accessibility
+/// off. None for processes that are not this user's, are on another session bus, or load no
+/// toolkit that could give a tree.
+fn off_bus_report(
+    pid: u32,
+    session: Option<&str>,
+    window: Option<&OwnedWindow>,
+) -> Option<AppReport> {
+    let base = std::path::PathBuf::from(format!("/proc/{pid}"));
+    let environ = std::fs::read(base.join("environ")).ok()?;
+    let env: Vec<&[u8]> = environ.split(|b| *b == 0).collect();
+    let has = |kv: &str| env.contains(&kv.as_bytes());
+    let other_session = env
+        .iter()
+        .filter_map(|kv| kv.strip_prefix(b"DBUS_SESSION_BUS_ADDRESS="))
+        .any(|a| Some(a) != session.map(str::as_bytes));
+    if other_session {
+        return None;
+    }
+    let args = process::cmdline(pid);
+    let toolkit = toolkit_of_process(&base, &args)?;
+    let off = switch_off(toolkit).filter(|v| has(v));
+    let hint = match (off, window) {
+        (Some(v), Some(_)) => format!("its environment has {v}: restart it without"),
+        (Some(v), None) => format!(
+            "its environment has {v}: if it is an app with a window, restart it without \
+             (windows could not be listed, so whether it has one is not known)"
+        ),
+        (None, Some(_)) => toolkit_hint(Some(toolkit), false),
+        (None, None) => return None,
+    };
+    Some(AppReport {
+        name: process::label(pid).unwrap_or_default().into(),
+        pid: Some(pid),
+        toolkit: Some(toolkit),
+        toolkit_version: None,
+        registered: false,
+        nodes: None,
+        responding: true,
+        window: window.map(seen),
+        status: if window.is_some() {
+            Status::Warn
+        } else {
+            Status::Skip
+        },
+        hint: Some(hint),
+    })
+}
+
+/// The environment setting that stops the toolkit registering.
+fn switch_off(toolkit: Toolkit) -> Option<&'static str> {
+    match toolkit {
+        Toolkit::Gtk4 => Some("GTK_A11Y=none"),
+        t if t.is_qt() => Some("QT_ACCESSIBILITY=0"),
+        // Everything that reaches the bus through the ATK bridge.
+        Toolkit::Gtk3
+        | Toolkit::Gtk
+        | Toolkit::Chromium
+        | Toolkit::Gecko
+        | Toolkit::LibreOffice
+        | Toolkit::Java => Some("NO_AT_BRIDGE=1"),
+        _ => None,
+    }
 }
 
 /// The toolkit a process loads, from its executable and mapped libraries. Chromium's helper
@@ -320,7 +701,12 @@ fn toolkit_of_process(base: &std::path::Path, args: &[String]) -> Option<Toolkit
         return Some(Toolkit::Chromium);
     }
     let maps = std::fs::read_to_string(base.join("maps")).ok()?;
+    // Engines that also load GTK come first: their own name is the better hint.
     [
+        ("libxul.so", Toolkit::Gecko),
+        ("libmergedlo.so", Toolkit::LibreOffice),
+        ("libvcllo.so", Toolkit::LibreOffice),
+        ("libawt_xawt.so", Toolkit::Java),
         ("libgtk-4.so", Toolkit::Gtk4),
         ("libgtk-3.so", Toolkit::Gtk3),
         ("libQt6Gui.so", Toolkit::Qt6),
@@ -329,4 +715,188 @@ fn toolkit_of_process(base: &std::path::Path, args: &[String]) -> Option<Toolkit
     .iter()
     .find(|(lib, _)| maps.contains(lib))
     .map(|(_, tk)| *tk)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fake `/proc`: (pid, ppid, executable).
+    fn procs(rows: &[(u32, u32, &str)]) -> Procs {
+        Procs(
+            rows.iter()
+                .map(|(pid, ppid, exe)| {
+                    (
+                        *pid,
+                        Proc {
+                            ppid: *ppid,
+                            exe: (!exe.is_empty()).then(|| exe.to_string()),
+                        },
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    fn window(pid: u32, id: u32, size: u32) -> OwnedWindow {
+        OwnedWindow {
+            pid,
+            window: id,
+            width: size,
+            height: size,
+            title: format!("window {id}"),
+        }
+    }
+
+    const SHELL: &str = "/usr/bin/bash";
+    const FIREFOX: &str = "/usr/lib/firefox-esr/firefox-esr";
+    const CHROMIUM: &str = "/usr/lib/chromium/chromium";
+    const CRASHPAD: &str = "/usr/lib/chromium/chrome_crashpad_handler";
+    const PYTHON: &str = "/usr/bin/python3.11";
+    const FACTORY: &str = "/usr/bin/gtk3-widget-factory";
+
+    /// A desktop as the doctor met it: a shell that started Firefox (content processes under a
+    /// forkserver), Chromium (zygotes, renderers; crash handlers reparented to init), two
+    /// copies of one Python GTK app and gtk3-widget-factory.
+    fn desktop() -> Procs {
+        procs(&[
+            (1, 0, "/sbin/init"),
+            (100, 1, SHELL),
+            // Firefox: main, a content process, the forkserver and the tabs under it.
+            (200, 100, FIREFOX),
+            (201, 200, FIREFOX),
+            (202, 200, FIREFOX),
+            (203, 202, FIREFOX),
+            (204, 202, FIREFOX),
+            // Chromium: main, zygotes, a renderer, its GPU process.
+            (300, 100, CHROMIUM),
+            (301, 300, CHROMIUM),
+            (302, 301, CHROMIUM),
+            (303, 300, CHROMIUM),
+            (310, 1, CRASHPAD),
+            (311, 1, CRASHPAD),
+            // Two copies of the same Python program, started by the shell.
+            (400, 100, PYTHON),
+            (401, 100, PYTHON),
+            (500, 100, FACTORY),
+            // Another user's process: its executable cannot be read.
+            (600, 1, ""),
+            (601, 600, ""),
+        ])
+    }
+
+    #[test]
+    fn an_apps_processes_are_one_app_through_parents_of_the_same_executable() {
+        let p = desktop();
+        // Descendants (through a forkserver too) and siblings under the app's own process.
+        for pid in [200, 201, 202, 203, 204] {
+            assert_eq!(p.app_of(pid), 200, "firefox {pid}");
+        }
+        for pid in [300, 301, 302, 303] {
+            assert_eq!(p.app_of(pid), 300, "chromium {pid}");
+        }
+        // A crash handler runs another executable: an app of its own (it owns no window).
+        assert_eq!(p.app_of(310), 310);
+        // Two copies of a program started from one shell are two apps.
+        assert_eq!(p.app_of(400), 400);
+        assert_eq!(p.app_of(401), 401);
+        // Unknown executables never join an app; unknown pids are their own.
+        assert_eq!(p.app_of(601), 601);
+        assert_eq!(p.app_of(9999), 9999);
+    }
+
+    #[test]
+    fn a_parent_loop_ends() {
+        let p = procs(&[(10, 11, PYTHON), (11, 10, PYTHON)]);
+        let a = p.app_of(10);
+        assert!(a == 10 || a == 11);
+    }
+
+    #[test]
+    fn only_windows_of_apps_with_nothing_on_the_bus_are_flagged() {
+        let p = desktop();
+        let windows = [
+            // Firefox's window belongs to its main process, Chromium's to its own.
+            window(200, 0x600003, 800),
+            window(300, 0xa00002, 900),
+            // A window of one of Firefox's content processes: still Firefox's.
+            window(203, 0x600010, 100),
+            window(400, 0x400007, 400),
+            window(401, 0x500007, 400),
+            window(500, 0x800004, 600),
+            window(500, 0x800009, 200),
+            // No process here has this pid (another pid namespace).
+            window(7777, 0x900001, 500),
+        ];
+        // Firefox, Chromium and the first Python copy are registered.
+        let registered: HashSet<u32> = [200, 300, 400].into();
+        let flagged: Vec<(u32, u32)> = windows_off_the_bus(&p, &windows, &registered, 999)
+            .iter()
+            .map(|w| (w.pid, w.window))
+            .collect();
+        // The second Python copy and the factory (by its largest window), nothing else.
+        assert_eq!(flagged, vec![(401, 0x500007), (500, 0x800004)]);
+
+        // The app registers through a child process of the same executable: not flagged.
+        let registered: HashSet<u32> = [201, 302, 400, 401, 500].into();
+        assert!(windows_off_the_bus(&p, &windows[..7], &registered, 999).is_empty());
+
+        // treeglass's own windows (it has none, but never itself).
+        assert!(windows_off_the_bus(&p, &windows[4..5], &HashSet::new(), 401).is_empty());
+    }
+
+    #[test]
+    fn without_windows_only_the_top_process_of_each_app_off_the_bus_is_considered() {
+        let p = desktop();
+        let registered: HashSet<u32> = [200, 300].into();
+        // Firefox's and Chromium's processes are covered; crash handlers, the Python copies,
+        // the factory, the shell and init are candidates (the environment then decides).
+        assert_eq!(
+            apps_off_the_bus(&p, &registered, 100),
+            vec![1, 310, 311, 400, 401, 500, 600, 601]
+        );
+    }
+
+    #[test]
+    fn the_parent_pid_is_read_after_the_command_name() {
+        assert_eq!(
+            parse_ppid("4242 (Web Content) S 4200 4242 4200 0 -1 4194560"),
+            Some(4200)
+        );
+        assert_eq!(parse_ppid("7 (a) b) (c) R 1 7 7"), Some(1));
+        assert_eq!(parse_ppid("garbage"), None);
+    }
+
+    #[test]
+    fn a_silent_app_reads_not_responding_and_one_that_left_reads_exited() {
+        let left = unread_report(sample(), Unread::Left, Duration::from_millis(1500));
+        assert!(left.responding);
+        assert!(left.hint.is_some_and(|h| h.contains("exited")));
+        let r = unread_report(sample(), Unread::NotResponding, Duration::from_millis(1500));
+        assert!(!r.responding);
+        assert_eq!(r.status, Status::Warn);
+        let hint = r.hint.unwrap_or_default();
+        assert!(
+            hint.contains(
+                "does not answer accessibility calls (no reply in 1.5 s); it may be busy or hung"
+            ),
+            "{hint}"
+        );
+        assert!(!hint.contains("exited"), "{hint}");
+    }
+
+    fn sample() -> AppReport {
+        AppReport {
+            name: "freeze".into(),
+            pid: Some(9),
+            toolkit: None,
+            toolkit_version: None,
+            registered: true,
+            nodes: None,
+            responding: true,
+            window: None,
+            status: Status::Ok,
+            hint: None,
+        }
+    }
 }

@@ -1,13 +1,14 @@
 //! The X11 side of synthesized input: finding an application's top-level window by process id,
 //! bringing it to the top with keyboard focus (synthesized keys and clicks go to whatever window
 //! is focused and on top; with no window manager nothing else raises or focuses it), and its
-//! position on screen (GTK 4.8 reports element extents relative to its window). Blocking; called
-//! from `spawn_blocking`. Nothing here talks to the application itself.
+//! position on screen (GTK 4.8 reports element extents relative to its window); and, for the
+//! doctor, which processes own a top-level window at all. Blocking; called from
+//! `spawn_blocking`. Nothing here talks to the application itself.
 
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{
     AtomEnum, ClientMessageEvent, ConfigureWindowAux, ConnectionExt, EventMask, InputFocus,
-    MapState, StackMode, Window,
+    MapState, StackMode, Window, WindowClass,
 };
 use x11rb::rust_connection::RustConnection;
 
@@ -152,6 +153,136 @@ impl X {
     }
 }
 
+/// A top-level window and the process that owns it (`_NET_WM_PID`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnedWindow {
+    pub pid: u32,
+    pub window: u32,
+    pub width: u32,
+    pub height: u32,
+    /// As the window names itself: app text.
+    pub title: String,
+}
+
+/// What the X server says of a window, for [`is_app_window`].
+#[derive(Debug, Clone, Copy)]
+struct Seen {
+    input_output: bool,
+    override_redirect: bool,
+    viewable: bool,
+    /// `WM_STATE` is Iconic: a window manager has minimised it.
+    iconic: bool,
+}
+
+/// Whether a window that carries `_NET_WM_PID` is a window of the app a person sees (shown, or
+/// minimised by a window manager). Not: the unmapped, input-only "leader" window GTK, Chromium
+/// and Firefox make per process (it carries `_NET_WM_PID` too: a windowless portal has one),
+/// override-redirect popups and tooltips, hidden windows.
+fn is_app_window(w: Seen) -> bool {
+    w.input_output && !w.override_redirect && (w.viewable || w.iconic)
+}
+
+/// Every top-level window of this X display that a local process owns (see
+/// [`is_app_window`]), with its owner's pid. A window whose `WM_CLIENT_MACHINE` names another
+/// host is left out: its pid means nothing here. Err: why the windows could not be listed.
+pub fn window_owners() -> Result<Vec<OwnedWindow>, String> {
+    if std::env::var_os("DISPLAY").is_none_or(|d| d.is_empty()) {
+        return Err("DISPLAY is not set".into());
+    }
+    let (conn, screen) =
+        x11rb::connect(None).map_err(|e| format!("cannot connect to the X display: {e}"))?;
+    let x = X {
+        root: conn.setup().roots[screen].root,
+        conn,
+    };
+    let atom = |name: &str| -> Result<u32, String> {
+        let err = |e: &dyn std::fmt::Display| format!("the X server did not intern {name}: {e}");
+        Ok(x.conn
+            .intern_atom(false, name.as_bytes())
+            .map_err(|e| err(&e))?
+            .reply()
+            .map_err(|e| err(&e))?
+            .atom)
+    };
+    let net_wm_pid = atom("_NET_WM_PID")?;
+    let net_wm_name = atom("_NET_WM_NAME")?;
+    let utf8 = atom("UTF8_STRING")?;
+    let wm_state = atom("WM_STATE")?;
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default();
+    let candidates = x.candidates();
+    // Every request is sent before the first reply is awaited: one round trip, not hundreds.
+    let pids: Vec<_> = candidates
+        .iter()
+        .map(|w| {
+            x.conn
+                .get_property(false, *w, net_wm_pid, AtomEnum::CARDINAL, 0, 1)
+                .ok()
+        })
+        .collect();
+    let attrs: Vec<_> = candidates
+        .iter()
+        .map(|w| x.conn.get_window_attributes(*w).ok())
+        .collect();
+    let mut owned = Vec::new();
+    for ((w, pid), attrs) in candidates.into_iter().zip(pids).zip(attrs) {
+        let pid = pid
+            .and_then(|c| c.reply().ok())
+            .and_then(|r| r.value32().and_then(|mut v| v.next()));
+        let attrs = attrs.and_then(|c| c.reply().ok());
+        if let (Some(pid), Some(a)) = (pid, attrs) {
+            owned.push((w, pid, a));
+        }
+    }
+    let mut out = Vec::new();
+    for (w, pid, a) in owned {
+        let viewable = a.map_state == MapState::VIEWABLE;
+        let iconic = !viewable
+            && x.conn
+                .get_property(false, w, wm_state, AtomEnum::ANY, 0, 1)
+                .ok()
+                .and_then(|c| c.reply().ok())
+                .and_then(|r| r.value32().and_then(|mut v| v.next()))
+                == Some(3);
+        let seen = Seen {
+            input_output: a.class == WindowClass::INPUT_OUTPUT,
+            override_redirect: a.override_redirect,
+            viewable,
+            iconic,
+        };
+        if !is_app_window(seen) {
+            continue;
+        }
+        let machine = x
+            .conn
+            .get_property(
+                false,
+                w,
+                AtomEnum::WM_CLIENT_MACHINE,
+                AtomEnum::STRING,
+                0,
+                256,
+            )
+            .ok()
+            .and_then(|c| c.reply().ok())
+            .map(|r| String::from_utf8_lossy(&r.value).into_owned())
+            .unwrap_or_default();
+        if !machine.is_empty() && !host.is_empty() && machine != host {
+            continue;
+        }
+        let geo = x.conn.get_geometry(w).ok().and_then(|c| c.reply().ok());
+        out.push(OwnedWindow {
+            pid,
+            window: w,
+            width: geo.as_ref().map_or(0, |g| g.width as u32),
+            height: geo.as_ref().map_or(0, |g| g.height as u32),
+            title: x.title(w, net_wm_name, utf8),
+        });
+    }
+    Ok(out)
+}
+
 /// Picks the app's window titled `title` (the accessible frame's name), else its largest.
 fn pick(wins: Vec<TopLevel>, title: &str) -> Option<TopLevel> {
     let by_title = (!title.is_empty())
@@ -240,5 +371,43 @@ pub fn wait_keyboard_grab(wait: std::time::Duration) -> Result<bool, BackendErro
             return Ok(false);
         }
         std::thread::sleep(std::time::Duration::from_millis(15));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_shown_or_minimised_output_windows_are_an_apps() {
+        let shown = Seen {
+            input_output: true,
+            override_redirect: false,
+            viewable: true,
+            iconic: false,
+        };
+        assert!(is_app_window(shown));
+        // Minimised by a window manager: still the app's window.
+        assert!(is_app_window(Seen {
+            viewable: false,
+            iconic: true,
+            ..shown
+        }));
+        // The per-process leader window: input-only and never mapped.
+        assert!(!is_app_window(Seen {
+            input_output: false,
+            viewable: false,
+            ..shown
+        }));
+        // A tooltip or a popup menu.
+        assert!(!is_app_window(Seen {
+            override_redirect: true,
+            ..shown
+        }));
+        // Withdrawn (hidden, not minimised).
+        assert!(!is_app_window(Seen {
+            viewable: false,
+            ..shown
+        }));
     }
 }
