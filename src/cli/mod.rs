@@ -118,9 +118,15 @@ pub enum Command {
     /// Record, export, validate and run workflow files.
     Workflow(workflow::WorkflowArgs),
     /// Check why trees are missing or tiny: session bus, accessibility bus, IsEnabled, the
-    /// registry, every registered app's tree size, and running apps that are not registered,
-    /// with what makes each toolkit's tree appear.
-    #[command(after_help = "Exit codes: 0 all well, 7 problems found, 2 bad arguments.")]
+    /// registry, every registered app's tree size (or that it is not responding), and apps that
+    /// own a top-level window (X11) but have no process on the bus, with what makes each
+    /// toolkit's tree appear. Browser helper processes, crash handlers and windowless services
+    /// are not flagged; where windows cannot be listed (no X display, native Wayland windows)
+    /// no process is, and the `windows` check says so.
+    #[command(
+        after_help = "Exit codes: 0 all well (checks that could not run are `skip`), 7 problems \
+                      found, 2 bad arguments."
+    )]
     Doctor {
         /// Print JSON.
         #[arg(long)]
