@@ -1,14 +1,15 @@
 //! `treeglass mcp --backend fixture`, no accessibility bus: the MCP Python SDK as the client
 //! (tools, schemas, tokens and stale tokens, verdicts and the error taxonomy, secrets absent
 //! from everything the server wrote, a recorded workflow replayed by `treeglass workflow run`),
-//! and raw JSON-RPC on the server's pipes (bad input answered, never a crash; hostile app
-//! strings never raw on the stream).
+//! and raw JSON-RPC on the server's pipes (bad input answered with the JSON-RPC error and id
+//! it calls for, never a crash; hostile app strings never raw on the stream).
 #![allow(clippy::unwrap_used)]
 
 mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
+use std::sync::mpsc;
 use std::time::Duration;
 
 use common::mcp::{McpClient, find_node, token_named};
@@ -428,9 +429,14 @@ fn a_workflow_recorded_through_the_tools_replays_with_the_cli() {
 struct Raw {
     child: std::process::Child,
     stdin: std::process::ChildStdin,
-    out: BufReader<std::process::ChildStdout>,
+    /// The server's output lines (with their newline), read on a thread so a line that never
+    /// comes fails the test instead of hanging it.
+    out: mpsc::Receiver<Vec<u8>>,
     raw: Vec<u8>,
 }
+
+/// How long a raw session waits for a line the server owes.
+const RAW_WAIT: Duration = Duration::from_secs(30);
 
 impl Raw {
     fn start(backend: &str) -> Raw {
@@ -442,7 +448,17 @@ impl Raw {
             .spawn()
             .unwrap();
         let stdin = child.stdin.take().unwrap();
-        let out = BufReader::new(child.stdout.take().unwrap());
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let (tx, out) = mpsc::channel();
+        std::thread::spawn(move || {
+            loop {
+                let mut line = Vec::new();
+                match stdout.read_until(b'\n', &mut line) {
+                    Ok(n) if n > 0 && tx.send(line).is_ok() => {}
+                    _ => return,
+                }
+            }
+        });
         Raw {
             child,
             stdin,
@@ -458,9 +474,15 @@ impl Raw {
     }
 
     fn recv(&mut self) -> Value {
-        let mut line = Vec::new();
-        let n = self.out.read_until(b'\n', &mut line).unwrap();
-        assert!(n > 0, "the server closed its output (it died?)");
+        let line = match self.out.recv_timeout(RAW_WAIT) {
+            Ok(l) => l,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                panic!("the server answered nothing within {RAW_WAIT:?}")
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                panic!("the server closed its output (it died?)")
+            }
+        };
         self.raw.extend_from_slice(&line);
         serde_json::from_slice(&line)
             .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&line)))
@@ -493,9 +515,15 @@ impl Raw {
     /// server wrote on its output.
     fn finish(mut self) -> (String, Vec<u8>) {
         drop(self.stdin);
-        let mut rest = Vec::new();
-        self.out.read_to_end(&mut rest).unwrap();
-        self.raw.extend_from_slice(&rest);
+        loop {
+            match self.out.recv_timeout(RAW_WAIT) {
+                Ok(l) => self.raw.extend_from_slice(&l),
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    panic!("the server kept its output open after its input closed")
+                }
+            }
+        }
         let status = self.child.wait().unwrap();
         let mut err = String::new();
         self.child
@@ -542,7 +570,7 @@ fn bad_json_rpc_gets_json_rpc_errors_and_never_ends_the_server() {
     );
     assert_eq!(r["error"]["code"], -32602, "{r}");
     let r = s.request(6, "tools/call", json!({"name": "find", "arguments": 5}));
-    assert!(r["error"]["code"].is_i64(), "{r}");
+    assert_eq!(r["error"]["code"], -32602, "{r}");
     let r = s.request(
         7,
         "tools/call",
@@ -655,4 +683,170 @@ fn the_server_exits_when_the_client_closes_before_saying_anything() {
         .expect("the server did not exit")
         .unwrap();
     assert_eq!(status.code(), Some(0));
+}
+
+/// A JSON-RPC error response with `code` whose `id` member is present and equal to `id`.
+fn assert_rpc_error(v: &Value, code: i64, id: Value) {
+    assert_eq!(v["error"]["code"], code, "{v}");
+    assert!(v["error"]["message"].is_string(), "{v}");
+    // Indexing a missing member gives Null too: the member itself must be there.
+    assert_eq!(v.get("id"), Some(&id), "the id member of {v}");
+    assert_eq!(v["jsonrpc"], "2.0", "{v}");
+}
+
+#[test]
+fn invalid_requests_and_parse_errors_carry_the_id_or_null() {
+    let mut s = Raw::start("fixture");
+    // Before the first request, as after it.
+    s.send(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":");
+    assert_rpc_error(&s.recv(), -32700, Value::Null);
+    s.send(br#"{"jsonrpc":"2.0","method":1,"params":"bar"}"#);
+    assert_rpc_error(&s.recv(), -32600, Value::Null);
+    s.initialize();
+    for line in [
+        &b"this is not json"[..],
+        b"\xff\xfe not utf-8",
+        b"{\"id\": 3,",
+    ] {
+        s.send(line);
+        assert_rpc_error(&s.recv(), -32700, Value::Null);
+    }
+    // JSON-RPC 2.0's own examples, and ids that are not a string or an integer.
+    for line in [
+        r#"{"jsonrpc":"2.0","method":1,"params":"bar"}"#,
+        r#"{"foo":"boo"}"#,
+        r#"[1, 2, 3]"#,
+        r#"[]"#,
+        r#"5"#,
+        r#"{"jsonrpc":"2.0","id":{"x":1},"method":"tools/list"}"#,
+        r#"{"jsonrpc":"2.0","id":[1],"method":"tools/list"}"#,
+        r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#,
+        r#"[{"jsonrpc":"2.0","id":9,"method":"ping"}]"#,
+    ] {
+        s.send(line.as_bytes());
+        let e = s.recv();
+        assert_rpc_error(&e, -32600, Value::Null);
+        assert!(
+            !e["error"]["message"].as_str().unwrap().is_empty(),
+            "{line}"
+        );
+    }
+    // An invalid request whose id can be read is answered with that id.
+    for (line, id) in [
+        (
+            r#"{"jsonrpc":"1.0","id":13,"method":"tools/list"}"#,
+            json!(13),
+        ),
+        (r#"{"id":"abc","method":"tools/list"}"#, json!("abc")),
+        (
+            r#"{"jsonrpc":"2.0","id":14,"method":"tools/list","params":5}"#,
+            json!(14),
+        ),
+        (r#"{"jsonrpc":"2.0","id":15}"#, json!(15)),
+        (r#"{"jsonrpc":"2.0","id":16,"method":7}"#, json!(16)),
+    ] {
+        s.send(line.as_bytes());
+        assert_rpc_error(&s.recv(), -32600, id);
+    }
+    // A notification or a response that cannot be read is not answered (nobody waits for
+    // it): the next line out is the answer to the next request.
+    s.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized","params":5}"#);
+    s.send(br#"{"jsonrpc":"2.0","id":77,"result":5}"#);
+    s.send(br#"{"jsonrpc":"2.0","id":20,"method":"ping"}"#);
+    let pong = s.recv();
+    assert_eq!(pong["id"], 20, "{pong}");
+    assert!(pong["result"].is_object(), "{pong}");
+    // Over the cap.
+    s.send(&vec![b' '; treeglass::mcp::stdio::MAX_MESSAGE_BYTES + 1]);
+    assert_rpc_error(&s.recv(), -32600, Value::Null);
+    let r = s.request(21, "tools/list", json!({}));
+    assert_eq!(r["result"]["tools"].as_array().unwrap().len(), TOOLS.len());
+    let (err, _) = s.finish();
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn a_malformed_tool_call_is_invalid_params_and_an_unknown_method_is_not_found() {
+    let mut s = Raw::start("fixture");
+    s.initialize();
+    let mut id = 100;
+    let mut call = |s: &mut Raw, params: Option<Value>| {
+        id += 1;
+        let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call"});
+        if let Some(p) = params {
+            msg["params"] = p;
+        }
+        s.send(msg.to_string().as_bytes());
+        let r = s.recv();
+        (r, id)
+    };
+    for params in [
+        None,
+        Some(json!({})),
+        Some(json!({"arguments": {}})),
+        Some(json!({"name": 5, "arguments": {}})),
+        Some(json!({"name": null})),
+        Some(json!({"name": "find", "arguments": 5})),
+        Some(json!({"name": "find", "arguments": "target"})),
+        Some(json!({"name": "find", "arguments": ["button"]})),
+        Some(json!({"name": "list_apps", "arguments": true})),
+        // The MCP specification's example: an unknown tool is invalid params.
+        Some(json!({"name": "no_such_tool", "arguments": {}})),
+        Some(json!({"name": "", "arguments": {}})),
+    ] {
+        let (r, id) = call(&mut s, params.clone());
+        assert_rpc_error(&r, -32602, json!(id));
+        let msg = r["error"]["message"].as_str().unwrap().to_string();
+        assert!(
+            !msg.contains("tools/call\"") && msg != "tools/call",
+            "{params:?}: {r}"
+        );
+    }
+    // Which part is wrong is said.
+    let (r, _) = call(&mut s, Some(json!({"arguments": {}})));
+    assert!(
+        r["error"]["message"].as_str().unwrap().contains("name"),
+        "{r}"
+    );
+    let (r, _) = call(&mut s, Some(json!({"name": "find", "arguments": 5})));
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("arguments"),
+        "{r}"
+    );
+    // Params in the wrong shape elsewhere in a request this server answers.
+    let r = s.request(
+        200,
+        "tools/call",
+        json!({"name": "list_apps", "arguments": {}, "_meta": 5}),
+    );
+    assert_rpc_error(&r, -32602, json!(200));
+    let r = s.request(201, "ping", json!({"_meta": 5}));
+    assert_rpc_error(&r, -32602, json!(201));
+    // A method the server does not have stays -32601, with its params right or wrong.
+    let r = s.request(202, "no/such/method", json!({}));
+    assert_rpc_error(&r, -32601, json!(202));
+    let r = s.request(203, "resources/list", json!({"cursor": 5}));
+    assert_rpc_error(&r, -32601, json!(203));
+    // Null arguments are no arguments; arguments the tool refuses are its own error.
+    let r = s.request(
+        204,
+        "tools/call",
+        json!({"name": "list_apps", "arguments": null}),
+    );
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    let r = s.request(
+        205,
+        "tools/call",
+        json!({"name": "find", "arguments": {"target": [1]}}),
+    );
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert_eq!(
+        r["result"]["structuredContent"]["error"]["kind"],
+        "bad_arguments"
+    );
+    let (err, _) = s.finish();
+    assert!(!err.contains("panicked"), "{err}");
 }

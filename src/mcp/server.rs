@@ -1,7 +1,8 @@
 //! The MCP server: what it says about itself, the tool list, and the dispatch of a call to its
 //! tool. A call's arguments are read into the tool's input struct (a bad one is a tool-level
-//! `bad_arguments` error the model can correct); an unknown tool is a JSON-RPC error; a tool
-//! that panicked answers with an internal error and the server keeps serving.
+//! `bad_arguments` error the model can correct); an unknown tool, or a call without a tool name
+//! or with arguments that are not an object, is a JSON-RPC invalid-params error; a tool that
+//! panicked answers with an internal error and the server keeps serving.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -9,8 +10,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -152,6 +153,45 @@ fn is_tool(name: &str) -> bool {
     tools::all().iter().any(|t| t.name == name)
 }
 
+/// The methods this server answers.
+const METHODS: [&str; 4] = ["initialize", "ping", "tools/list", "tools/call"];
+
+/// Why the params of a request for one of [`METHODS`] could not be read (`None` for another
+/// method): for `tools/call`, the part that is wrong.
+pub fn params_fault(method: &str, params: Option<&Json>) -> Option<String> {
+    match method {
+        "tools/call" => Some(call_params_fault(params)),
+        m if METHODS.contains(&m) => Some(format!("Invalid params for {m}")),
+        _ => None,
+    }
+}
+
+/// Which part of a `tools/call`'s params is wrong, in the words of the MCP schema.
+fn call_params_fault(params: Option<&Json>) -> String {
+    let Some(Json::Object(p)) = params else {
+        return "Invalid params: tools/call needs params {\"name\": a tool's name, \
+                \"arguments\": an object}"
+            .into();
+    };
+    if !p.get("name").is_some_and(Json::is_string) {
+        return "Invalid params: tools/call needs params.name, a tool's name (a string)".into();
+    }
+    if p.get("arguments")
+        .is_some_and(|a| !a.is_object() && !a.is_null())
+    {
+        return "Invalid params: tools/call's params.arguments must be an object (the tool's \
+                input)"
+            .into();
+    }
+    match serde_json::from_value::<CallToolRequestParams>(Json::Object(p.clone())) {
+        Err(e) => format!(
+            "Invalid params for tools/call: {}",
+            crate::model::sanitize(&e.to_string(), 200)
+        ),
+        Ok(_) => "Invalid params for tools/call".into(),
+    }
+}
+
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
@@ -165,6 +205,27 @@ impl ServerHandler for Server {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(tools::all()))
+    }
+
+    /// The SDK hands over as a custom request a request whose method it knows but whose params
+    /// it could not read: for a method this server answers, that is invalid params (-32602),
+    /// not an unknown method.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        match params_fault(&request.method, request.params.as_ref()) {
+            Some(why) => Err(ErrorData::invalid_params(why, None)),
+            None => Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                format!(
+                    "Method not found: {}",
+                    crate::model::quoted(&request.method, 80)
+                ),
+                None,
+            )),
+        }
     }
 
     async fn call_tool(

@@ -1,12 +1,19 @@
-//! The stdio transport around the SDK's server: messages in, one per line, are checked before
-//! the SDK sees them (a line that is not JSON gets a JSON-RPC parse error, as JSON-RPC 2.0
-//! asks, where the SDK would stay silent; an oversized line gets an invalid-request error and
-//! is discarded without being held; a notification or response before the first request, which
-//! would end the SDK's handshake, is dropped); messages out pass the JSON escaper, so no
-//! hostile character an app put in a string reaches the stream raw.
+//! The stdio transport around the SDK's server. Messages in, one per line, are read as the SDK
+//! will read them before it sees them, and what it would answer wrongly or not at all is
+//! answered here, as JSON-RPC 2.0 asks: a line that is not JSON gets a parse error (the SDK
+//! stays silent); a message that is not a JSON-RPC request gets an invalid-request error with
+//! the request's id when it can be read and `"id": null` otherwise (the SDK leaves the id out);
+//! a request in good form whose params the SDK cannot read gets an invalid-params error; an
+//! oversized line gets an invalid-request error and is discarded without being held. A
+//! notification or response that cannot be read, or that comes before the first request (it
+//! would end the SDK's handshake), is dropped: nobody waits for an answer to it. Messages out
+//! pass the JSON escaper, so no hostile character an app put in a string reaches the stream
+//! raw.
 
+use rmcp::model::{ClientJsonRpcMessage, JsonRpcMessage, RequestId};
 use serde::Deserialize;
-use serde::de::IgnoredAny;
+use serde_json::Value as Json;
+use serde_json::error::Category;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
@@ -19,6 +26,10 @@ pub const MAX_MESSAGE_BYTES: usize = 40 << 20;
 
 /// How far the pipes between this layer and the SDK buffer.
 const PIPE_BYTES: usize = 1 << 16;
+
+const PARSE_ERROR: i32 = -32700;
+const INVALID_REQUEST: i32 = -32600;
+const INVALID_PARAMS: i32 = -32602;
 
 /// One line of input.
 enum Line {
@@ -67,22 +78,83 @@ async fn next_line<R: AsyncRead + Unpin>(input: &mut BufReader<R>) -> std::io::R
     }
 }
 
-/// What the first messages look like: requests have a method and an id.
-#[derive(Deserialize)]
-struct Peek {
-    #[serde(default)]
-    method: Option<IgnoredAny>,
-    #[serde(default)]
-    id: Option<IgnoredAny>,
-}
-
-fn error_line(code: i32, message: &str) -> String {
+/// A JSON-RPC error response. `id` is the request's, or null when it could not be read.
+fn error_line(code: i32, id: Json, message: &str) -> String {
     serde_json::json!({
         "jsonrpc": "2.0",
-        "id": null,
+        "id": id,
         "error": { "code": code, "message": message }
     })
     .to_string()
+}
+
+/// What becomes of one input line.
+#[derive(Debug, PartialEq)]
+enum Check {
+    /// A message the SDK reads; `request` when it waits for an answer.
+    Pass { request: bool },
+    /// A notification or response the SDK cannot read: nobody waits for an answer to it.
+    Drop,
+    /// Answered here with this error line; the SDK never sees it.
+    Answer(String),
+}
+
+/// Reads `text` as the SDK will, and says what JSON-RPC 2.0 wants done with it.
+fn check(text: &[u8]) -> Check {
+    let syntax = match serde_json::from_slice::<ClientJsonRpcMessage>(text) {
+        Ok(m) => {
+            return Check::Pass {
+                request: matches!(m, JsonRpcMessage::Request(_)),
+            };
+        }
+        Err(e) => matches!(e.classify(), Category::Syntax | Category::Eof),
+    };
+    let value = if syntax {
+        None
+    } else {
+        serde_json::from_slice::<Json>(text).ok()
+    };
+    let Some(value) = value else {
+        return Check::Answer(error_line(
+            PARSE_ERROR,
+            Json::Null,
+            "Parse error: the message is not valid JSON",
+        ));
+    };
+    let Some(msg) = value.as_object() else {
+        let why = match value {
+            Json::Array(_) => "Invalid request: batches are not supported; send one object a line",
+            _ => "Invalid request: a message is a JSON object",
+        };
+        return Check::Answer(error_line(INVALID_REQUEST, Json::Null, why));
+    };
+    let method = msg.get("method");
+    let id = msg.get("id");
+    let notification = method.is_some_and(Json::is_string) && id.is_none();
+    let response = method.is_none()
+        && id.is_some()
+        && (msg.contains_key("result") || msg.contains_key("error"));
+    if notification || response {
+        return Check::Drop;
+    }
+    // The id as the request gave it, when it is one (a string or an integer).
+    let id = id.filter(|id| RequestId::deserialize(*id).is_ok()).cloned();
+    let why = if msg.get("jsonrpc").and_then(Json::as_str) != Some("2.0") {
+        "Invalid request: jsonrpc must be \"2.0\""
+    } else if id.is_none() && msg.contains_key("id") {
+        "Invalid request: id must be a string or an integer"
+    } else if !method.is_some_and(Json::is_string) {
+        "Invalid request: a request needs a method, a string"
+    } else if msg.get("params").is_some_and(|p| !p.is_object()) {
+        "Invalid request: params must be an object"
+    } else {
+        // A request in good form the SDK cannot read: its params are what is wrong.
+        let method = method.and_then(Json::as_str).unwrap_or_default();
+        let why = super::server::params_fault(method, msg.get("params"))
+            .unwrap_or_else(|| format!("Invalid params for {}", crate::model::quoted(method, 40)));
+        return Check::Answer(error_line(INVALID_PARAMS, id.unwrap_or(Json::Null), &why));
+    };
+    Check::Answer(error_line(INVALID_REQUEST, id.unwrap_or(Json::Null), why))
 }
 
 /// Checks each input line and passes good ones to the SDK; answers the others itself.
@@ -101,7 +173,11 @@ where
                 let msg = format!(
                     "Invalid request: a message may have at most {MAX_MESSAGE_BYTES} bytes"
                 );
-                if replies.send(error_line(-32600, &msg)).await.is_err() {
+                if replies
+                    .send(error_line(INVALID_REQUEST, Json::Null, &msg))
+                    .await
+                    .is_err()
+                {
                     return;
                 }
                 continue;
@@ -116,28 +192,25 @@ where
         if text.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        if !requested {
-            match serde_json::from_slice::<Peek>(text) {
-                Ok(p) if p.method.is_some() && p.id.is_some() => requested = true,
-                Ok(_) => {
-                    // A notification or response before any request would end the SDK's
-                    // handshake (and with it the server); nothing answers those anyway.
-                    tracing::warn!(
-                        "mcp: a notification or response before any request was dropped"
-                    );
-                    continue;
+        match check(text) {
+            Check::Pass { request: true } => requested = true,
+            Check::Pass { request: false } if !requested => {
+                // A notification or response before any request would end the SDK's
+                // handshake (and with it the server); nothing answers those anyway.
+                tracing::warn!("mcp: a notification or response before any request was dropped");
+                continue;
+            }
+            Check::Pass { request: false } => {}
+            Check::Drop => {
+                tracing::warn!("mcp: a notification or response that cannot be read was dropped");
+                continue;
+            }
+            Check::Answer(reply) => {
+                if replies.send(reply).await.is_err() {
+                    return;
                 }
-                // Not an object: let the SDK answer it (invalid request) or fall through to
-                // the parse check below.
-                Err(_) => {}
+                continue;
             }
-        }
-        if serde_json::from_slice::<IgnoredAny>(text).is_err() {
-            let reply = error_line(-32700, "Parse error: the message is not valid JSON");
-            if replies.send(reply).await.is_err() {
-                return;
-            }
-            continue;
         }
         if to_sdk.write_all(text).await.is_err()
             || to_sdk.write_all(b"\n").await.is_err()
@@ -148,11 +221,22 @@ where
     }
 }
 
+/// An error the SDK sent without an id gets `"id": null`, as JSON-RPC 2.0 asks. [`check`]
+/// answers what the SDK cannot read before it sees it, so this only keeps a later SDK, whose
+/// reading may differ, from putting an id-less error on the wire.
+fn with_null_id(line: String) -> String {
+    const BARE: &str = r#"{"jsonrpc":"2.0","error":"#;
+    match line.strip_prefix(BARE) {
+        Some(rest) => format!(r#"{{"jsonrpc":"2.0","id":null,"error":{rest}"#),
+        None => line,
+    }
+}
+
 /// Passes the SDK's output lines on to the writer.
 async fn relay<R: AsyncRead + Unpin>(from_sdk: R, out: mpsc::Sender<String>) {
     let mut lines = BufReader::with_capacity(PIPE_BYTES, from_sdk).lines();
     while let Ok(Some(line)) = lines.next_line().await {
-        if out.send(line).await.is_err() {
+        if out.send(with_null_id(line)).await.is_err() {
             return;
         }
     }
@@ -223,5 +307,56 @@ mod tests {
         assert!(matches!(next_line(&mut r).await.unwrap(), Line::Message(m) if m == b"{\"a\":1}"));
         assert!(matches!(next_line(&mut r).await.unwrap(), Line::Message(m) if m == b"last"));
         assert!(matches!(next_line(&mut r).await.unwrap(), Line::End));
+    }
+
+    fn answer(line: &str) -> Json {
+        match check(line.as_bytes()) {
+            Check::Answer(a) => serde_json::from_str(&a).unwrap(),
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn what_the_sdk_cannot_read_is_answered_with_the_id_or_null() {
+        let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+        assert_eq!(check(ping.as_bytes()), Check::Pass { request: true });
+        let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        assert_eq!(check(note.as_bytes()), Check::Pass { request: false });
+        for (line, code, id) in [
+            ("{\"jsonrpc\":", -32700, Json::Null),
+            (r#"{"jsonrpc":"2.0","method":1}"#, -32600, Json::Null),
+            ("[]", -32600, Json::Null),
+            (
+                r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#,
+                -32600,
+                Json::Null,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"a","method":"ping","params":[]}"#,
+                -32600,
+                "a".into(),
+            ),
+            (r#"{"id":7,"method":"ping"}"#, -32600, 7.into()),
+        ] {
+            let a = answer(line);
+            assert_eq!(a["error"]["code"], code, "{line}: {a}");
+            assert_eq!(a.get("id"), Some(&id), "{line}: {a}");
+        }
+        // Nobody waits for an answer to a notification or a response.
+        for line in [
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":5}"#,
+            r#"{"jsonrpc":"2.0","id":3,"error":5}"#,
+        ] {
+            assert_eq!(check(line.as_bytes()), Check::Drop, "{line}");
+        }
+    }
+
+    #[test]
+    fn an_sdk_error_without_an_id_gets_a_null_one() {
+        let fixed = with_null_id(r#"{"jsonrpc":"2.0","error":{"code":-32600}}"#.into());
+        let v: Json = serde_json::from_str(&fixed).unwrap();
+        assert_eq!(v.get("id"), Some(&Json::Null));
+        let kept = r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32601}}"#;
+        assert_eq!(with_null_id(kept.into()), kept);
     }
 }
