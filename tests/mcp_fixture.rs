@@ -2,7 +2,8 @@
 //! (tools, schemas, tokens and stale tokens, verdicts and the error taxonomy, secrets absent
 //! from everything the server wrote, a recorded workflow replayed by `treeglass workflow run`),
 //! and raw JSON-RPC on the server's pipes (bad input answered with the JSON-RPC error and id
-//! it calls for, never a crash; hostile app strings never raw on the stream).
+//! it calls for, never a crash; tool schemas strict draft 2020-12; hostile app strings never
+//! raw on the stream).
 #![allow(clippy::unwrap_used)]
 
 mod common;
@@ -849,4 +850,198 @@ fn a_malformed_tool_call_is_invalid_params_and_an_unknown_method_is_not_found() 
     );
     let (err, _) = s.finish();
     assert!(!err.contains("panicked"), "{err}");
+}
+
+/// The formats JSON Schema draft 2020-12 defines (Validation, section 7.3).
+const STANDARD_FORMATS: [&str; 19] = [
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Every schema object inside `schema` (itself included), with its JSON pointer.
+fn subschemas<'a>(schema: &'a Value, at: String, out: &mut Vec<(String, &'a Value)>) {
+    match schema {
+        Value::Object(o) => {
+            out.push((at.clone(), schema));
+            for (k, v) in o {
+                // A default, const, enum or examples value is data, not a schema.
+                if ["default", "const", "enum", "examples"].contains(&k.as_str()) {
+                    continue;
+                }
+                let here = format!("{at}/{k}");
+                match v {
+                    Value::Object(_) if k == "properties" || k == "$defs" => {
+                        for (name, s) in v.as_object().unwrap() {
+                            subschemas(s, format!("{here}/{name}"), out);
+                        }
+                    }
+                    Value::Object(_) => subschemas(v, here, out),
+                    Value::Array(items) => {
+                        for (i, s) in items.iter().enumerate() {
+                            subschemas(s, format!("{here}/{i}"), out);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, s) in items.iter().enumerate() {
+                subschemas(s, format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The problems of one tool schema under draft 2020-12, checked strictly: the meta-schema, a
+/// validator that refuses unknown formats, only the standard formats, and every `default`
+/// valid against the schema that declares it.
+fn strict_problems(schema: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    if let Err(e) = jsonschema::draft202012::meta::validate(schema) {
+        problems.push(format!("not a draft 2020-12 schema: {e}"));
+    }
+    if let Err(e) = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .should_validate_formats(true)
+        .should_ignore_unknown_formats(false)
+        .build(schema)
+    {
+        problems.push(format!("refused by a strict validator: {e}"));
+    }
+    let mut all = Vec::new();
+    subschemas(schema, String::new(), &mut all);
+    for (at, sub) in all {
+        if let Some(f) = sub.get("format")
+            && !f.as_str().is_some_and(|f| STANDARD_FORMATS.contains(&f))
+        {
+            problems.push(format!("{at}: format {f} is not a JSON Schema format"));
+        }
+        if let Some(d) = sub.get("default") {
+            // The declaring schema, with the root's definitions for any $ref in it.
+            let mut own = sub.clone();
+            if let Some(defs) = schema.get("$defs") {
+                own["$defs"] = defs.clone();
+            }
+            match jsonschema::draft202012::new(&own) {
+                Ok(v) => {
+                    if let Err(e) = v.validate(d) {
+                        problems.push(format!("{at}: default {d} is not valid here: {e}"));
+                    }
+                }
+                Err(e) => problems.push(format!("{at}: not a schema: {e}")),
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn tools_list_is_strict_json_schema_2020_12() {
+    // Not vacuous: the check catches what the MCP Inspector's strict mode caught.
+    let bad = json!({
+        "type": "object",
+        "properties": {
+            "pid": {"type": ["integer", "null"], "format": "uint32", "minimum": 0},
+            "target": {"default": null, "oneOf": [{"type": "string"}, {"type": "object"}]}
+        }
+    });
+    let found = strict_problems(&bad);
+    assert!(found.iter().any(|p| p.contains("uint32")), "{found:?}");
+    assert!(
+        found
+            .iter()
+            .any(|p| p.contains("/properties/target: default")),
+        "{found:?}"
+    );
+    let good = json!({"type": "object", "properties": {
+        "n": {"type": "integer", "default": 3, "minimum": 0},
+        "re": {"type": ["string", "null"], "format": "regex", "default": null}
+    }});
+    assert_eq!(strict_problems(&good), Vec::<String>::new());
+
+    let mut s = Raw::start("fixture");
+    s.initialize();
+    let r = s.request(2, "tools/list", json!({}));
+    let tools = r["result"]["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), TOOLS.len());
+    let mut problems = Vec::new();
+    for t in tools {
+        let name = t["name"].as_str().unwrap();
+        for key in ["inputSchema", "outputSchema"] {
+            if let Some(schema) = t.get(key) {
+                for p in strict_problems(schema) {
+                    problems.push(format!("{name} {key}: {p}"));
+                }
+            }
+        }
+        assert!(t.get("inputSchema").is_some(), "{name}");
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // Unsigned integers keep their lower bound without a format.
+    let by_name = |n: &str| tools.iter().find(|t| t["name"] == n).unwrap();
+    let props = |n: &str| by_name(n)["inputSchema"]["properties"].clone();
+    for (tool, prop) in [
+        ("get_window_state", "pid"),
+        ("get_window_state", "max_nodes"),
+        ("find", "wait_ms"),
+        ("set_value", "timeout_ms"),
+        ("invoke", "wait_ms"),
+    ] {
+        let p = &props(tool)[prop];
+        assert_eq!(p["minimum"], 0, "{tool}.{prop}: {p}");
+        assert!(
+            p["type"].to_string().contains("integer"),
+            "{tool}.{prop}: {p}"
+        );
+    }
+    // What a strict client may send for an optional field (its declared default, or null
+    // where the schema admits it) is what the server takes.
+    for (tool, args) in [
+        (
+            "find",
+            json!({"target": "button \"Save\"", "app": null, "pid": null, "wait_ms": 0}),
+        ),
+        (
+            "set_value",
+            json!({"target": null, "element_token": "sdeadbeef:1", "value": "x"}),
+        ),
+        (
+            "workflow_validate",
+            json!({"workflow": {"schemaVersion": 1, "name": "x"}, "path": null}),
+        ),
+        (
+            "workflow_validate",
+            json!({"workflow": null, "path": null, "x": 1}),
+        ),
+    ] {
+        let schema = &by_name(tool)["inputSchema"];
+        let valid = jsonschema::draft202012::is_valid(schema, &args);
+        let r = s.request(3, "tools/call", json!({"name": tool, "arguments": args}));
+        let kind = &r["result"]["structuredContent"]["error"]["kind"];
+        assert_eq!(
+            valid,
+            *kind != "bad_arguments",
+            "{tool} {args}: the schema says valid={valid}, the server: {r}"
+        );
+    }
+    s.finish();
 }

@@ -243,8 +243,13 @@ fn target_schema(_: &mut SchemaGenerator) -> Schema {
     })
 }
 
+/// A target or null (an absent one: serde reads null into `None`).
 fn optional_target_schema(g: &mut SchemaGenerator) -> Schema {
-    target_schema(g)
+    let mut schema = target_schema(g);
+    if let Some(Json::Array(one_of)) = schema.get_mut("oneOf") {
+        one_of.push(serde_json::json!({ "type": "null" }));
+    }
+    schema
 }
 
 fn value_schema(_: &mut SchemaGenerator) -> Schema {
@@ -257,7 +262,7 @@ fn value_schema(_: &mut SchemaGenerator) -> Schema {
 fn optional_document_schema(_: &mut SchemaGenerator) -> Schema {
     json_schema!({
         "description": "A workflow document (schemaVersion 1).",
-        "type": "object"
+        "type": ["object", "null"]
     })
 }
 
@@ -275,12 +280,84 @@ const READ_ONLY: Effect = Effect {
     idempotent: true,
 };
 
+/// The formats JSON Schema draft 2020-12 defines; a strict client refuses any other.
+const STANDARD_FORMATS: [&str; 19] = [
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// The bounds a schemars integer format stands for, where a JSON number holds them exactly.
+fn format_bounds(format: &str) -> Option<(i64, i64)> {
+    Some(match format {
+        "int8" => (i8::MIN.into(), i8::MAX.into()),
+        "int16" => (i16::MIN.into(), i16::MAX.into()),
+        "int32" => (i32::MIN.into(), i32::MAX.into()),
+        "uint8" => (0, u8::MAX.into()),
+        "uint16" => (0, u16::MAX.into()),
+        "uint32" => (0, u32::MAX.into()),
+        _ => return None,
+    })
+}
+
+/// Makes a generated schema one a strict draft 2020-12 client takes: only standard formats
+/// (schemars writes `uint32`, `uint64`, `uint`…; what they bound is kept as `minimum` and
+/// `maximum`), and no `default: null` (serde's default for an absent option: that the property
+/// is not required already says it may be left out, and null is not valid in every schema).
+fn strict(schema: &mut Json) {
+    match schema {
+        Json::Object(o) => {
+            if o.get("default").is_some_and(Json::is_null) {
+                o.remove("default");
+            }
+            let odd = o
+                .get("format")
+                .and_then(Json::as_str)
+                .filter(|f| !STANDARD_FORMATS.contains(f))
+                .map(str::to_string);
+            if let Some(f) = odd {
+                o.remove("format");
+                if let Some((min, max)) = format_bounds(&f) {
+                    o.entry("minimum").or_insert(min.into());
+                    o.entry("maximum").or_insert(max.into());
+                }
+            }
+            for (k, v) in o.iter_mut() {
+                // Values, not schemas.
+                if !matches!(k.as_str(), "default" | "const" | "enum" | "examples") {
+                    strict(v);
+                }
+            }
+        }
+        Json::Array(items) => items.iter_mut().for_each(strict),
+        _ => {}
+    }
+}
+
 fn schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     let schema = schemars::generate::SchemaSettings::draft2020_12()
         .into_generator()
         .into_root_schema_for::<T>();
-    let mut object = match serde_json::to_value(schema) {
-        Ok(Json::Object(o)) => o,
+    let mut value = serde_json::to_value(schema).unwrap_or_default();
+    strict(&mut value);
+    let mut object = match value {
+        Json::Object(o) => o,
         // A derived schema is always an object; an empty object schema stands in otherwise.
         _ => JsonObject::new(),
     };
@@ -457,5 +534,32 @@ mod tests {
         assert!(props.contains_key("element_token") && props.contains_key("target"));
         assert_eq!(set.input_schema["required"], serde_json::json!(["value"]));
         assert_eq!(set.input_schema["additionalProperties"], false);
+    }
+
+    #[test]
+    fn schemas_have_standard_formats_and_no_null_defaults() {
+        for t in all() {
+            let text = serde_json::to_string(&*t.input_schema).unwrap();
+            assert!(!text.contains("\"format\""), "{}: {text}", t.name);
+            assert!(!text.contains("\"default\":null"), "{}: {text}", t.name);
+        }
+        let state = schema::<WindowStateArgs>();
+        assert_eq!(state["properties"]["pid"]["minimum"], 0);
+        assert_eq!(state["properties"]["pid"]["maximum"], u64::from(u32::MAX));
+        assert_eq!(state["properties"]["max_nodes"]["minimum"], 0);
+        assert!(state["properties"]["max_nodes"].get("maximum").is_none());
+        // Kept: a standard format, and a default that is not null.
+        let mut s = serde_json::json!({"properties": {
+            "re": {"type": "string", "format": "regex", "default": ""},
+            "n": {"type": "integer", "format": "int8", "default": null, "enum": [{"format": "x"}]}
+        }});
+        strict(&mut s);
+        assert_eq!(s["properties"]["re"]["format"], "regex");
+        assert_eq!(s["properties"]["re"]["default"], "");
+        assert_eq!(
+            s["properties"]["n"],
+            serde_json::json!({"type": "integer", "minimum": -128, "maximum": 127,
+                               "enum": [{"format": "x"}]})
+        );
     }
 }
