@@ -852,6 +852,45 @@ fn a_malformed_tool_call_is_invalid_params_and_an_unknown_method_is_not_found() 
     assert!(!err.contains("panicked"), "{err}");
 }
 
+#[test]
+fn a_token_from_another_process_says_how_to_get_a_fresh_one() {
+    let mut s = Raw::start("fixture");
+    s.initialize();
+    // A token of the right form this server never issued (another server's, a TUI's).
+    for (i, (tool, args)) in [
+        (
+            "set_value",
+            json!({"element_token": "sdeadbeef:1", "value": "x"}),
+        ),
+        ("invoke", json!({"element_token": "sdeadbeef:1"})),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let r = s.request(
+            300 + i as u64,
+            "tools/call",
+            json!({"name": tool, "arguments": args}),
+        );
+        let res = &r["result"];
+        assert_eq!(res["isError"], true, "{r}");
+        let e = &res["structuredContent"]["error"];
+        assert_eq!(e["kind"], "unknown_token", "{r}");
+        assert_eq!(e["exit_code"], 5, "{r}");
+        assert_eq!(res["structuredContent"]["dispatched"], false, "{r}");
+        let msg = e["message"].as_str().unwrap();
+        for said in ["sdeadbeef:1", "server", "get_window_state", "find"] {
+            assert!(msg.contains(said), "{tool}: {msg:?} lacks {said:?}");
+        }
+        for wrong in ["TUI session", "workflow run"] {
+            assert!(!msg.contains(wrong), "{tool}: {msg:?}");
+        }
+        let text = res["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("get_window_state"), "{tool}: {text:?}");
+    }
+    s.finish();
+}
+
 /// The formats JSON Schema draft 2020-12 defines (Validation, section 7.3).
 const STANDARD_FORMATS: [&str; 19] = [
     "date-time",

@@ -104,13 +104,23 @@ impl From<Fault> for Missed {
 
 /// The refusal of a token, with the current snapshot named when it is stale.
 pub fn token_fault(e: TokenRefusal) -> Fault {
-    let f = Fault::new(exit::TOKEN, e.to_string());
     match e {
-        TokenRefusal::Stale { current, .. } => f
+        TokenRefusal::Stale { current, .. } => Fault::new(exit::TOKEN, e.to_string())
             .kind("stale_token")
             .with("current_snapshot", current.to_string()),
-        TokenRefusal::Unknown(_) => f.kind("unknown_token"),
-        TokenRefusal::NoRow(_) => f.kind("no_such_row"),
+        // The session's wording is the command line's; an MCP client's tokens come from this
+        // server, and a restarted server has issued none of them.
+        TokenRefusal::Unknown(token) => Fault::new(
+            exit::TOKEN,
+            format!(
+                "token {token} was not issued by this server: tokens are valid only within the \
+                 MCP server process that issued them (a restarted server has none of its \
+                 predecessor's); call get_window_state or find again for a fresh token, or pass \
+                 a target"
+            ),
+        )
+        .kind("unknown_token"),
+        TokenRefusal::NoRow(_) => Fault::new(exit::TOKEN, e.to_string()).kind("no_such_row"),
     }
 }
 
