@@ -17,6 +17,7 @@ pub fn kind(code: i32) -> &'static str {
         exit::BUS_UNAVAILABLE => "bus_unavailable",
         exit::TOKEN => "token_refused",
         exit::APP_GONE => "app_gone",
+        exit::NOT_RESPONDING => "not_responding",
         exit::DOCTOR => "problems_found",
         exit::AMBIGUOUS => "ambiguous",
         exit::NOT_FOUND => "not_found",
