@@ -138,6 +138,18 @@ async fn run(cli: Cli) -> Result<(Printed, i32), Failure> {
         return Ok((Printed::Text(String::new()), exit::OK));
     }
     let session = Session::new(backend.clone());
+    // One-shot commands that use only the element they resolve may let the app narrow its
+    // candidates; recording a step needs the whole tree (its target is suggested from it).
+    let narrow = match &cli.command {
+        Some(Command::Find(a)) => !a.whole_tree,
+        Some(Command::Get(a)) => !a.element.whole_tree,
+        Some(Command::Set(a)) => a.record.is_none() && !a.element.whole_tree,
+        Some(Command::Invoke(a)) => a.record.is_none() && !a.element.whole_tree,
+        _ => false,
+    };
+    session
+        .narrow
+        .store(narrow, std::sync::atomic::Ordering::Relaxed);
     match cli.command {
         Some(Command::Apps { json }) => cli::apps(backend.as_ref(), json).await.map(ok),
         Some(Command::Tree(args)) => cli::tree(backend.as_ref(), &args).await,

@@ -12,8 +12,8 @@ use tokio::time::Instant;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::backend::{Backend, BackendError, Limits};
-use crate::model::{NodeId, Snapshot, SnapshotId, Token};
-use crate::target::{Resolution, Target, resolve, resolve_for_write};
+use crate::model::{Node, NodeId, Role, Snapshot, SnapshotId, Token};
+use crate::target::{Resolution, RoleSpec, Target, resolve, resolve_for_write};
 
 /// The longest a target may be waited for.
 pub const MAX_RESOLVE_TIMEOUT: Duration = Duration::from_secs(120);
@@ -52,6 +52,12 @@ struct Book {
 pub struct Session {
     pub backend: Arc<dyn Backend>,
     book: Mutex<Book>,
+    /// Whether a resolution may first ask the app for the target's candidates
+    /// ([`Backend::candidates`]) instead of reading the whole tree. Only for callers that use
+    /// nothing of the snapshot but the element and its path (one-shot `find`, `get`, `set`,
+    /// `invoke` without `--record`): such a snapshot holds the path alone, so targets suggested
+    /// from it would be unique by construction.
+    pub narrow: std::sync::atomic::AtomicBool,
 }
 
 /// The result of resolving a target against fresh reads.
@@ -61,6 +67,10 @@ pub struct Fresh {
     /// How many times the tree was read.
     pub reads: usize,
     pub waited: Duration,
+    /// Set when the tree was not read: the app found this many candidates (every element of
+    /// the target's role in the window), the target was resolved among them, and the snapshot
+    /// holds the path from the window to the element alone.
+    pub narrowed: Option<usize>,
 }
 
 impl Session {
@@ -68,6 +78,7 @@ impl Session {
         Session {
             backend,
             book: Mutex::new(Book::default()),
+            narrow: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -166,6 +177,11 @@ impl Session {
         };
         // Subscribe before the first read so no change between read and wait is missed.
         let mut events = self.backend.subscribe();
+        if self.narrow.load(std::sync::atomic::Ordering::Relaxed)
+            && let Some(fresh) = self.resolve_narrowed(root, target, limits, resolve).await?
+        {
+            return Ok(fresh);
+        }
         let mut reads = 0;
         loop {
             let snap = self.snapshot(root, limits).await?;
@@ -184,6 +200,7 @@ impl Session {
                     resolution,
                     reads,
                     waited: started.elapsed(),
+                    narrowed: None,
                 });
             }
             let tick = FALLBACK_TICK.min(deadline.saturating_duration_since(Instant::now()));
@@ -204,6 +221,135 @@ impl Session {
                 Err(_) => {}
             }
         }
+    }
+}
+
+impl Session {
+    /// Resolves `target` among the candidates the app finds for its role, without reading the
+    /// tree: when that names one element, the answer is the path to it. `None` whenever this
+    /// cannot be claimed — the backend or app cannot narrow, the target needs more than each
+    /// candidate's own fields (an ancestor, a neighbour, a position), or the candidates do not
+    /// name exactly one element (then the tree is read and resolution says why, as always).
+    /// Uniqueness is judged over the complete candidate set: every element of that role.
+    async fn resolve_narrowed(
+        &self,
+        root: &NodeId,
+        target: &Target,
+        limits: &Limits,
+        resolve: fn(&Snapshot, &Target) -> Resolution,
+    ) -> Result<Option<Fresh>, BackendError> {
+        let started = Instant::now();
+        let Some(RoleSpec::Role(role)) = target.role() else {
+            return Ok(None);
+        };
+        if *role == Role::Unknown
+            || target.within().is_some()
+            || target.after().is_some()
+            || target.nth().is_some()
+        {
+            return Ok(None);
+        }
+        let Some((root_node, found)) = self.backend.candidates(root, *role, limits.labels).await?
+        else {
+            return Ok(None);
+        };
+        let count = found.len();
+        let flat = flat_snapshot(root_node, found);
+        let Resolution::Unique { row, .. } = resolve(&flat, target) else {
+            return Ok(None);
+        };
+        let path = match self
+            .backend
+            .path_to(root, &flat.nodes[row].id, limits.labels)
+            .await
+        {
+            Ok(p) => p,
+            Err(e @ BackendError::AppGone { .. }) => return Err(e),
+            Err(e) => {
+                tracing::debug!(error = %e, "no path to the candidate: reading the tree");
+                return Ok(None);
+            }
+        };
+        // Deeper than the read would go: the tree read decides (and does not find it).
+        if path.len() > limits.max_depth + 1 {
+            return Ok(None);
+        }
+        let snap = chain_snapshot(path, started);
+        let last = snap.nodes.len().saturating_sub(1);
+        let resolution = resolve(&snap, target);
+        // Read again for its path, it must still be what the candidates named.
+        if resolution.unique_row() != Some(last) {
+            return Ok(None);
+        }
+        tracing::debug!(candidates = count, "resolved among the app's candidates");
+        Ok(Some(Fresh {
+            snapshot: self.record(root, snap),
+            resolution,
+            reads: 1,
+            waited: started.elapsed(),
+            narrowed: Some(count),
+        }))
+    }
+}
+
+/// The window and the candidates below it, each a child of the window (the structure is not
+/// the tree's: only each candidate's own fields are resolved on).
+fn flat_snapshot(root: Node, found: Vec<Node>) -> Snapshot {
+    let window = if root.role == Role::Application {
+        Default::default()
+    } else {
+        root.name.clone()
+    };
+    let mut nodes = Vec::with_capacity(found.len() + 1);
+    nodes.push(Node {
+        parent: None,
+        depth: 0,
+        children: (1..=found.len()).collect(),
+        ..root
+    });
+    nodes.extend(found.into_iter().map(|n| Node {
+        parent: Some(0),
+        depth: 1,
+        children: Vec::new(),
+        ..n
+    }));
+    Snapshot {
+        id: SnapshotId::next(),
+        app: Default::default(),
+        window,
+        nodes,
+        truncated: None,
+        unreadable: 0,
+        read_ms: 0.0,
+    }
+}
+
+/// The path from the window down to one element, as a snapshot: each node the only child of
+/// the one before.
+fn chain_snapshot(path: Vec<Node>, started: Instant) -> Snapshot {
+    let n = path.len();
+    let window = match path.first() {
+        Some(r) if r.role != Role::Application => r.name.clone(),
+        _ => Default::default(),
+    };
+    let nodes = path
+        .into_iter()
+        .enumerate()
+        .map(|(i, node)| Node {
+            parent: i.checked_sub(1),
+            depth: i as u32,
+            children: if i + 1 < n { vec![i + 1] } else { Vec::new() },
+            ..node
+        })
+        .collect();
+    Snapshot {
+        id: SnapshotId::next(),
+        app: Default::default(),
+        window,
+        nodes,
+        truncated: None,
+        unreadable: 0,
+        read_ms: started.elapsed().as_secs_f64() * 1000.0,
     }
 }
 

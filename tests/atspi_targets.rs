@@ -33,6 +33,8 @@ struct Suggested {
     name: String,
     target: String,
     grade: String,
+    /// The platform's id of the node.
+    id: Value,
 }
 
 /// What one app's check found.
@@ -46,6 +48,8 @@ struct Report {
     /// Of the first 60 interactive nodes (the issue's measure), how many have a target.
     first_60_with_target: usize,
     first_60: usize,
+    /// How many resolved among the candidates the app found (`Collection.GetMatches`).
+    narrowed: usize,
     failures: Vec<String>,
 }
 
@@ -54,7 +58,8 @@ impl Report {
         let share = |n: usize| 100.0 * n as f64 / self.interactive.max(1) as f64;
         format!(
             "{app}: {} nodes, {} interactive — {} stable ({:.0}%), {} contextual ({:.0}%), {} \
-             positional ({:.0}%); first {}: {} with a target, {} without",
+             positional ({:.0}%); first {}: {} with a target, {} without; {} resolved among the \
+             app's candidates",
             self.nodes,
             self.interactive,
             self.stable,
@@ -65,7 +70,8 @@ impl Report {
             share(self.positional),
             self.first_60,
             self.first_60_with_target,
-            self.first_60 - self.first_60_with_target
+            self.first_60 - self.first_60_with_target,
+            self.narrowed
         )
     }
 }
@@ -86,6 +92,7 @@ fn suggestions(app: &str) -> (u64, Vec<Suggested>) {
                 name: n["name"].as_str().unwrap_or("").to_string(),
                 target: n["target"].as_str().unwrap_or("").to_string(),
                 grade: n["grade"].as_str().unwrap_or("").to_string(),
+                id: n["id"].clone(),
                 role,
             });
         }
@@ -100,6 +107,12 @@ fn suggestions(app: &str) -> (u64, Vec<Suggested>) {
 /// interactive node's suggested target and checks that it names that node; a sample also goes
 /// through the `treeglass find` binary.
 fn check(app: &str) -> Report {
+    check_with(app, false)
+}
+
+/// [`check`], letting `find` ask the app for the candidates of each target's role where it can
+/// (`narrow`, as the `treeglass find` command does).
+fn check_with(app: &str, narrow: bool) -> Report {
     let (nodes, list) = suggestions(app);
     let mut r = Report {
         nodes,
@@ -115,6 +128,9 @@ fn check(app: &str) -> Report {
     rt().block_on(async {
         let backend = Arc::new(AtspiBackend::connect(Duration::from_secs(5)).await.unwrap());
         let session = Session::new(backend);
+        session
+            .narrow
+            .store(narrow, std::sync::atomic::Ordering::Relaxed);
         for (i, s) in list.iter().enumerate() {
             match s.grade.as_str() {
                 "stable" => r.stable += 1,
@@ -141,6 +157,7 @@ fn check(app: &str) -> Report {
                 wait_ms: 5_000,
                 max_depth: treeglass::backend::Limits::default().max_depth,
                 json: true,
+                whole_tree: false,
             };
             let found = match treeglass::cli::find(&session, &args).await {
                 Ok((out, 0)) => serde_json::from_str::<Value>(&out).unwrap(),
@@ -155,7 +172,16 @@ fn check(app: &str) -> Report {
                     continue;
                 }
             };
-            if found["row"].as_u64() != Some(s.row) {
+            if found.get("narrowed").is_some() {
+                r.narrowed += 1;
+                // Narrowed: the snapshot is the path alone; the node is named by its id.
+                if found["id"] != s.id {
+                    r.failures.push(format!(
+                        "{} narrowed to {} {} (suggested for row {}, {})",
+                        s.target, found["id"], found["path"], s.row, s.id
+                    ));
+                }
+            } else if found["row"].as_u64() != Some(s.row) {
                 r.failures.push(format!(
                     "{} named row {} but was suggested for row {}",
                     s.target, found["row"], s.row
@@ -172,12 +198,15 @@ fn check(app: &str) -> Report {
                     "--json",
                 ]);
                 let v = json_of(&o);
-                if o.status.code() != Some(0) || v["row"].as_u64() != Some(s.row) {
+                // The command may narrow (Chromium): its snapshot is then the path alone, so
+                // the element is compared by id, not by row.
+                if o.status.code() != Some(0) || v["id"] != s.id {
                     r.failures.push(format!(
-                        "treeglass find {}: exit {:?}, row {} (want {})",
+                        "treeglass find {}: exit {:?}, id {} (want {}, row {})",
                         s.target,
                         o.status.code(),
-                        v["row"],
+                        v["id"],
+                        s.id,
                         s.row
                     ));
                 }
@@ -299,4 +328,16 @@ fn chromium_every_interactive_node_resolves_back() {
     app.assert_alive("every suggestion resolved");
     assert!(r.interactive > 20, "{}", r.interactive);
     assert_all_resolve("Chromium (the form page and the browser's own UI)", &r);
+    // Again with the candidates found by Chromium (Collection.GetMatches on each role): every
+    // target names the same element, and most were narrowed (not those with an ancestor, a
+    // neighbour or a position).
+    let n = check_with("Chromium", true);
+    app.assert_alive("every suggestion resolved among Chromium's candidates");
+    assert_all_resolve("Chromium, narrowed", &n);
+    assert!(
+        n.narrowed * 2 > n.interactive,
+        "{} of {}",
+        n.narrowed,
+        n.interactive
+    );
 }

@@ -53,6 +53,43 @@ fn the_big_page_is_read_whole_found_in_and_written() {
     assert_eq!(found["outcome"], "unique", "{found:#}");
     app.assert_alive("find");
 
+    // Chromium finds a target's candidates itself (Collection.GetMatches on the role): only
+    // those are read, and the answer is the one the whole tree gives.
+    for t in [
+        r#"check-box "Row 1500 done""#,
+        r#"text labelled-by "Row 1999 name""#,
+        r#"combo-box "Row 7 colour""#,
+        r#"check-box "Row 1778 done" [checked]"#,
+    ] {
+        let o = app.treeglass(&["find", t, "--json"]);
+        assert_ok(&o, t);
+        let narrowed = json_of(&o);
+        assert!(
+            narrowed["narrowed"]["candidates"].as_u64().unwrap() >= 2_000,
+            "{t}: {narrowed:#}"
+        );
+        let o = app.treeglass(&["find", t, "--json", "--whole-tree"]);
+        assert_ok(&o, t);
+        let whole = json_of(&o);
+        assert!(whole.get("narrowed").is_none(), "{whole:#}");
+        for key in ["outcome", "path", "why", "tier"] {
+            assert_eq!(narrowed[key], whole[key], "{t}: {key}");
+        }
+        assert!(narrowed.get("suggestion").is_none(), "{narrowed:#}");
+        app.assert_alive(t);
+    }
+    // What the candidates do not name once is decided by the whole tree, as always.
+    let o = app.treeglass(&[
+        "find",
+        r#"check-box "Row 2001 done""#,
+        "--json",
+        "--wait-ms",
+        "0",
+    ]);
+    assert_eq!(o.status.code(), Some(11), "{}", stdout(&o));
+    assert!(json_of(&o).get("narrowed").is_none());
+    app.assert_alive("a target the candidates do not hold");
+
     let o = app.treeglass(&["set", r#"check-box "Row 1500 done""#, "true", "--json"]);
     assert_ok(&o, "set row 1500's check box");
     let r = json_of(&o);

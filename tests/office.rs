@@ -93,7 +93,11 @@ fn calc_is_read_by_every_command_and_keeps_answering() {
 
     let o = app.treeglass(&["find", r#"table-cell "B2""#, "--json"]);
     assert_ok(&o, "find a visible cell");
-    assert_eq!(json_of(&o)["outcome"], "unique");
+    let found = json_of(&o);
+    assert_eq!(found["outcome"], "unique");
+    // LibreOffice's bridge would walk into the sheet to answer Collection.GetMatches: it is
+    // never asked, the tree is read.
+    assert!(found.get("narrowed").is_none(), "{found:#}");
     app.assert_alive("find");
 
     let o = app.treeglass(&["get", r#"table "Sheet Sheet1""#]);

@@ -361,6 +361,31 @@ pub trait Backend: Send + Sync {
         Ok(None)
     }
 
+    /// The candidates of a target whose role is `role`, found under `root` by the app itself
+    /// in one call where it can be asked safely: `root` and every element below it with that
+    /// role, each read as a target's resolution needs it (fields, states, value; the label
+    /// relation when `labels`), in document order, with no children. `None`: this backend or
+    /// this app cannot narrow (read the tree instead). The set is complete or not given.
+    async fn candidates(
+        &self,
+        _root: &NodeId,
+        _role: Role,
+        _labels: bool,
+    ) -> Result<Option<(Node, Vec<Node>)>, BackendError> {
+        Ok(None)
+    }
+
+    /// The elements from `root` down to `id` (`root` first, `id` last), read as
+    /// [`Backend::candidates`] reads them, with no children.
+    async fn path_to(
+        &self,
+        _root: &NodeId,
+        _id: &NodeId,
+        _labels: bool,
+    ) -> Result<Vec<Node>, BackendError> {
+        Err(BackendError::Unsupported("paths to an element".into()))
+    }
+
     /// Performs one primitive write. See [`WriteAck`].
     async fn write(&self, id: &NodeId, op: &WriteOp) -> WriteAck;
 

@@ -319,6 +319,11 @@ pub struct ElementArgs {
     /// Read the tree down to this depth (deeper elements cannot be found).
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_depth)]
     pub max_depth: usize,
+    /// Resolve on the whole tree, read element by element, even where the app can find the
+    /// target's candidates itself (Chromium: `Collection.GetMatches` on the target's role,
+    /// then only those elements are read). Both give the same answer; this one is slower.
+    #[arg(long)]
+    pub whole_tree: bool,
 }
 
 #[derive(Debug, Args)]
@@ -340,6 +345,11 @@ pub struct FindArgs {
     /// Read the tree down to this depth (deeper elements cannot be found).
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_depth)]
     pub max_depth: usize,
+    /// Resolve on the whole tree, read element by element, even where the app can find the
+    /// target's candidates itself (Chromium: `Collection.GetMatches` on the target's role,
+    /// then only those elements are read). Both give the same answer; this one is slower.
+    #[arg(long)]
+    pub whole_tree: bool,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -988,6 +998,16 @@ pub async fn find(session: &Session, args: &FindArgs) -> Result<(String, i32), F
 /// and how long it took.
 pub fn find_json(target: &Target, fresh: &Fresh) -> serde_json::Value {
     let mut v = output::resolution_json(&fresh.resolution, &fresh.snapshot);
+    if let Some(n) = fresh.narrowed {
+        // The snapshot holds the element's path alone: no suggestion from it is unique.
+        if let Some(o) = v.as_object_mut() {
+            o.remove("suggestion");
+        }
+        v["narrowed"] = serde_json::json!({ "candidates": n });
+    }
+    if let Some(row) = fresh.resolution.unique_row() {
+        v["id"] = serde_json::to_value(&fresh.snapshot.nodes[row].id).unwrap_or_default();
+    }
     v["target"] = target.to_string().into();
     v["snapshot"] = fresh.snapshot.id.to_string().into();
     v["reads"] = fresh.reads.into();

@@ -312,7 +312,12 @@ pub fn resolution_json(r: &Resolution, snap: &Snapshot) -> Json {
 pub fn resolution_text(target: &Target, fresh: &Fresh) -> String {
     let mut out = String::new();
     let t = target.to_string();
-    let suggested = suggestions_for(&fresh.snapshot, resolution_rows(&fresh.resolution));
+    // A narrowed snapshot holds the element's path alone: nothing suggested from it would be
+    // unique for the window.
+    let suggested = match fresh.narrowed {
+        Some(_) => Vec::new(),
+        None => suggestions_for(&fresh.snapshot, resolution_rows(&fresh.resolution)),
+    };
     match &fresh.resolution {
         Resolution::Unique {
             row,
@@ -324,6 +329,17 @@ pub fn resolution_text(target: &Target, fresh: &Fresh) -> String {
             out.push_str(&format!("unique: {token} (row {row})  {path}  ({why})\n"));
             if let Some((_, s)) = suggested.first() {
                 out.push_str(&format!("suggested target: {}  ({})\n", s.target, s.grade));
+            }
+            if let Some(n) = fresh.narrowed {
+                out.push_str(&format!(
+                    "searched: {} the application found for the role (Collection); the tree \
+                     was not read\n",
+                    if n == 1 {
+                        "1 element".to_string()
+                    } else {
+                        format!("{} elements", crate::model::group_digits(n as i64))
+                    }
+                ));
             }
         }
         Resolution::Ambiguous { count, candidates } => {

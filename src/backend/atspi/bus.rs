@@ -50,6 +50,10 @@ impl ObjRef {
 }
 
 /// AT-SPI role number to (normalised, raw name).
+/// The highest AT-SPI role number (`ATSPI_ROLE_LAST_DEFINED` − 1 in at-spi2-core 2.46 is 129;
+/// a little room for newer ones).
+pub const ROLE_MAX: u32 = 140;
+
 pub fn role_of(raw: u32) -> (Role, String) {
     match atspi_common::Role::try_from(raw) {
         Ok(r) => {

@@ -591,6 +591,79 @@ impl Backend for AtspiBackend {
         }
     }
 
+    async fn candidates(
+        &self,
+        root: &NodeId,
+        role: Role,
+        labels: bool,
+    ) -> Result<Option<(Node, Vec<Node>)>, BackendError> {
+        /// More candidates than this cost more to read one by one than the tree does.
+        const MAX: usize = 5_000;
+        let obj = ObjRef::from_id(root)?;
+        let c = self
+            .caller()
+            .with_deadline(Instant::now() + Duration::from_secs(10));
+        let toolkit = self.toolkit(&c, &obj.bus).await?;
+        if !reader::NARROWS.contains(&toolkit) {
+            return Ok(None);
+        }
+        let roles: Vec<u32> = (0..=ROLE_MAX).filter(|r| role_of(*r).0 == role).collect();
+        if roles.is_empty() {
+            return Ok(None);
+        }
+        let (root_node, found) = tokio::join!(
+            reader::read_candidate(&c, &obj, toolkit, labels),
+            c.matches_by_role(&obj, &roles)
+        );
+        let gone = |e: &BackendError| matches!(e, BackendError::AppGone { .. });
+        let (root_node, found) = match (root_node, found) {
+            (Ok(r), Ok(f)) => (r, f),
+            (Err(e), _) | (_, Err(e)) if gone(&e) => return Err(e),
+            (Err(e), _) | (_, Err(e)) => {
+                tracing::debug!(error = %e, "no narrowing: reading the tree");
+                return Ok(None);
+            }
+        };
+        if found.len() > MAX {
+            return Ok(None);
+        }
+        let nodes: Vec<Result<Node, BackendError>> = futures::stream::iter(found)
+            .map(|o| {
+                let c = c.clone();
+                async move { reader::read_candidate(&c, &o, toolkit, labels).await }
+            })
+            .buffered(256)
+            .collect()
+            .await;
+        let mut out = Vec::with_capacity(nodes.len());
+        for n in nodes {
+            match n {
+                Ok(n) => out.push(n),
+                Err(e) if gone(&e) => return Err(e),
+                // One candidate unreadable (vanished, refused): the set is not whole.
+                Err(e) => {
+                    tracing::debug!(error = %e, "a candidate unreadable: reading the tree");
+                    return Ok(None);
+                }
+            }
+        }
+        Ok(Some((root_node, out)))
+    }
+
+    async fn path_to(
+        &self,
+        root: &NodeId,
+        id: &NodeId,
+        labels: bool,
+    ) -> Result<Vec<Node>, BackendError> {
+        let (root, obj) = (ObjRef::from_id(root)?, ObjRef::from_id(id)?);
+        let c = self
+            .caller()
+            .with_deadline(Instant::now() + Duration::from_secs(10));
+        let toolkit = self.toolkit(&c, &obj.bus).await?;
+        reader::path_to(&c, &root, &obj, toolkit, labels).await
+    }
+
     async fn write(&self, id: &NodeId, op: &WriteOp) -> WriteAck {
         let obj = ObjRef::from_id(id)?;
         let c = self

@@ -1377,6 +1377,66 @@ fn build(
     }
 }
 
+/// Toolkits whose `Collection.GetMatches` narrows a target's candidates: every element they
+/// expose is a real one (a page's DOM), so the ATK bridge's walk of the whole subtree, which
+/// goes into elements that manage their descendants (`Caller::matches_by_role`), is bounded by
+/// what the page holds. Not LibreOffice (its sheet would make a billion cells), not Qt (no
+/// Collection interface), not GTK (tree views make their rows on demand).
+pub const NARROWS: &[Toolkit] = &[Toolkit::Chromium];
+
+/// The element as a target's resolution sees it: its fields, states and value, and its label
+/// relation when `label` (no actions, bounds or children).
+pub async fn read_candidate(
+    c: &Caller,
+    obj: &ObjRef,
+    toolkit: Toolkit,
+    label: bool,
+) -> Result<Node, BackendError> {
+    let raw = read_fields(c, obj, toolkit).await?;
+    let lab = async {
+        if label && raw.role.is_interactive() {
+            read_label(c, obj, None).await
+        } else {
+            Ok(None)
+        }
+    };
+    let (value, lab) = tokio::join!(get_value(c, &raw, toolkit, None), lab);
+    let mut n = to_node(&raw);
+    n.value = value?;
+    n.label = lab?.map(AppText::from);
+    Ok(n)
+}
+
+/// The elements from `root` down to `obj`: `root` first, `obj` last, each read by
+/// [`read_candidate`]. Fails when `obj` is not under `root` (within 256 levels).
+pub async fn path_to(
+    c: &Caller,
+    root: &ObjRef,
+    obj: &ObjRef,
+    toolkit: Toolkit,
+    label: bool,
+) -> Result<Vec<Node>, BackendError> {
+    let mut chain = vec![obj.clone()];
+    while chain.last() != Some(root) {
+        if chain.len() > 256 {
+            return Err(BackendError::Failed(
+                "the element is not under the window".into(),
+            ));
+        }
+        let up = c.parent(chain.last().unwrap_or(root)).await?;
+        if up.is_null() {
+            return Err(BackendError::Failed(
+                "the element is not under the window".into(),
+            ));
+        }
+        chain.push(up);
+    }
+    chain.reverse();
+    let nodes =
+        futures::future::join_all(chain.iter().map(|o| read_candidate(c, o, toolkit, label))).await;
+    nodes.into_iter().collect()
+}
+
 /// How deep and how big the inspector's first paint is (see [`preview`]).
 const PREVIEW_DEPTH: usize = 4;
 const PREVIEW_NODES: usize = 200;
