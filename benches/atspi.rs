@@ -247,7 +247,7 @@ fn big_bench() {
         "Big trees, whole process (median of {BIG_RUNS}; pyatspi: one in-process walk), seconds"
     );
     println!(
-        "{:<20} {:>6} {:>7} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>7} {:>7}",
+        "{:<20} {:>6} {:>7} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}",
         "app",
         "nodes",
         "tree",
@@ -259,7 +259,8 @@ fn big_bench() {
         "find/wt",
         "set",
         "paint",
-        "whole"
+        "whole",
+        "TUI MB"
     );
     for kit in [Kit::BigPage, Kit::FirefoxBigPage, Kit::Calc] {
         // One app that cannot be measured (it never settles) costs its row, not the others.
@@ -276,7 +277,8 @@ fn big_bench() {
     println!("--whole-tree (the tree read, as on every other toolkit).");
     println!("paint / whole: the inspector (`treeglass --pid N` in a tmux pane, polled every");
     println!("20 ms) from start to its first tree lines, and to the whole tree (the read's");
-    println!("progress gone from the title).");
+    println!("progress gone from the title); TUI MB: its peak RSS after a filter on the whole");
+    println!("tree. set: the default command, with its 600 ms watch after the verdict.");
     println!("goals: a complete read of the page ≥ 3× faster than the pyatspi walk (stretch");
     println!("10×); find and set of one element on the page ≤ 1 s; first paint ≤ 1 s.");
 }
@@ -341,9 +343,9 @@ fn big_row(kit: Kit) -> String {
         } else {
             ("—".into(), "—".into(), "—".into())
         };
-        let (paint, whole) = tui_paint(&pid);
+        let (paint, whole, tui_mb) = tui_paint(&pid);
         format!(
-            "{:<20} {:>6} {:>7.2} {:>8.0} {:>8.1} {:>8.2} {:>5.1}× {:>7} {:>7} {:>7} {:>7.2} {:>7.2}",
+            "{:<20} {:>6} {:>7.2} {:>8.0} {:>8.1} {:>8.2} {:>5.1}× {:>7} {:>7} {:>7} {:>7.2} {:>7.2} {:>7.1}",
             kit.label(),
             nodes,
             tree,
@@ -355,15 +357,16 @@ fn big_row(kit: Kit) -> String {
             find_wt,
             set,
             paint,
-            whole
+            whole,
+            tui_mb
         )
     }
 }
 
 /// The inspector on `pid`'s window, whole process: seconds to the first frame with tree lines
-/// (a node line under the window's frame), and to the whole tree (no read progress in the
-/// tree pane's title).
-fn tui_paint(pid: &str) -> (f64, f64) {
+/// (a node line under the window's frame), to the whole tree (no read progress in the tree
+/// pane's title), and its peak RSS in MB once the tree is whole and filtered.
+fn tui_paint(pid: &str) -> (f64, f64, f64) {
     let tmux = common::tmux::Tmux::new();
     let t = Instant::now();
     tmux.start(&["--pid", pid]);
@@ -380,8 +383,23 @@ fn tui_paint(pid: &str) -> (f64, f64) {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    tmux.keys(&["q"]);
-    (paint, whole)
+    // One filter over the whole tree, then the process's peak memory.
+    tmux.keys(&["/"]);
+    tmux.type_text("check-box");
+    std::thread::sleep(Duration::from_millis(500));
+    let peak = tmux
+        .run(&["list-panes", "-t", "tg", "-F", "#{pane_pid}"])
+        .trim()
+        .parse::<u32>()
+        .ok()
+        .and_then(|p| std::fs::read_to_string(format!("/proc/{p}/status")).ok())
+        .and_then(|st| {
+            let line = st.lines().find(|l| l.starts_with("VmHWM:"))?.to_string();
+            line.split_whitespace().nth(1)?.parse::<f64>().ok()
+        })
+        .map_or(f64::NAN, |kb| kb / 1024.0);
+    tmux.keys(&["Escape", "q"]);
+    (paint, whole, peak)
 }
 
 /// One write path measured: resolve fresh, write, read back to `verified`; the settle wait is

@@ -341,3 +341,12 @@ fn chromium_every_interactive_node_resolves_back() {
         n.interactive
     );
 }
+
+#[test]
+fn firefox_every_interactive_node_resolves_back() {
+    let mut app = common::matrix::MatrixApp::start(common::matrix::Kit::Firefox);
+    let r = check("Firefox");
+    app.assert_alive("every suggestion resolved");
+    assert!(r.interactive > 20, "{}", r.interactive);
+    assert_all_resolve("Firefox (the form page and the browser's own UI)", &r);
+}

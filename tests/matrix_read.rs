@@ -28,7 +28,7 @@ fn known_element(kit: Kit) -> (&'static str, &'static str) {
             "check-box \"Tri-state check box\" = mixed",
         ),
         Kit::Qt6 => ("button \"PushButton\"", "button \"PushButton\""),
-        Kit::Chromium => ("text \"Full name:\"", "text \"Full name:\" = \"\""),
+        Kit::Chromium | Kit::Firefox => ("text \"Full name:\"", "text \"Full name:\" = \"\""),
         Kit::BigPage | Kit::FirefoxBigPage => (
             "check-box \"Row 1500 done\"",
             "check-box \"Row 1500 done\" = off",
@@ -270,4 +270,9 @@ fn qt6_reads_do_no_harm() {
 #[test]
 fn chromium_reads_do_no_harm() {
     reads_do_no_harm(Kit::Chromium);
+}
+
+#[test]
+fn firefox_reads_do_no_harm() {
+    reads_do_no_harm(Kit::Firefox);
 }

@@ -148,6 +148,124 @@ fn chromium_form_page() {
     app.assert_alive("button presses");
 }
 
+#[test]
+fn firefox_form_page() {
+    let _input = input();
+    let mut app = MatrixApp::start(Kit::Firefox);
+    let set = |app: &MatrixApp, target: &str, value: &str| {
+        run(app.treeglass(&["set", target, value, "--json"]))
+    };
+
+    // Text input and textarea: typed, as on Chromium.
+    let (code, v) = set(&app, "text \"Full name:\"", "Ada Lovelace");
+    verified(code, &v, "keyboard");
+    assert_eq!(pyatspi_of(app.pid, &v)["text"], "Ada Lovelace");
+    let (code, v) = set(&app, "text \"Full name:\"", "Grace Hopper");
+    verified(code, &v, "keyboard");
+    assert_eq!(
+        pyatspi_of(app.pid, &v)["text"],
+        "Grace Hopper",
+        "replaced, not appended"
+    );
+    let (code, v) = set(&app, "text \"Notes:\"", "line one\nline two");
+    verified(code, &v, "keyboard");
+    assert_eq!(pyatspi_of(app.pid, &v)["text"], "line one\nline two");
+    app.assert_alive("text input and textarea");
+
+    // Number and range: Value.
+    let (code, v) = set(&app, "spin-button \"Quantity:\"", "7");
+    verified(code, &v, "semantic");
+    assert_eq!(pyatspi_of(app.pid, &v)["value"], 7.0);
+    let (code, v) = set(&app, "slider \"Volume:\"", "55");
+    verified(code, &v, "semantic");
+    assert_eq!(pyatspi_of(app.pid, &v)["value"], 55.0);
+    app.assert_alive("number and range");
+
+    // Check box on and off: Gecko's `check` action on; off, whichever path the planner
+    // finds (its checked box may offer no action that unchecks).
+    for want in ["true", "false"] {
+        let (code, v) = set(&app, "check-box \"Subscribe\"", want);
+        if want == "true" {
+            verified(code, &v, "semantic");
+        } else {
+            assert_eq!(
+                (code, v["outcome"].as_str().unwrap()),
+                (0, "verified"),
+                "{v:#}"
+            );
+        }
+        let seen = pyatspi_of(app.pid, &v);
+        assert_eq!(states(&seen).contains(&"checked"), want == "true", "{seen}");
+    }
+    // A radio button: Gecko's radio has no select action; a click at its centre.
+    let (code, v) = set(&app, "radio-button \"Express\"", "true");
+    assert_eq!(
+        (code, v["outcome"].as_str().unwrap()),
+        (0, "verified"),
+        "{v:#}"
+    );
+    assert!(states(&pyatspi_of(app.pid, &v)).contains(&"checked"));
+    app.assert_alive("check box and radio");
+
+    // <select>: a closed select's option answers its select action and changes nothing; the
+    // list holding the options selects it.
+    for (want, label) in [("large", "Large"), ("Small", "Small")] {
+        let (code, v) = set(&app, "combo-box \"Size:\"", want);
+        verified(code, &v, "semantic");
+        assert!(
+            v["method"]
+                .as_str()
+                .unwrap()
+                .starts_with("option list Selection.SelectChild"),
+            "{v:#}"
+        );
+        assert_eq!(
+            pyatspi_of(app.pid, &v)["selected"],
+            serde_json::json!([label])
+        );
+    }
+    app.assert_alive("select");
+
+    // A password: written, never echoed.
+    let (code, v) = set(&app, "password-text \"PIN:\"", "4711");
+    assert_eq!(
+        (code, v["outcome"].as_str().unwrap()),
+        (0, "secure"),
+        "{v:#}"
+    );
+    assert!(!v.to_string().contains("4711"));
+    assert_eq!(
+        pyatspi_of(app.pid, &v)["text"]
+            .as_str()
+            .unwrap()
+            .chars()
+            .count(),
+        4
+    );
+
+    // Read-only and disabled inputs are refused, nothing sent.
+    for (target, value) in [("text \"Order id:\"", "B-2"), ("text \"Coupon:\"", "FREE")] {
+        let (code, v) = set(&app, target, value);
+        assert_eq!(
+            (code, v["outcome"].as_str().unwrap()),
+            (22, "refused"),
+            "{v:#}"
+        );
+    }
+    app.assert_alive("refusals");
+
+    // Button press: the page's own reaction is credited; a button without a handler is not.
+    let (code, v) = run(app.treeglass(&["invoke", "button \"Add item\"", "--json"]));
+    verified(code, &v, "semantic");
+    let (code, v) = run(app.treeglass(&["invoke", "button \"Nothing\"", "--json"]));
+    assert_eq!(
+        (code, v["outcome"].as_str().unwrap()),
+        (21, "unconfirmed"),
+        "{v:#}"
+    );
+    app.assert_alive("button presses");
+}
+
 fn qt_form(qt: u8) {
     let _input = input();
     let mut app = QtForm::start(qt);

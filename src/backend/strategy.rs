@@ -373,6 +373,8 @@ pub enum Dest {
     Parent,
     /// Option `n` of a choice element (as listed to the planner).
     Option(usize),
+    /// The list holding a choice element's options (a `<select>`'s `menu` in Firefox).
+    OptionList,
 }
 
 /// One strategy: ops in order, the path they take, and why.
@@ -425,6 +427,8 @@ pub struct Context<'a> {
     pub options: &'a [Node],
     pub chosen: Option<usize>,
     pub current: Option<usize>,
+    /// The options sit in one list (the element's only child) that has Selection.
+    pub option_list_selection: bool,
     /// The element's index among its parent's children, when the parent has Selection.
     pub parent_selection: Option<usize>,
 }
@@ -512,6 +516,7 @@ fn semantic(op: WriteOp, dest: Dest, reason: impl Into<String>) -> Plan {
         Dest::Element => op.method(),
         Dest::Parent => format!("parent {}", op.method().as_str()).into(),
         Dest::Option(i) => format!("option {i} {}", op.method().as_str()).into(),
+        Dest::OptionList => format!("option list {}", op.method().as_str()).into(),
     };
     Plan {
         path: Path::Semantic,
@@ -705,6 +710,20 @@ pub fn plan(ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
                     known_ignored: false,
                 }]);
             }
+            // Firefox: a closed <select>'s option answers its select action and changes
+            // nothing; the list that holds the options selects it (and the page holds it).
+            // Chromium's list answers SelectChild false and changes nothing: there the
+            // option's own action does it.
+            let list = || {
+                semantic(
+                    WriteOp::SelectChild(i),
+                    Dest::OptionList,
+                    "the option list has Selection",
+                )
+            };
+            if ctx.option_list_selection && ctx.tk_is(|t| t == Toolkit::Gecko) {
+                return Ok(vec![list()]);
+            }
             let option = ctx.options.get(i).ok_or("the option is gone")?;
             if let Some(a) = pick_action(&option.actions, SELECT_ACTIONS) {
                 return Ok(vec![semantic(
@@ -713,7 +732,10 @@ pub fn plan(ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
                     "the option's own action",
                 )]);
             }
-            Err("no Selection on the combo and no action on the option".into())
+            if ctx.option_list_selection {
+                return Ok(vec![list()]);
+            }
+            Err("no Selection on the combo or its option list, and no action on the option".into())
         }
         Requested::Select(_) => {
             if let Some(i) = ctx.parent_selection {
@@ -785,6 +807,7 @@ mod tests {
             options: &[],
             chosen: None,
             current: None,
+            option_list_selection: false,
             parent_selection: None,
         }
     }
@@ -967,6 +990,22 @@ mod tests {
         assert_eq!(
             p.ops,
             [(Dest::Option(2), WriteOp::DoAction("select".into()))]
+        );
+        // Firefox: the options' list has Selection (a closed select ignores the option's own
+        // action): the list selects it. Chromium's list has Selection too, and ignores it.
+        let n = el(Role::ComboBox, &[Interface::Action], &["open"], &[]);
+        let mut c = ctx(&n, Some(Toolkit::Gecko));
+        c.options = &opts;
+        c.chosen = Some(1);
+        c.option_list_selection = true;
+        let p = &plan(&c, &Requested::Option("Medium".into())).unwrap()[0];
+        assert_eq!(p.ops, [(Dest::OptionList, WriteOp::SelectChild(1))]);
+        assert_eq!(p.method.as_str(), "option list Selection.SelectChild(1)");
+        c.toolkit = Some(Toolkit::Chromium);
+        let p = &plan(&c, &Requested::Option("Medium".into())).unwrap()[0];
+        assert_eq!(
+            p.ops,
+            [(Dest::Option(1), WriteOp::DoAction("select".into()))]
         );
         // Qt: the items' action only highlights; the menu is opened and arrow keys move from
         // the current option once it has the focus.

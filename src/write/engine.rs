@@ -259,20 +259,26 @@ impl Placement {
 }
 
 /// Option labels of a combo box: its items, or the items of its single menu/list child.
-async fn options_of(backend: &dyn Backend, combo: &NodeId) -> Result<Vec<Node>, BackendError> {
+/// A combo's options, and the list that holds them when they sit in one (its only child).
+async fn options_of(
+    backend: &dyn Backend,
+    combo: &NodeId,
+) -> Result<(Vec<Node>, Option<Node>), BackendError> {
     let kids = backend.children(combo).await?;
     if let [only] = kids.as_slice()
         && matches!(only.role, Role::Menu | Role::List)
     {
-        return backend.children(&only.id).await;
+        return Ok((backend.children(&only.id).await?, Some(only.clone())));
     }
-    Ok(kids)
+    Ok((kids, None))
 }
 
 /// What the planner needs beyond the element: options of a combo (chosen and current), the
 /// element's index in a Selection parent. `Err` is a refusal (nothing was sent).
 struct Gathered {
     options: Vec<Node>,
+    /// The list holding the options, when they sit in one.
+    option_list: Option<Node>,
     chosen: Option<usize>,
     current: Option<usize>,
     parent_selection: Option<usize>,
@@ -286,13 +292,14 @@ async fn gather(
 ) -> Result<Gathered, String> {
     let mut g = Gathered {
         options: Vec::new(),
+        option_list: None,
         chosen: None,
         current: None,
         parent_selection: None,
     };
     match req {
         Requested::Option(label) => {
-            g.options = options_of(backend, &node.id)
+            (g.options, g.option_list) = options_of(backend, &node.id)
                 .await
                 .map_err(|e| format!("cannot list options: {e}"))?;
             // A combo's other children (its entry, a button, a panel) are not options.
@@ -356,6 +363,7 @@ async fn send(
     id: &NodeId,
     place: &Placement,
     options: &[Node],
+    option_list: Option<&NodeId>,
     plan: &Plan,
     res: &mut WriteResult,
 ) -> Delivery {
@@ -372,9 +380,14 @@ async fn send(
                 Some(o) => o.id.clone(),
                 None => return Delivery::NotSent("the option is gone".into()),
             },
+            Dest::OptionList => match option_list {
+                Some(l) => (*l).clone(),
+                None => return Delivery::NotSent("the option list is gone".into()),
+            },
         };
         let shown = match dest {
             Dest::Option(i) => op.method().map(|m| format!("option {i} {m}")),
+            Dest::OptionList => op.method().map(|m| format!("option list {m}")),
             Dest::Parent => op.method().map(|m| format!("parent {m}")),
             Dest::Element => op.method(),
         };
@@ -518,6 +531,10 @@ pub async fn set_value(
         options: &gathered.options,
         chosen: gathered.chosen,
         current: gathered.current,
+        option_list_selection: gathered
+            .option_list
+            .as_ref()
+            .is_some_and(|l| l.interfaces.has(Interface::Selection)),
         parent_selection: gathered.parent_selection,
     };
     let plans = match strategy::plan(&ctx, &req) {
@@ -551,7 +568,8 @@ pub async fn set_value(
         res.path = Some(plan.path);
         let mut from = before.clone();
         for press in 1..=plan.max_sends.max(1) {
-            match send(backend, id, place, &gathered.options, plan, &mut res).await {
+            let list = gathered.option_list.as_ref().map(|l| &l.id);
+            match send(backend, id, place, &gathered.options, list, plan, &mut res).await {
                 Delivery::Out { said_no: no } => said_no |= no,
                 Delivery::NotSent(why) if !res.dispatched && has_next => {
                     res.acks

@@ -27,6 +27,8 @@ pub enum Kit {
     BigPage,
     /// Firefox ESR on the same big page.
     FirefoxBigPage,
+    /// Firefox ESR (Gecko) on the project's form page.
+    Firefox,
     /// LibreOffice Calc (VCL gtk3) on a new sheet: its table manages a million rows of cells.
     Calc,
     /// LibreOffice Writer (VCL gtk3) on a new document.
@@ -45,6 +47,7 @@ impl Kit {
             Kit::Chromium => "Chromium form page",
             Kit::BigPage => "Chromium big page",
             Kit::FirefoxBigPage => "Firefox big page",
+            Kit::Firefox => "Firefox form page",
             Kit::Calc => "LibreOffice Calc",
             Kit::Writer => "LibreOffice Writer",
         }
@@ -56,7 +59,7 @@ impl Kit {
             Kit::Gtk3 | Kit::Gtk4 => "gtk",
             Kit::Qt5 | Kit::Qt6 => "qt",
             Kit::Chromium | Kit::BigPage => "chromium",
-            Kit::FirefoxBigPage => "gecko",
+            Kit::FirefoxBigPage | Kit::Firefox => "gecko",
             Kit::Calc | Kit::Writer => "gtk",
         }
     }
@@ -73,6 +76,7 @@ impl Kit {
             Kit::BigPage => 26_000,
             // Gecko makes fewer nodes of the same page (no static text under its labels).
             Kit::FirefoxBigPage => 20_000,
+            Kit::Firefox => 60,
             Kit::Calc => 1_000,
             Kit::Writer => 500,
         }
@@ -107,6 +111,14 @@ pub fn big_page_url(dir: &std::path::Path) -> String {
         .success();
     assert!(ok, "tests/web/bigpage.py failed");
     format!("file://{}", file.display())
+}
+
+/// Whether the `tree --json` tree under `n` holds an element of this role and name.
+fn has_node(n: &Value, role: &str, name: &str) -> bool {
+    (n["role"] == role && n["name"] == name)
+        || n["children"]
+            .as_array()
+            .is_some_and(|k| k.iter().any(|c| has_node(c, role, name)))
 }
 
 /// A running matrix app. Killed on drop.
@@ -149,12 +161,17 @@ impl MatrixApp {
                 Command::new("/usr/lib/x86_64-linux-gnu/qt5/examples/widgets/gallery/gallery")
             }
             Kit::Qt6 => Command::new("qt6ct"),
-            Kit::FirefoxBigPage => {
+            Kit::FirefoxBigPage | Kit::Firefox => {
                 let dir = scratch("firefox");
+                let url = if kit == Kit::Firefox {
+                    form_url()
+                } else {
+                    big_page_url(&dir)
+                };
                 let mut c = Command::new("firefox-esr");
                 c.args(["--no-remote", "--new-instance", "--profile"])
                     .arg(&dir)
-                    .arg(big_page_url(&dir))
+                    .arg(url)
                     .env("MOZ_DISABLE_CONTENT_SANDBOX", "1")
                     .env("GNOME_ACCESSIBILITY", "1");
                 profile = Some(dir);
@@ -272,7 +289,8 @@ impl MatrixApp {
                 let count = v["node_count"].as_u64().unwrap_or(0);
                 let out = String::from_utf8_lossy(&o.stdout);
                 let ready = match self.kit {
-                    Kit::Chromium => out.contains("Full name:"),
+                    // Gecko names a field after its label a little after the page shows.
+                    Kit::Chromium | Kit::Firefox => has_node(&v["root"], "text", "Full name:"),
                     Kit::BigPage | Kit::FirefoxBigPage => {
                         out.contains(&format!("Row {BIG_PAGE_ROWS} done"))
                     }
