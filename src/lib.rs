@@ -5,6 +5,7 @@
 pub mod backend;
 pub mod cli;
 pub mod clipboard;
+pub mod diff;
 pub mod doctor;
 pub mod files;
 pub mod fold;

@@ -104,6 +104,12 @@ async fn run(cli: Cli) -> Result<(Printed, i32), Failure> {
     {
         return done.map(text);
     }
+    // A diff of two files reads no app.
+    if let Some(Command::Diff(args)) = &cli.command
+        && (args.after.is_some() || !args.scope.is_set())
+    {
+        return cli::diff(None, args).await.map(text);
+    }
     let ok = |s: String| (Printed::Text(s), exit::OK);
     // The clipboard needs no accessibility backend.
     if let Some(Command::Clipboard(cmd)) = &cli.command {
@@ -153,6 +159,7 @@ async fn run(cli: Cli) -> Result<(Printed, i32), Failure> {
     match cli.command {
         Some(Command::Apps { json }) => cli::apps(backend.as_ref(), json).await.map(ok),
         Some(Command::Tree(args)) => cli::tree(backend.as_ref(), &args).await,
+        Some(Command::Diff(args)) => cli::diff(Some(backend.as_ref()), &args).await.map(text),
         Some(Command::Find(args)) => cli::find(&session, &args).await.map(text),
         Some(Command::Get(args)) => cli::get(&session, &args).await.map(ok),
         Some(Command::Set(args)) => cli::set(&session, &args).await.map(text),

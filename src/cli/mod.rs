@@ -28,6 +28,7 @@ pub mod exit {
     pub const APP_GONE: i32 = 6;
     pub const DOCTOR: i32 = 7;
     pub const NOT_RESPONDING: i32 = 8;
+    pub const DIFFERS: i32 = 9;
     pub const AMBIGUOUS: i32 = 10;
     pub const NOT_FOUND: i32 = 11;
     pub const INCOMPLETE: i32 = 12;
@@ -51,6 +52,7 @@ Exit codes:
   7   doctor: problems found
   8   the application does not answer (it owns its bus name but sent no reply for 1.5 s:
       busy or hung); tree prints what it read first; set/invoke: refused, nothing sent
+  9   diff: the trees differ
   10  find/set: target ambiguous        11  target not found
   12  tree incomplete: tree's read was cut short by --read-timeout; find/set: uniqueness
       cannot be claimed
@@ -117,6 +119,16 @@ pub enum Command {
     Invoke(InvokeArgs),
     /// Record, export, validate and run workflow files.
     Workflow(workflow::WorkflowArgs),
+    /// Compare two snapshots of a tree: files written by `tree --json`, or a file and the
+    /// window `--app`/`--pid`/`--window` name, read now. Elements are matched by id where
+    /// both come from one run of the app, else by path (role and name from the root); a
+    /// renamed element under the same parent and a moved one with a unique role and name are
+    /// told apart from added and removed ones.
+    #[command(
+        after_help = "Exit codes: 0 no differences, 9 the trees differ, 2 bad arguments or a \
+                      file that is not a tree, and for a live read those of `tree`."
+    )]
+    Diff(DiffArgs),
     /// Check why trees are missing or tiny: session bus, accessibility bus, IsEnabled, the
     /// registry, every registered app's tree size (or that it is not responding), and apps that
     /// own a top-level window (X11) but have no process on the bus, with what makes each
@@ -320,7 +332,7 @@ pub struct ElementArgs {
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_depth)]
     pub max_depth: usize,
     /// Resolve on the whole tree, read element by element, even where the app can find the
-    /// target's candidates itself (Chromium: `Collection.GetMatches` on the target's role,
+    /// target's candidates itself (Chromium, Firefox: `Collection.GetMatches` on the role,
     /// then only those elements are read). Both give the same answer; this one is slower.
     #[arg(long)]
     pub whole_tree: bool,
@@ -346,11 +358,26 @@ pub struct FindArgs {
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_depth)]
     pub max_depth: usize,
     /// Resolve on the whole tree, read element by element, even where the app can find the
-    /// target's candidates itself (Chromium: `Collection.GetMatches` on the target's role,
+    /// target's candidates itself (Chromium, Firefox: `Collection.GetMatches` on the role,
     /// then only those elements are read). Both give the same answer; this one is slower.
     #[arg(long)]
     pub whole_tree: bool,
     /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The first tree: a `tree --json` file.
+    #[arg(value_name = "BEFORE")]
+    pub before: std::path::PathBuf,
+    /// The second tree: a `tree --json` file; without it, the window the scope names, read now.
+    #[arg(value_name = "AFTER")]
+    pub after: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub scope: Scope,
+    /// Print JSON: `{"equal", "summary", "changes": [{kind, role, name, path, from?, fields?}]}`.
     #[arg(long)]
     pub json: bool,
 }
@@ -972,6 +999,84 @@ pub fn resolution_code(r: &Resolution) -> i32 {
         Resolution::NotFound { .. } => exit::NOT_FOUND,
         Resolution::Incomplete { .. } => exit::INCOMPLETE,
     }
+}
+
+/// A `tree --json` file read as a tree, or a usage error saying why not.
+fn tree_file(path: &std::path::Path) -> Result<crate::diff::Tree, Failure> {
+    let text = crate::files::read_capped_text(path, crate::files::MAX_FIXTURE_BYTES)?;
+    crate::diff::Tree::from_json(&text)
+        .map_err(|why| Failure::new(exit::USAGE, format!("{}: {why}", crate::files::shown(path))))
+}
+
+/// `treeglass diff`: exit 0 when the trees are the same, `DIFFERS` when not. Two files need
+/// no backend (`None`); a live read does.
+pub async fn diff(
+    backend: Option<&dyn Backend>,
+    args: &DiffArgs,
+) -> Result<(String, i32), Failure> {
+    let before = tree_file(&args.before)?;
+    let after = match &args.after {
+        Some(p) => {
+            if args.scope.is_set() {
+                return Err(Failure::new(
+                    exit::USAGE,
+                    "give a second file or --app/--pid/--window for a live read, not both",
+                ));
+            }
+            tree_file(p)?
+        }
+        None => {
+            if !args.scope.is_set() {
+                return Err(Failure::new(
+                    exit::USAGE,
+                    "give a second `tree --json` file, or --app/--pid/--window to compare with \
+                     the window read now",
+                ));
+            }
+            let backend = backend.ok_or_else(|| {
+                Failure::new(exit::ERROR, "a live read needs an accessibility backend")
+            })?;
+            let (app, root) = pick(backend, &args.scope).await?;
+            let snap = backend
+                .snapshot(&root, &args.scope.limits())
+                .await
+                .map_err(|e| match e {
+                    BackendError::AppGone { .. } => app_gone(&app, "the read"),
+                    e => named(&app, e),
+                })?;
+            if let Some(t) = snap.truncated {
+                return Err(Failure::new(
+                    match t {
+                        Truncation::NotResponding => exit::NOT_RESPONDING,
+                        Truncation::AppGone => exit::APP_GONE,
+                        _ => exit::INCOMPLETE,
+                    },
+                    format!(
+                        "the window's read was cut short ({}): a diff against part of it would \
+                         list what was not read as removed",
+                        t.as_str()
+                    ),
+                ));
+            }
+            crate::diff::Tree::from_snapshot(&snap).map_err(|e| Failure::new(exit::ERROR, e))?
+        }
+    };
+    let changes = crate::diff::diff(&before, &after);
+    let code = if changes.is_empty() {
+        exit::OK
+    } else {
+        exit::DIFFERS
+    };
+    let out = if args.json {
+        output::json_pretty(&serde_json::json!({
+            "equal": changes.is_empty(),
+            "summary": crate::diff::summary(&changes),
+            "changes": changes,
+        }))
+    } else {
+        crate::diff::text(&changes)
+    };
+    Ok((out, code))
 }
 
 /// `treeglass find`.

@@ -1,0 +1,625 @@
+//! `treeglass diff`: what changed between two snapshots of a window's tree (files written by
+//! `tree --json`, or one of them read live), so a team can keep an app's accessibility tree
+//! under review the way browser engines keep tree dumps.
+//!
+//! Elements are matched, in order:
+//! 1. by id, when the two trees share most ids (the same app process: AT-SPI object paths,
+//!    UIA runtime ids);
+//! 2. by their path: the chain of (role, name, which of its same-role-and-name siblings) from
+//!    the root — what stays the same across runs of an app;
+//! 3. what is left, under a matched parent, by role and position among the parent's unmatched
+//!    children of that role: a renamed element;
+//! 4. what is left, by a role and name found once on each side: a moved element.
+//!
+//! Everything still unmatched was removed (first tree) or added (second).
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use serde_json::Value as Json;
+
+use crate::model::{Snapshot, sanitize};
+
+/// One element of a tree, as the diff sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub id: String,
+    pub role: String,
+    pub name: String,
+    pub description: String,
+    /// The value as `tree --json` writes it (`null` for none).
+    pub value: Json,
+    pub states: Vec<String>,
+    pub parent: Option<usize>,
+    pub children: Vec<usize>,
+}
+
+/// A tree in pre-order (row 0 is the root).
+#[derive(Debug, Clone, Default)]
+pub struct Tree {
+    pub window: String,
+    pub entries: Vec<Entry>,
+}
+
+/// What happened to one element.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Added,
+    Removed,
+    Changed,
+    Moved,
+}
+
+/// One field that differs: its name, before, after (as JSON).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Field {
+    pub field: &'static str,
+    pub before: Json,
+    pub after: Json,
+}
+
+/// One difference.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Change {
+    pub kind: Kind,
+    pub role: String,
+    /// The name in the second tree (the first for a removed element).
+    pub name: String,
+    /// The element's path in the second tree (the first for a removed element).
+    pub path: String,
+    /// Where a moved element was, in the first tree.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<Field>,
+}
+
+/// Depth of nesting `tree --json` files may have: each element is two levels (its object and
+/// its `children` array), and JSON parsing stops at 128.
+pub const MAX_FILE_DEPTH: usize = 62;
+
+impl Tree {
+    /// A tree from a `tree --json` document.
+    pub fn from_json(text: &str) -> Result<Tree, String> {
+        let v: Json = serde_json::from_str(text).map_err(|e| {
+            if e.to_string().contains("recursion limit") {
+                format!(
+                    "the tree nests deeper than {MAX_FILE_DEPTH} levels, more than a JSON file \
+                     can be read with here"
+                )
+            } else {
+                format!("not a `tree --json` file: {e}")
+            }
+        })?;
+        let root = v
+            .get("root")
+            .ok_or("not a `tree --json` file: no \"root\"")?;
+        let mut t = Tree {
+            window: v["window"].as_str().unwrap_or_default().to_string(),
+            entries: Vec::new(),
+        };
+        if root.is_null() {
+            return Ok(t);
+        }
+        // Pre-order without recursion: (node, parent row).
+        let mut stack: Vec<(&Json, Option<usize>)> = vec![(root, None)];
+        while let Some((n, parent)) = stack.pop() {
+            if !n.is_object() {
+                return Err("not a `tree --json` file: an element is not an object".into());
+            }
+            let row = t.entries.len();
+            let text = |k: &str| n[k].as_str().unwrap_or_default().to_string();
+            t.entries.push(Entry {
+                id: text("id"),
+                role: text("role"),
+                name: text("name"),
+                description: text("description"),
+                value: n["value"].clone(),
+                states: n["states"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|s| s.as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                parent,
+                children: Vec::new(),
+            });
+            if let Some(p) = parent {
+                t.entries[p].children.push(row);
+            }
+            if let Some(kids) = n["children"].as_array() {
+                stack.extend(kids.iter().rev().map(|k| (k, Some(row))));
+            }
+        }
+        Ok(t)
+    }
+
+    /// A tree from a snapshot read now, through the same JSON form the files have.
+    pub fn from_snapshot(snap: &Snapshot) -> Result<Tree, String> {
+        let mut buf = Vec::new();
+        crate::cli::output::write_tree_json(&mut buf, snap, None, false)
+            .map_err(|e| e.to_string())?;
+        Tree::from_json(&String::from_utf8_lossy(&buf))
+    }
+
+    /// `role "name" > role "name" > …` from the root to `row`.
+    pub fn path(&self, row: usize) -> String {
+        let mut parts = Vec::new();
+        let mut at = Some(row);
+        while let Some(r) = at {
+            parts.push(label(&self.entries[r]));
+            at = self.entries[r].parent;
+        }
+        parts.reverse();
+        parts.join(" > ")
+    }
+
+    /// Each element's path key: (role, name, index among same role-and-name siblings) from
+    /// the root.
+    fn keys(&self) -> Vec<String> {
+        let mut keys: Vec<String> = vec![String::new(); self.entries.len()];
+        for (row, e) in self.entries.iter().enumerate() {
+            let ordinal = match e.parent {
+                Some(p) => self.entries[p]
+                    .children
+                    .iter()
+                    .take_while(|c| **c != row)
+                    .filter(|c| {
+                        let s = &self.entries[**c];
+                        s.role == e.role && s.name == e.name
+                    })
+                    .count(),
+                None => 0,
+            };
+            let own = format!("{}\u{1f}{}\u{1f}{ordinal}", e.role, e.name);
+            keys[row] = match e.parent {
+                Some(p) => format!("{}\u{1e}{own}", keys[p]),
+                None => own,
+            };
+        }
+        keys
+    }
+}
+
+fn label(e: &Entry) -> String {
+    if e.name.is_empty() {
+        e.role.clone()
+    } else {
+        format!("{} {}", e.role, crate::model::quoted(&e.name, 80))
+    }
+}
+
+/// The differences from `a` to `b`, in `b`'s order (removed elements in `a`'s, after).
+pub fn diff(a: &Tree, b: &Tree) -> Vec<Change> {
+    let mut a_to_b: Vec<Option<usize>> = vec![None; a.entries.len()];
+    let mut b_taken: Vec<bool> = vec![false; b.entries.len()];
+    fn pair(a_to_b: &mut [Option<usize>], b_taken: &mut [bool], ai: usize, bi: usize) {
+        a_to_b[ai] = Some(bi);
+        b_taken[bi] = true;
+    }
+
+    // 1. By id, when the trees come from the same process.
+    let b_ids: HashMap<&str, usize> = b
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| !e.id.is_empty())
+        .map(|(i, e)| (e.id.as_str(), i))
+        .collect();
+    let shared = a
+        .entries
+        .iter()
+        .filter(|e| b_ids.contains_key(e.id.as_str()))
+        .count();
+    if !a.entries.is_empty() && shared * 2 > a.entries.len() {
+        for (ai, e) in a.entries.iter().enumerate() {
+            if let Some(&bi) = b_ids.get(e.id.as_str()) {
+                pair(&mut a_to_b, &mut b_taken, ai, bi);
+            }
+        }
+    }
+
+    // 2. By path.
+    let (ka, kb) = (a.keys(), b.keys());
+    let b_keys: HashMap<&str, usize> = kb
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (k.as_str(), i))
+        .collect();
+    for ai in 0..a.entries.len() {
+        if a_to_b[ai].is_some() {
+            continue;
+        }
+        if let Some(&bi) = b_keys.get(ka[ai].as_str())
+            && !b_taken[bi]
+        {
+            pair(&mut a_to_b, &mut b_taken, ai, bi);
+        }
+    }
+
+    // 3. Renamed: under matched parents, by role and position among the unmatched.
+    for ai in 0..a.entries.len() {
+        let Some(bi) = a_to_b[ai] else {
+            continue;
+        };
+        let left: Vec<usize> = a.entries[ai]
+            .children
+            .iter()
+            .copied()
+            .filter(|c| a_to_b[*c].is_none())
+            .collect();
+        let right: Vec<usize> = b.entries[bi]
+            .children
+            .iter()
+            .copied()
+            .filter(|c| !b_taken[*c])
+            .collect();
+        let mut used = vec![false; right.len()];
+        for role in left
+            .iter()
+            .map(|c| a.entries[*c].role.clone())
+            .collect::<Vec<_>>()
+        {
+            let l: Vec<usize> = left
+                .iter()
+                .copied()
+                .filter(|c| a.entries[*c].role == role && a_to_b[*c].is_none())
+                .collect();
+            let r: Vec<usize> = (0..right.len())
+                .filter(|j| !used[*j] && b.entries[right[*j]].role == role)
+                .collect();
+            // Only when the counts agree: otherwise something was added or removed too, and
+            // which one was renamed cannot be told.
+            if l.len() == r.len() {
+                for (x, j) in l.into_iter().zip(r) {
+                    used[j] = true;
+                    pair(&mut a_to_b, &mut b_taken, x, right[j]);
+                }
+            }
+        }
+    }
+
+    // 4. Moved: a role and name found once among the unmatched of each side.
+    let count = |it: &mut dyn Iterator<Item = (String, String)>| {
+        let mut m: HashMap<(String, String), usize> = HashMap::new();
+        for k in it {
+            *m.entry(k).or_default() += 1;
+        }
+        m
+    };
+    let ua = count(
+        &mut a
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|&(i, e)| a_to_b[i].is_none() && !e.name.is_empty())
+            .map(|(_, e)| (e.role.clone(), e.name.clone())),
+    );
+    let ub = count(
+        &mut b
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|&(i, e)| !b_taken[i] && !e.name.is_empty())
+            .map(|(_, e)| (e.role.clone(), e.name.clone())),
+    );
+    for ai in 0..a.entries.len() {
+        let e = &a.entries[ai];
+        let k = (e.role.clone(), e.name.clone());
+        if a_to_b[ai].is_some() || ua.get(&k) != Some(&1) || ub.get(&k) != Some(&1) {
+            continue;
+        }
+        if let Some(bi) = (0..b.entries.len())
+            .find(|i| !b_taken[*i] && b.entries[*i].role == e.role && b.entries[*i].name == e.name)
+        {
+            pair(&mut a_to_b, &mut b_taken, ai, bi);
+        }
+    }
+
+    // What each match says.
+    let mut b_to_a: Vec<Option<usize>> = vec![None; b.entries.len()];
+    for (ai, m) in a_to_b.iter().enumerate() {
+        if let Some(bi) = m {
+            b_to_a[*bi] = Some(ai);
+        }
+    }
+    let mut out = Vec::new();
+    for (bi, eb) in b.entries.iter().enumerate() {
+        let Some(ai) = b_to_a[bi] else {
+            out.push(Change {
+                kind: Kind::Added,
+                role: eb.role.clone(),
+                name: eb.name.clone(),
+                path: b.path(bi),
+                from: None,
+                fields: Vec::new(),
+            });
+            continue;
+        };
+        let ea = &a.entries[ai];
+        let fields = fields(ea, eb);
+        // Its parent is not the match of its old parent: it moved.
+        let moved = match (ea.parent, eb.parent) {
+            (Some(pa), Some(pb)) => a_to_b[pa] != Some(pb),
+            (None, None) => false,
+            _ => true,
+        };
+        if moved {
+            out.push(Change {
+                kind: Kind::Moved,
+                role: eb.role.clone(),
+                name: eb.name.clone(),
+                path: b.path(bi),
+                from: Some(a.path(ai)),
+                fields,
+            });
+        } else if !fields.is_empty() {
+            out.push(Change {
+                kind: Kind::Changed,
+                role: eb.role.clone(),
+                name: eb.name.clone(),
+                path: b.path(bi),
+                from: None,
+                fields,
+            });
+        }
+    }
+    for (ai, ea) in a.entries.iter().enumerate() {
+        if a_to_b[ai].is_none() {
+            out.push(Change {
+                kind: Kind::Removed,
+                role: ea.role.clone(),
+                name: ea.name.clone(),
+                path: a.path(ai),
+                from: None,
+                fields: Vec::new(),
+            });
+        }
+    }
+    out
+}
+
+/// The fields of a matched pair that differ.
+fn fields(a: &Entry, b: &Entry) -> Vec<Field> {
+    let mut out = Vec::new();
+    let mut text = |field: &'static str, x: &str, y: &str| {
+        if x != y {
+            out.push(Field {
+                field,
+                before: x.into(),
+                after: y.into(),
+            });
+        }
+    };
+    text("role", &a.role, &b.role);
+    text("name", &a.name, &b.name);
+    text("description", &a.description, &b.description);
+    if a.value != b.value {
+        out.push(Field {
+            field: "value",
+            before: a.value.clone(),
+            after: b.value.clone(),
+        });
+    }
+    let gone: Vec<&String> = a.states.iter().filter(|s| !b.states.contains(s)).collect();
+    let new: Vec<&String> = b.states.iter().filter(|s| !a.states.contains(s)).collect();
+    if !gone.is_empty() || !new.is_empty() {
+        out.push(Field {
+            field: "states",
+            before: gone.into_iter().cloned().collect::<Vec<_>>().into(),
+            after: new.into_iter().cloned().collect::<Vec<_>>().into(),
+        });
+    }
+    out
+}
+
+/// The differences as text: one line each, fields indented under it, a summary last.
+pub fn text(changes: &[Change]) -> String {
+    let mut out = String::new();
+    for c in changes {
+        let kind = match c.kind {
+            Kind::Added => "added  ",
+            Kind::Removed => "removed",
+            Kind::Changed => "changed",
+            Kind::Moved => "moved  ",
+        };
+        out.push_str(&format!("{kind}  {}\n", sanitize(&c.path, 400)));
+        if let Some(from) = &c.from {
+            out.push_str(&format!("           from {}\n", sanitize(from, 400)));
+        }
+        for f in &c.fields {
+            let show = |v: &Json| match v {
+                Json::String(s) => crate::model::quoted(s, 120),
+                Json::Array(a) if a.is_empty() => "—".into(),
+                Json::Array(a) => a
+                    .iter()
+                    .map(|s| sanitize(s.as_str().unwrap_or_default(), 40).into_owned())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                other => sanitize(&other.to_string(), 200).into_owned(),
+            };
+            let (before, after) = if f.field == "states" {
+                (
+                    format!("-{}", show(&f.before)),
+                    format!("+{}", show(&f.after)),
+                )
+            } else {
+                (show(&f.before), show(&f.after))
+            };
+            out.push_str(&format!("           {}: {before} → {after}\n", f.field));
+        }
+    }
+    out.push_str(&summary(changes));
+    out.push('\n');
+    out
+}
+
+/// `no differences` or `3 differences: 1 added, 1 removed, 1 changed`.
+pub fn summary(changes: &[Change]) -> String {
+    if changes.is_empty() {
+        return "no differences".into();
+    }
+    let n = |k: Kind| changes.iter().filter(|c| c.kind == k).count();
+    let parts: Vec<String> = [
+        (n(Kind::Added), "added"),
+        (n(Kind::Removed), "removed"),
+        (n(Kind::Changed), "changed"),
+        (n(Kind::Moved), "moved"),
+    ]
+    .into_iter()
+    .filter(|(c, _)| *c > 0)
+    .map(|(c, w)| format!("{c} {w}"))
+    .collect();
+    format!(
+        "{}: {}",
+        crate::model::display::counted(changes.len(), "difference", "differences"),
+        parts.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tree from `(depth, role, name, id)` lines in pre-order.
+    fn tree(lines: &[(usize, &str, &str, &str)]) -> Tree {
+        let mut t = Tree::default();
+        let mut stack: Vec<usize> = Vec::new();
+        for (depth, role, name, id) in lines {
+            stack.truncate(*depth);
+            let row = t.entries.len();
+            let parent = stack.last().copied();
+            t.entries.push(Entry {
+                id: id.to_string(),
+                role: role.to_string(),
+                name: name.to_string(),
+                description: String::new(),
+                value: Json::Null,
+                states: Vec::new(),
+                parent,
+                children: Vec::new(),
+            });
+            if let Some(p) = parent {
+                t.entries[p].children.push(row);
+            }
+            stack.push(row);
+        }
+        t
+    }
+
+    const BASE: &[(usize, &str, &str, &str)] = &[
+        (0, "frame", "App", "a0"),
+        (1, "panel", "Form", "a1"),
+        (2, "button", "Save", "a2"),
+        (2, "button", "Cancel", "a3"),
+        (1, "list", "Items", "a4"),
+        (2, "list-item", "Row 1", "a5"),
+        (2, "list-item", "Row 2", "a6"),
+    ];
+
+    #[test]
+    fn identical_trees_have_no_differences() {
+        assert!(diff(&tree(BASE), &tree(BASE)).is_empty());
+        assert_eq!(summary(&[]), "no differences");
+    }
+
+    #[test]
+    fn a_renamed_button_is_one_change_across_runs_and_within_one() {
+        let mut renamed = BASE.to_vec();
+        renamed[2].2 = "Save as";
+        // Other ids (another run of the app): matched by path, then by position.
+        let other_run: Vec<_> = renamed
+            .iter()
+            .map(|(d, r, n, _)| (*d, *r, *n, ""))
+            .collect();
+        for b in [tree(&renamed), tree(&other_run)] {
+            let d = diff(&tree(BASE), &b);
+            assert_eq!(d.len(), 1, "{d:#?}");
+            assert_eq!(d[0].kind, Kind::Changed);
+            assert_eq!(
+                d[0].path,
+                r#"frame "App" > panel "Form" > button "Save as""#
+            );
+            assert_eq!(
+                d[0].fields,
+                [Field {
+                    field: "name",
+                    before: "Save".into(),
+                    after: "Save as".into()
+                }]
+            );
+        }
+    }
+
+    #[test]
+    fn an_added_row_and_a_removed_one() {
+        let mut added = BASE.to_vec();
+        added.push((2, "list-item", "Row 3", "a7"));
+        let d = diff(&tree(BASE), &tree(&added));
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].kind, Kind::Added);
+        assert_eq!(d[0].name, "Row 3");
+        let d = diff(&tree(&added), &tree(BASE));
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].kind, Kind::Removed);
+        assert_eq!(summary(&d), "1 difference: 1 removed");
+    }
+
+    #[test]
+    fn a_moved_element_says_from_where() {
+        // Cancel moves from the form to the list, ids kept and not.
+        let moved = [
+            (0, "frame", "App", "a0"),
+            (1, "panel", "Form", "a1"),
+            (2, "button", "Save", "a2"),
+            (1, "list", "Items", "a4"),
+            (2, "list-item", "Row 1", "a5"),
+            (2, "list-item", "Row 2", "a6"),
+            (2, "button", "Cancel", "a3"),
+        ];
+        let no_ids: Vec<_> = moved.iter().map(|(d, r, n, _)| (*d, *r, *n, "")).collect();
+        for b in [tree(&moved), tree(&no_ids)] {
+            let d = diff(&tree(BASE), &b);
+            assert_eq!(d.len(), 1, "{d:#?}");
+            assert_eq!(d[0].kind, Kind::Moved);
+            assert_eq!(d[0].path, r#"frame "App" > list "Items" > button "Cancel""#);
+            assert_eq!(
+                d[0].from.as_deref(),
+                Some(r#"frame "App" > panel "Form" > button "Cancel""#)
+            );
+        }
+    }
+
+    #[test]
+    fn states_and_values_are_compared() {
+        let a = tree(BASE);
+        let mut b = tree(BASE);
+        b.entries[2].states = vec!["focused".into()];
+        b.entries[5].value = serde_json::json!({"kind": "text", "text": "x"});
+        let d = diff(&a, &b);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].fields[0].field, "states");
+        assert_eq!(d[1].fields[0].field, "value");
+        let t = text(&d);
+        assert!(t.contains("states: -— → +focused"), "{t}");
+    }
+
+    #[test]
+    fn files_that_are_not_trees_are_refused_with_why() {
+        assert!(Tree::from_json("{}").unwrap_err().contains("no \"root\""));
+        assert!(
+            Tree::from_json("[")
+                .unwrap_err()
+                .contains("not a `tree --json` file")
+        );
+        let deep = format!(
+            "{{\"root\":{}{}}}",
+            "{\"children\":[".repeat(70),
+            "]}".repeat(70)
+        );
+        assert!(Tree::from_json(&deep).unwrap_err().contains("nests deeper"));
+    }
+}
