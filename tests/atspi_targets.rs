@@ -349,4 +349,14 @@ fn firefox_every_interactive_node_resolves_back() {
     app.assert_alive("every suggestion resolved");
     assert!(r.interactive > 20, "{}", r.interactive);
     assert_all_resolve("Firefox (the form page and the browser's own UI)", &r);
+    // Again with the candidates found by Firefox (Collection.GetMatches on each role).
+    let n = check_with("Firefox", true);
+    app.assert_alive("every suggestion resolved among Firefox's candidates");
+    assert_all_resolve("Firefox, narrowed", &n);
+    assert!(
+        n.narrowed * 2 > n.interactive,
+        "{} of {}",
+        n.narrowed,
+        n.interactive
+    );
 }

@@ -1378,11 +1378,12 @@ fn build(
 }
 
 /// Toolkits whose `Collection.GetMatches` narrows a target's candidates: every element they
-/// expose is a real one (a page's DOM), so the ATK bridge's walk of the whole subtree, which
-/// goes into elements that manage their descendants (`Caller::matches_by_role`), is bounded by
-/// what the page holds. Not LibreOffice (its sheet would make a billion cells), not Qt (no
-/// Collection interface), not GTK (tree views make their rows on demand).
-pub const NARROWS: &[Toolkit] = &[Toolkit::Chromium];
+/// expose is a real one (a page's DOM, the browser's own UI), so the ATK bridge's walk of the
+/// whole subtree, which goes into elements that manage their descendants
+/// (`Caller::matches_by_role`), is bounded by what the page holds. Not LibreOffice (its sheet
+/// would make a billion cells), not Qt (no Collection interface), not GTK (tree views make
+/// their rows on demand).
+pub const NARROWS: &[Toolkit] = &[Toolkit::Chromium, Toolkit::Gecko];
 
 /// The element as a target's resolution sees it: its fields, states and value, and its label
 /// relation when `label` (no actions, bounds or children).
