@@ -273,7 +273,9 @@ fn big_bench() {
             ),
         }
     }
-    println!("find: `find` as it runs (Chromium narrows the candidates); find/wt: the same with");
+    println!(
+        "find: `find` as it runs (the browsers narrow the candidates); find/wt: the same with"
+    );
     println!("--whole-tree (the tree read, as on every other toolkit).");
     println!("paint / whole: the inspector (`treeglass --pid N` in a tmux pane, polled every");
     println!("20 ms) from start to its first tree lines, and to the whole tree (the read's");

@@ -63,6 +63,8 @@ pub struct Field {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Change {
     pub kind: Kind,
+    /// The element's id in the second tree (the first for a removed element).
+    pub id: String,
     pub role: String,
     /// The name in the second tree (the first for a removed element).
     pub name: String,
@@ -331,6 +333,7 @@ pub fn diff(a: &Tree, b: &Tree) -> Vec<Change> {
         let Some(ai) = b_to_a[bi] else {
             out.push(Change {
                 kind: Kind::Added,
+                id: eb.id.clone(),
                 role: eb.role.clone(),
                 name: eb.name.clone(),
                 path: b.path(bi),
@@ -350,6 +353,7 @@ pub fn diff(a: &Tree, b: &Tree) -> Vec<Change> {
         if moved {
             out.push(Change {
                 kind: Kind::Moved,
+                id: eb.id.clone(),
                 role: eb.role.clone(),
                 name: eb.name.clone(),
                 path: b.path(bi),
@@ -359,6 +363,7 @@ pub fn diff(a: &Tree, b: &Tree) -> Vec<Change> {
         } else if !fields.is_empty() {
             out.push(Change {
                 kind: Kind::Changed,
+                id: eb.id.clone(),
                 role: eb.role.clone(),
                 name: eb.name.clone(),
                 path: b.path(bi),
@@ -371,6 +376,7 @@ pub fn diff(a: &Tree, b: &Tree) -> Vec<Change> {
         if a_to_b[ai].is_none() {
             out.push(Change {
                 kind: Kind::Removed,
+                id: ea.id.clone(),
                 role: ea.role.clone(),
                 name: ea.name.clone(),
                 path: a.path(ai),
@@ -418,6 +424,14 @@ fn fields(a: &Entry, b: &Entry) -> Vec<Field> {
 
 /// The differences as text: one line each, fields indented under it, a summary last.
 pub fn text(changes: &[Change]) -> String {
+    let mut out = lines(changes, "");
+    out.push_str(&summary(changes));
+    out.push('\n');
+    out
+}
+
+/// One line per difference (fields indented under it), each line after `indent`.
+pub fn lines(changes: &[Change], indent: &str) -> String {
     let mut out = String::new();
     for c in changes {
         let kind = match c.kind {
@@ -426,13 +440,20 @@ pub fn text(changes: &[Change]) -> String {
             Kind::Changed => "changed",
             Kind::Moved => "moved  ",
         };
-        out.push_str(&format!("{kind}  {}\n", sanitize(&c.path, 400)));
+        out.push_str(&format!("{indent}{kind}  {}\n", sanitize(&c.path, 400)));
         if let Some(from) = &c.from {
-            out.push_str(&format!("           from {}\n", sanitize(from, 400)));
+            out.push_str(&format!(
+                "{indent}           from {}\n",
+                sanitize(from, 400)
+            ));
         }
         for f in &c.fields {
             let show = |v: &Json| match v {
                 Json::String(s) => crate::model::quoted(s, 120),
+                // A text value by its text; other values as their JSON.
+                Json::Object(o) if o.get("text").is_some_and(Json::is_string) => {
+                    crate::model::quoted(o["text"].as_str().unwrap_or_default(), 120)
+                }
                 Json::Array(a) if a.is_empty() => "—".into(),
                 Json::Array(a) => a
                     .iter()
@@ -449,11 +470,12 @@ pub fn text(changes: &[Change]) -> String {
             } else {
                 (show(&f.before), show(&f.after))
             };
-            out.push_str(&format!("           {}: {before} → {after}\n", f.field));
+            out.push_str(&format!(
+                "{indent}           {}: {before} → {after}\n",
+                f.field
+            ));
         }
     }
-    out.push_str(&summary(changes));
-    out.push('\n');
     out
 }
 

@@ -144,13 +144,14 @@ async fn run(cli: Cli) -> Result<(Printed, i32), Failure> {
         return Ok((Printed::Text(String::new()), exit::OK));
     }
     let session = Session::new(backend.clone());
-    // One-shot commands that use only the element they resolve may let the app narrow its
-    // candidates; recording a step needs the whole tree (its target is suggested from it).
+    // One-shot commands that use only the element they resolve (and its path) may let the app
+    // narrow its candidates. Recording a step needs the whole tree (its target is suggested
+    // from it); so does `invoke`, which credits the app's reactions in the element's subtree.
     let narrow = match &cli.command {
         Some(Command::Find(a)) => !a.whole_tree,
         Some(Command::Get(a)) => !a.element.whole_tree,
         Some(Command::Set(a)) => a.record.is_none() && !a.element.whole_tree,
-        Some(Command::Invoke(a)) => a.record.is_none() && !a.element.whole_tree,
+
         _ => false,
     };
     session

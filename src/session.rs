@@ -54,9 +54,10 @@ pub struct Session {
     book: Mutex<Book>,
     /// Whether a resolution may first ask the app for the target's candidates
     /// ([`Backend::candidates`]) instead of reading the whole tree. Only for callers that use
-    /// nothing of the snapshot but the element and its path (one-shot `find`, `get`, `set`,
-    /// `invoke` without `--record`): such a snapshot holds the path alone, so targets suggested
-    /// from it would be unique by construction.
+    /// nothing of the snapshot but the element and its path (one-shot `find`, `get`, and `set`
+    /// without `--record`; not `invoke`, which credits reactions in the element's subtree):
+    /// such a snapshot holds the path alone, so targets suggested from it would be unique by
+    /// construction.
     pub narrow: std::sync::atomic::AtomicBool,
 }
 

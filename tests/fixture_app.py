@@ -48,6 +48,10 @@ gives them. State key = the key used by the `state` / `set` / `rename` commands.
     validated     "Validated"       Gtk.Entry that shows any text, then   text
                                     puts its old text back 300 ms later
                                     (a late validator)
+    relay         "Relay"           Gtk.Entry that hands any text it is   text
+                                    given to "Proxy host" ~50 ms later and
+                                    empties itself (a write that lands
+                                    elsewhere)
     nothing       "Nothing"         Gtk.Button with no handler            push button
     clock         (its text)        Gtk.Label "Tick N"; with `tick on` it  label
                                     changes every 100 ms (a busy app)
@@ -96,6 +100,7 @@ TABS = ["General", "Advanced", "About"]
 SHOUT_DELAY_MS = 30
 SLOW_DELAY_MS = 1000
 VALIDATE_DELAY_MS = 300
+RELAY_DELAY_MS = 50
 TICK_MS = 100
 
 
@@ -331,6 +336,16 @@ class Fixture:
         self.name("validated", self.validated, "Validated")
         right.pack_start(self.validated, False, False, 0)
 
+        # A field that passes what it is given on: the text ends up in "Proxy host".
+        rlab = Gtk.Label(label="Relay:", xalign=0.0)
+        right.pack_start(rlab, False, False, 0)
+        self.relay = Gtk.Entry()
+        rlab.set_mnemonic_widget(self.relay)
+        self.relay.connect("changed", self.on_relay_changed)
+        self.relay_pending = 0
+        self.name("relay", self.relay, "Relay")
+        right.pack_start(self.relay, False, False, 0)
+
         # A button that does nothing, and a clock that (with `tick on`) never stops changing.
         self.nothing_btn = Gtk.Button(label="Nothing")
         self.name("nothing", self.nothing_btn, "Nothing")
@@ -452,6 +467,17 @@ class Fixture:
             GLib.source_remove(self.validate_pending)
         self.validate_pending = GLib.timeout_add(VALIDATE_DELAY_MS, self.revert_validated)
 
+    def on_relay_changed(self, entry):
+        if entry.get_text() and not self.relay_pending:
+            self.relay_pending = GLib.timeout_add(RELAY_DELAY_MS, self.hand_on)
+
+    def hand_on(self):
+        self.relay_pending = 0
+        text = self.relay.get_text()
+        self.relay.set_text("")
+        self.proxy_host.set_text(text)
+        return False
+
     def revert_validated(self):
         self.validate_pending = 0
         self.validate_guard = True
@@ -508,6 +534,7 @@ class Fixture:
             "vanishing": self.vanishing is not None,
             "presses": self.presses,
             "validated": self.validated.get_text(),
+            "relay": self.relay.get_text(),
             "ticking": bool(self.tick_source),
             "title": self.win.get_title(),
         }
@@ -559,7 +586,7 @@ class Fixture:
         if self.slow_pending:
             GLib.source_remove(self.slow_pending)
             self.slow_pending = 0
-        for e in (self.full_name, self.password, self.proxy_host):
+        for e in (self.full_name, self.password, self.proxy_host, self.relay):
             e.set_text("")
         self.shout_guard = True
         self.shout.set_text("")

@@ -334,6 +334,7 @@ pub struct ElementArgs {
     /// Resolve on the whole tree, read element by element, even where the app can find the
     /// target's candidates itself (Chromium, Firefox: `Collection.GetMatches` on the role,
     /// then only those elements are read). Both give the same answer; this one is slower.
+    /// (`invoke` always reads the tree: it credits reactions in the element's subtree.)
     #[arg(long)]
     pub whole_tree: bool,
 }
@@ -423,6 +424,11 @@ pub struct SetArgs {
     /// Append this write as a workflow step to a recording file (created when missing).
     #[arg(long, value_name = "FILE")]
     pub record: Option<std::path::PathBuf>,
+    /// Say what changed elsewhere in the window even when the write is verified (it is said
+    /// whenever it is not): values, names, states, elements and windows that appeared or
+    /// went away, and where the focus is.
+    #[arg(long)]
+    pub changes: bool,
 }
 
 #[derive(Debug, Args)]
@@ -446,6 +452,10 @@ pub struct InvokeArgs {
     /// Append this action as a workflow step to a recording file (created when missing).
     #[arg(long, value_name = "FILE")]
     pub record: Option<std::path::PathBuf>,
+    /// Say what changed elsewhere in the window even when the reaction is verified (it is
+    /// said whenever it is not).
+    #[arg(long)]
+    pub changes: bool,
 }
 
 /// Which window (or app) a command reads.
@@ -1081,7 +1091,7 @@ pub async fn diff(
 
 /// `treeglass find`.
 pub async fn find(session: &Session, args: &FindArgs) -> Result<(String, i32), Failure> {
-    let (target, fresh) = resolve_arg(
+    let (target, fresh, _, _) = resolve_arg(
         session,
         &args.target,
         &args.scope,
@@ -1129,7 +1139,7 @@ async fn resolve_arg(
     timeout_ms: u64,
     max_depth: usize,
     to_write: bool,
-) -> Result<(Target, Fresh), Failure> {
+) -> Result<(Target, Fresh, AppInfo, NodeId), Failure> {
     let target = parse_target(raw)?;
     let (app, root) = pick(session.backend.as_ref(), scope).await?;
     let limits = Limits {
@@ -1147,7 +1157,15 @@ async fn resolve_arg(
             .await
     }
     .map_err(|e| named(&app, e))?;
-    Ok((target, fresh))
+    Ok((target, fresh, app, root))
+}
+
+/// Where a resolved element was found: its app, the window read, and whether the app
+/// narrowed the target (the snapshot then holds the element's path alone).
+struct Found {
+    app: AppInfo,
+    root: NodeId,
+    narrowed: bool,
 }
 
 /// Resolves an element argument to one node of a fresh snapshot, or fails with the
@@ -1156,8 +1174,8 @@ async fn element(
     session: &Session,
     args: &ElementArgs,
     to_write: bool,
-) -> Result<(Target, Arc<Snapshot>, usize), Failure> {
-    let (target, fresh) = resolve_arg(
+) -> Result<(Target, Arc<Snapshot>, usize, Found), Failure> {
+    let (target, fresh, app, root) = resolve_arg(
         session,
         &args.target,
         &args.scope,
@@ -1166,8 +1184,13 @@ async fn element(
         to_write,
     )
     .await?;
+    let found = Found {
+        app,
+        root,
+        narrowed: fresh.narrowed.is_some(),
+    };
     match fresh.resolution.unique_row() {
-        Some(row) => Ok((target, fresh.snapshot, row)),
+        Some(row) => Ok((target, fresh.snapshot, row, found)),
         None => Err(Failure::new(
             resolution_code(&fresh.resolution),
             output::resolution_text(&target, &fresh)
@@ -1179,7 +1202,7 @@ async fn element(
 
 /// `treeglass get`.
 pub async fn get(session: &Session, args: &GetArgs) -> Result<String, Failure> {
-    let (target, snap, row) = element(session, &args.element, false).await?;
+    let (target, snap, row, _) = element(session, &args.element, false).await?;
     let node = session.backend.read_node(&snap.nodes[row].id).await?;
     let mut fresh = (*snap).clone();
     fresh.nodes[row] = crate::model::Node {
@@ -1246,7 +1269,7 @@ pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Fai
         force: args.force,
         ..WriteOptions::default()
     };
-    let (target, snap, row) = match element(session, &args.element, true).await {
+    let (target, snap, row, found) = match element(session, &args.element, true).await {
         Ok(x) => x,
         Err(f)
             if f.code != exit::USAGE
@@ -1288,20 +1311,95 @@ pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Fai
         warn(&format!("not recorded: {}", f.message));
         code = if code == exit::OK { f.code } else { code };
     }
-    Ok((write_output(r, args.json), code))
+    let typed = (!place.secret).then_some(value.as_str());
+    let landed = where_landed(
+        session,
+        &snap,
+        &found,
+        &node.id,
+        &r,
+        args.changes,
+        typed,
+        place.secret,
+    )
+    .await;
+    Ok((with_landed(r, landed, args.json), code))
+}
+
+/// What changed elsewhere after a write that is not verified (or when `asked`); `None` when
+/// nothing was sent. A secret written leaves every value out of it.
+#[allow(clippy::too_many_arguments)]
+async fn where_landed(
+    session: &Session,
+    before: &Snapshot,
+    found: &Found,
+    written: &NodeId,
+    r: &WriteResult,
+    asked: bool,
+    typed: Option<&str>,
+    secret: bool,
+) -> Option<crate::write::landed::Landed> {
+    let verified = matches!(
+        r.outcome,
+        Outcome::Verified | Outcome::Already | Outcome::Secure
+    );
+    if !r.dispatched || verified && !asked {
+        return None;
+    }
+    let mut l = crate::write::landed::landed(
+        session.backend.as_ref(),
+        &found.app,
+        &found.root,
+        before,
+        found.narrowed,
+        written,
+        typed,
+        &Limits::default(),
+    )
+    .await;
+    if secret {
+        for c in &mut l.changes {
+            for f in &mut c.fields {
+                if f.field == "value" {
+                    f.before = "(not shown: a secret was written)".into();
+                    f.after = "(not shown: a secret was written)".into();
+                }
+            }
+        }
+    }
+    Some(l)
+}
+
+/// The write's output with where it landed: `changes` in JSON, a `changed elsewhere:` block
+/// in text.
+fn with_landed(
+    mut r: WriteResult,
+    landed: Option<crate::write::landed::Landed>,
+    json: bool,
+) -> String {
+    if let Some(l) = &landed {
+        r.changes = serde_json::to_value(l).ok();
+    }
+    let mut out = write_output(r, json);
+    if !json && let Some(l) = &landed {
+        out.push_str(&crate::write::landed::text(l));
+    }
+    out
 }
 
 /// `treeglass invoke`.
 pub async fn invoke(session: &Session, args: &InvokeArgs) -> Result<(String, i32), Failure> {
-    let (target, snap, row) = element(session, &args.element, true).await?;
+    let (target, snap, row, found) = element(session, &args.element, true).await?;
     let opts = WriteOptions {
         timeout: Duration::from_millis(args.readback_ms),
         ..WriteOptions::default()
     };
+    let place = Placement::of(&snap, row);
+    let id = snap.nodes[row].id.clone();
     let mut r = crate::write::invoke(
         session.backend.as_ref(),
-        &snap.nodes[row].id,
-        &Placement::of(&snap, row),
+        &id,
+        &place,
         args.action.as_deref(),
         &opts,
     )
@@ -1315,7 +1413,18 @@ pub async fn invoke(session: &Session, args: &InvokeArgs) -> Result<(String, i32
         warn(&format!("not recorded: {}", f.message));
         code = if code == exit::OK { f.code } else { code };
     }
-    Ok((write_output(r, args.json), code))
+    let landed = where_landed(
+        session,
+        &snap,
+        &found,
+        &id,
+        &r,
+        args.changes,
+        None,
+        place.secret,
+    )
+    .await;
+    Ok((with_landed(r, landed, args.json), code))
 }
 
 /// `treeglass doctor`: the report and its exit code.

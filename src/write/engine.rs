@@ -123,6 +123,10 @@ pub struct WriteResult {
     /// Accessibility events from the element after the write.
     pub events: Vec<String>,
     pub timings: Timings,
+    /// Where the write landed ([`super::landed`]): set by `set` / `invoke` for a write that
+    /// is not verified, or when asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<serde_json::Value>,
 }
 
 impl WriteResult {
@@ -149,6 +153,7 @@ impl WriteResult {
             dispatched: false,
             samples: Vec::new(),
             changed_after: None,
+            changes: None,
             events: Vec::new(),
             timings: Timings::default(),
         }

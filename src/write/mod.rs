@@ -4,6 +4,7 @@
 
 pub mod engine;
 pub mod invoke;
+pub mod landed;
 mod readback;
 pub mod rules;
 

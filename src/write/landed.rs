@@ -1,0 +1,166 @@
+//! Where a write landed: after a write that is not verified (or when asked), what changed in
+//! the window between the read that resolved the target and a read right after — values,
+//! names, states (the focus among them), elements that appeared or went away — which of the
+//! app's windows opened or closed, and where the focus is now. The written element's own
+//! change is the verdict's, not listed again. A window read whole before the write is needed
+//! for the changes; when the app narrowed the target instead (`Session::narrow`), only the
+//! windows and the focus are said, and why.
+
+use serde::Serialize;
+
+use crate::backend::{AppInfo, Backend, Limits, WindowInfo};
+use crate::diff::{Change, Kind, Tree};
+use crate::model::{NodeId, Snapshot, State, sanitize};
+
+/// What the window and the app show after the write.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Landed {
+    /// Every difference in the window, the written element's own left out.
+    pub changes: Vec<Change>,
+    /// Windows of the app that opened or closed (their titles).
+    pub windows_opened: Vec<String>,
+    pub windows_closed: Vec<String>,
+    /// The element that holds the keyboard focus after the write (its path).
+    pub focus: Option<String>,
+    /// Where the input most likely went, in one sentence.
+    pub likeliest: Option<String>,
+    /// Why the changes are not listed (the window was not read whole before, or after).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_compared: Option<String>,
+}
+
+/// Reads the window again and says what changed since `before` (see the module's doc).
+/// `narrowed`: `before` holds the path to the element alone. `typed`: the text the write
+/// asked for, to find the element it went into.
+#[allow(clippy::too_many_arguments)]
+pub async fn landed(
+    backend: &dyn Backend,
+    app: &AppInfo,
+    root: &NodeId,
+    before: &Snapshot,
+    narrowed: bool,
+    written: &NodeId,
+    typed: Option<&str>,
+    limits: &Limits,
+) -> Landed {
+    let mut out = Landed::default();
+    // The app's windows, then and now.
+    if let Some(pid) = app.pid
+        && let Ok(Some(now)) = backend.app_by_pid(pid).await
+    {
+        let title = |w: &WindowInfo| sanitize(w.name.as_str(), 120).into_owned();
+        out.windows_opened = now
+            .windows
+            .iter()
+            .filter(|w| !app.windows.iter().any(|o| o.id == w.id))
+            .map(title)
+            .collect();
+        out.windows_closed = app
+            .windows
+            .iter()
+            .filter(|w| !now.windows.iter().any(|o| o.id == w.id))
+            .map(title)
+            .collect();
+    }
+    let after = match backend.snapshot(root, limits).await {
+        Ok(s) if s.complete() => s,
+        Ok(s) => {
+            out.not_compared = Some(format!(
+                "the window's read after the write was cut short ({})",
+                s.truncated.map_or("unreadable elements", |t| t.as_str())
+            ));
+            out.likeliest = likeliest(&out, typed);
+            return out;
+        }
+        Err(e) => {
+            out.not_compared = Some(format!("the window could not be read after the write: {e}"));
+            out.likeliest = likeliest(&out, typed);
+            return out;
+        }
+    };
+    let Ok(b) = Tree::from_snapshot(&after) else {
+        return out;
+    };
+    out.focus = after
+        .nodes
+        .iter()
+        .position(|n| n.states.has(State::Focused))
+        .map(|row| b.path(row));
+    if narrowed {
+        out.not_compared = Some(
+            "the window was not read whole before the write (the app found the target's \
+             candidates): run with --whole-tree to list what changed"
+                .into(),
+        );
+    } else if !before.complete() {
+        out.not_compared = Some("the window's read before the write was not whole".into());
+    } else if let Ok(a) = Tree::from_snapshot(before) {
+        out.changes = crate::diff::diff(&a, &b)
+            .into_iter()
+            .filter(|c| c.id != written.0)
+            .collect();
+    }
+    out.likeliest = likeliest(&out, typed);
+    out
+}
+
+/// The likeliest place the input went: an element whose value now holds the typed text, else
+/// a window that opened, else the focus.
+fn likeliest(l: &Landed, typed: Option<&str>) -> Option<String> {
+    if let Some(t) = typed.filter(|t| !t.is_empty()) {
+        let holds = l.changes.iter().find(|c| {
+            c.kind != Kind::Removed
+                && c.fields
+                    .iter()
+                    .any(|f| f.field == "value" && f.after.to_string().contains(t))
+        });
+        if let Some(c) = holds {
+            return Some(format!(
+                "the text went into {}{}",
+                sanitize(&c.path, 300),
+                if l.focus.as_deref() == Some(c.path.as_str()) {
+                    " — the focus is there"
+                } else {
+                    ""
+                }
+            ));
+        }
+    }
+    if let Some(w) = l.windows_opened.first() {
+        return Some(format!("a window opened: {}", crate::model::quoted(w, 120)));
+    }
+    l.focus
+        .as_ref()
+        .map(|f| format!("the focus is on {}", sanitize(f, 300)))
+}
+
+/// The `changed elsewhere:` block of `set` / `invoke` text output.
+pub fn text(l: &Landed) -> String {
+    let mut out = String::from("changed elsewhere:\n");
+    if let Some(why) = &l.not_compared {
+        out.push_str(&format!("  (not compared: {why})\n"));
+    } else if l.changes.is_empty() {
+        out.push_str("  nothing in the window\n");
+    } else {
+        out.push_str(&crate::diff::lines(&l.changes, "  "));
+    }
+    for w in &l.windows_opened {
+        out.push_str(&format!(
+            "  window opened  {}\n",
+            crate::model::quoted(w, 120)
+        ));
+    }
+    for w in &l.windows_closed {
+        out.push_str(&format!(
+            "  window closed  {}\n",
+            crate::model::quoted(w, 120)
+        ));
+    }
+    if let Some(f) = &l.focus {
+        out.push_str(&format!("  focus now      {}\n", sanitize(f, 300)));
+    }
+    if let Some(why) = &l.likeliest {
+        out.push_str(&format!("  likeliest: {why}\n"));
+    }
+    out
+}
