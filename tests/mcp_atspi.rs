@@ -76,6 +76,30 @@ fn a_write_by_token_lands_in_the_app_and_superseded_tokens_are_stale() {
     );
     assert_eq!(v["outcome"], "verified", "{v}");
     assert_eq!(app.state()["full_name"], "true");
+    assert!(
+        v.get("changes").is_none(),
+        "a verified write has no change set: {v}"
+    );
+
+    // A write that lands elsewhere ("Relay" hands its text to "Proxy host"): the result says
+    // where, as `set --json` does.
+    let r = c.call(
+        "set_value",
+        scoped(
+            &app,
+            json!({"target": "text \"Relay\"", "value": "via mcp"}),
+        ),
+    );
+    let v = &r["structuredContent"];
+    assert_ne!(v["outcome"], "verified", "{r}");
+    assert!(
+        v["changes"]["changes"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|c| c["name"] == "Proxy host")),
+        "{r}"
+    );
+    assert_eq!(app.state()["proxy_host"], "via mcp");
+    assert_alive(&mut app, "a write that landed elsewhere");
 
     // A newer read of the same window supersedes the token, and the refusal names it.
     let f = c.ok(

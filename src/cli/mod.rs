@@ -1312,10 +1312,12 @@ pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Fai
         code = if code == exit::OK { f.code } else { code };
     }
     let typed = (!place.secret).then_some(value.as_str());
-    let landed = where_landed(
-        session,
+    let landed = crate::write::landed::after_write(
+        session.backend.as_ref(),
+        Some(&found.app),
+        &found.root,
         &snap,
-        &found,
+        found.narrowed,
         &node.id,
         &r,
         args.changes,
@@ -1324,50 +1326,6 @@ pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Fai
     )
     .await;
     Ok((with_landed(r, landed, args.json), code))
-}
-
-/// What changed elsewhere after a write that is not verified (or when `asked`); `None` when
-/// nothing was sent. A secret written leaves every value out of it.
-#[allow(clippy::too_many_arguments)]
-async fn where_landed(
-    session: &Session,
-    before: &Snapshot,
-    found: &Found,
-    written: &NodeId,
-    r: &WriteResult,
-    asked: bool,
-    typed: Option<&str>,
-    secret: bool,
-) -> Option<crate::write::landed::Landed> {
-    let verified = matches!(
-        r.outcome,
-        Outcome::Verified | Outcome::Already | Outcome::Secure
-    );
-    if !r.dispatched || verified && !asked {
-        return None;
-    }
-    let mut l = crate::write::landed::landed(
-        session.backend.as_ref(),
-        &found.app,
-        &found.root,
-        before,
-        found.narrowed,
-        written,
-        typed,
-        &Limits::default(),
-    )
-    .await;
-    if secret {
-        for c in &mut l.changes {
-            for f in &mut c.fields {
-                if f.field == "value" {
-                    f.before = "(not shown: a secret was written)".into();
-                    f.after = "(not shown: a secret was written)".into();
-                }
-            }
-        }
-    }
-    Some(l)
 }
 
 /// The write's output with where it landed: `changes` in JSON, a `changed elsewhere:` block
@@ -1413,10 +1371,12 @@ pub async fn invoke(session: &Session, args: &InvokeArgs) -> Result<(String, i32
         warn(&format!("not recorded: {}", f.message));
         code = if code == exit::OK { f.code } else { code };
     }
-    let landed = where_landed(
-        session,
+    let landed = crate::write::landed::after_write(
+        session.backend.as_ref(),
+        Some(&found.app),
+        &found.root,
         &snap,
-        &found,
+        found.narrowed,
         &id,
         &r,
         args.changes,

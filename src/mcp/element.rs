@@ -8,9 +8,9 @@ use std::time::Duration;
 use serde_json::Value as Json;
 
 use super::reply::Fault;
-use crate::backend::Limits;
+use crate::backend::{AppInfo, Limits};
 use crate::cli::{self, Scope, exit};
-use crate::model::{Snapshot, Token, sanitize};
+use crate::model::{NodeId, Snapshot, Token, sanitize};
 use crate::session::{DEFAULT_RESOLVE_TIMEOUT, MAX_RESOLVE_TIMEOUT, Session, TokenRefusal};
 use crate::target::Target;
 
@@ -83,6 +83,10 @@ pub struct Located {
     pub row: usize,
     /// The target as given, or the element's suggested target when it was named by token.
     pub target: Option<String>,
+    /// The window (or app) the snapshot is of, and the app as listed when it was located by
+    /// target (for where a write landed).
+    pub root: NodeId,
+    pub app: Option<AppInfo>,
 }
 
 /// Why an element could not be located. `refusal` is true when the element was named well but
@@ -144,10 +148,17 @@ pub async fn locate(
                 refusal: true,
             })?;
             let target = crate::target::suggest(&snap, row).map(|t| t.to_string());
-            Ok(Located { snap, row, target })
+            let root = snap.nodes[0].id.clone();
+            Ok(Located {
+                snap,
+                row,
+                target,
+                root,
+                app: None,
+            })
         }
         Element::Target(g) => {
-            let (_, root) = cli::pick(session.backend.as_ref(), scope)
+            let (app, root) = cli::pick(session.backend.as_ref(), scope)
                 .await
                 .map_err(Fault::from)?;
             let fresh = session
@@ -159,6 +170,8 @@ pub async fn locate(
                     snap: fresh.snapshot,
                     row,
                     target: Some(g.target.to_string()),
+                    root,
+                    app: Some(app),
                 }),
                 None => Err(Missed {
                     fault: Fault::new(

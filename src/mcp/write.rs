@@ -111,6 +111,21 @@ pub async fn set_value(state: &State, args: &SetValueArgs) -> Result<Reply, Faul
         rec.record_write(&found.snap, found.row, &r, &value, false)
             .map_err(|e| e.to_string())
     });
+    let typed = (!place.secret).then_some(value.as_str());
+    let landed = crate::write::landed::after_write(
+        session.backend.as_ref(),
+        found.app.as_ref(),
+        &found.root,
+        &found.snap,
+        false,
+        &node.id,
+        &r,
+        false,
+        typed,
+        place.secret,
+    )
+    .await;
+    r.changes = landed.and_then(|l| serde_json::to_value(l).ok());
     Ok(verdict(r, recorded))
 }
 
@@ -129,20 +144,29 @@ pub async fn invoke(state: &State, args: &InvokeArgs) -> Result<Reply, Fault> {
         timeout: readback(args.timeout_ms),
         ..WriteOptions::default()
     };
-    let mut r = crate::write::invoke(
-        session.backend.as_ref(),
-        &found.snap.nodes[found.row].id,
-        &Placement::of(&found.snap, found.row),
-        action,
-        &opts,
-    )
-    .await;
+    let id = found.snap.nodes[found.row].id.clone();
+    let place = Placement::of(&found.snap, found.row);
+    let mut r = crate::write::invoke(session.backend.as_ref(), &id, &place, action, &opts).await;
     r.target = found.target.clone();
     r.token = Some(token_of(&found));
     let recorded = record(state, |rec| {
         rec.record_invoke(&found.snap, found.row, &r, action)
             .map_err(|e| e.to_string())
     });
+    let landed = crate::write::landed::after_write(
+        session.backend.as_ref(),
+        found.app.as_ref(),
+        &found.root,
+        &found.snap,
+        false,
+        &id,
+        &r,
+        false,
+        None,
+        place.secret,
+    )
+    .await;
+    r.changes = landed.and_then(|l| serde_json::to_value(l).ok());
     Ok(verdict(r, recorded))
 }
 

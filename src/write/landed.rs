@@ -11,6 +11,7 @@ use serde::Serialize;
 use crate::backend::{AppInfo, Backend, Limits, WindowInfo};
 use crate::diff::{Change, Kind, Tree};
 use crate::model::{NodeId, Snapshot, State, sanitize};
+use crate::write::{Outcome, WriteResult};
 
 /// What the window and the app show after the write.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -29,13 +30,61 @@ pub struct Landed {
     pub not_compared: Option<String>,
 }
 
+/// What changed elsewhere after a write `r` that sent something and is not verified (or when
+/// `asked`); `None` when nothing was sent or it is verified and not asked. `app`: the app as
+/// listed before the write, for the windows that opened or closed (`None`: not said). A
+/// secret written leaves every value out of it.
+#[allow(clippy::too_many_arguments)]
+pub async fn after_write(
+    backend: &dyn Backend,
+    app: Option<&AppInfo>,
+    root: &NodeId,
+    before: &Snapshot,
+    narrowed: bool,
+    written: &NodeId,
+    r: &WriteResult,
+    asked: bool,
+    typed: Option<&str>,
+    secret: bool,
+) -> Option<Landed> {
+    let verified = matches!(
+        r.outcome,
+        Outcome::Verified | Outcome::Already | Outcome::Secure
+    );
+    if !r.dispatched || verified && !asked {
+        return None;
+    }
+    let mut l = landed(
+        backend,
+        app,
+        root,
+        before,
+        narrowed,
+        written,
+        typed,
+        &Limits::default(),
+    )
+    .await;
+    if secret {
+        for c in &mut l.changes {
+            for f in &mut c.fields {
+                if f.field == "value" {
+                    f.before = "(not shown: a secret was written)".into();
+                    f.after = "(not shown: a secret was written)".into();
+                }
+            }
+        }
+    }
+    Some(l)
+}
+
 /// Reads the window again and says what changed since `before` (see the module's doc).
 /// `narrowed`: `before` holds the path to the element alone. `typed`: the text the write
 /// asked for, to find the element it went into.
 #[allow(clippy::too_many_arguments)]
 pub async fn landed(
     backend: &dyn Backend,
-    app: &AppInfo,
+    app: Option<&AppInfo>,
     root: &NodeId,
     before: &Snapshot,
     narrowed: bool,
@@ -45,7 +94,8 @@ pub async fn landed(
 ) -> Landed {
     let mut out = Landed::default();
     // The app's windows, then and now.
-    if let Some(pid) = app.pid
+    if let Some(app) = app
+        && let Some(pid) = app.pid
         && let Ok(Some(now)) = backend.app_by_pid(pid).await
     {
         let title = |w: &WindowInfo| sanitize(w.name.as_str(), 120).into_owned();
