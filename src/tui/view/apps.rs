@@ -33,7 +33,12 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         };
         let line = match e.window {
             None => {
-                let mut s = vec![Span::styled(a.name.literal(40).into_owned(), theme::NAME)];
+                // An app that does not answer says so first: the pane is narrow.
+                let mut s = Vec::new();
+                if !a.responding {
+                    s.push(Span::styled("⚠ ", theme::WARN));
+                }
+                s.push(Span::styled(a.name.literal(40).into_owned(), theme::NAME));
                 if let Some(pid) = a.pid {
                     s.push(Span::styled(format!(" {pid}"), theme::DIM));
                 }

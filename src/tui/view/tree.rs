@@ -100,7 +100,13 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
             frame.render_widget(Paragraph::new(lines), inner);
             return;
         }
+        let silent = app.shown.as_ref().is_some_and(|s| s.silent_since.is_some());
         let msg = match (app.loading, app.read_progress) {
+            _ if silent => {
+                "the application does not answer accessibility calls (busy or hung); its tree \
+                 is read as soon as it answers"
+                    .into()
+            }
             (true, Some(n)) if n > 0 => format!(
                 "reading the tree… {} nodes so far (Esc stops)",
                 crate::model::group_digits(n as i64)
