@@ -193,7 +193,9 @@ impl AtspiBackend {
         for n in nodes {
             match n {
                 Ok(n) => out.push(n),
-                Err(e @ BackendError::AppGone { .. }) => return Err(e),
+                Err(e @ (BackendError::AppGone { .. } | BackendError::NotResponding { .. })) => {
+                    return Err(e);
+                }
                 // A child that went away while being read is simply not an option any more.
                 Err(_) => {}
             }
