@@ -139,12 +139,37 @@ impl Tree {
         Ok(t)
     }
 
-    /// A tree from a snapshot read now, through the same JSON form the files have.
+    /// A tree from a snapshot read now, with the fields `tree --json` writes for it (the same
+    /// serializations: role and state names, `value_json`), row for row: both are pre-order.
     pub fn from_snapshot(snap: &Snapshot) -> Result<Tree, String> {
-        let mut buf = Vec::new();
-        crate::cli::output::write_tree_json(&mut buf, snap, None, false)
-            .map_err(|e| e.to_string())?;
-        Tree::from_json(&String::from_utf8_lossy(&buf))
+        let text = |v: serde_json::Result<Json>| match v {
+            Ok(Json::String(s)) => Ok(s),
+            Ok(other) => Err(format!("not a name: {other}")),
+            Err(e) => Err(e.to_string()),
+        };
+        let entries = snap
+            .nodes
+            .iter()
+            .map(|n| {
+                Ok(Entry {
+                    id: n.id.0.clone(),
+                    role: text(serde_json::to_value(n.role))?,
+                    name: n.name.as_str().to_string(),
+                    description: n.description.as_str().to_string(),
+                    value: crate::model::json::value_json(n),
+                    states: serde_json::from_value(
+                        serde_json::to_value(n.states).map_err(|e| e.to_string())?,
+                    )
+                    .map_err(|e| e.to_string())?,
+                    parent: n.parent,
+                    children: n.children.clone(),
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Tree {
+            window: snap.window.as_str().to_string(),
+            entries,
+        })
     }
 
     /// `role "name" > role "name" > …` from the root to `row`.
@@ -627,6 +652,26 @@ mod tests {
         assert_eq!(d[1].fields[0].field, "value");
         let t = text(&d);
         assert!(t.contains("states: -— → +focused"), "{t}");
+    }
+
+    #[test]
+    fn a_snapshot_gives_the_tree_its_tree_json_file_gives() {
+        let snap = Snapshot {
+            id: crate::model::SnapshotId::next(),
+            app: "a".into(),
+            window: "w".into(),
+            nodes: crate::model::synthetic::generate(500, 7),
+            truncated: None,
+            unreadable: 0,
+            read_ms: 0.0,
+        };
+        let mut buf = Vec::new();
+        crate::cli::output::write_tree_json(&mut buf, &snap, None, false).unwrap();
+        let file = Tree::from_json(&String::from_utf8(buf).unwrap()).unwrap();
+        let live = Tree::from_snapshot(&snap).unwrap();
+        assert_eq!(live.entries.len(), 500);
+        assert_eq!(live.entries, file.entries);
+        assert!(diff(&file, &live).is_empty());
     }
 
     #[test]
