@@ -1314,10 +1314,12 @@ pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Fai
     let typed = (!place.secret).then_some(value.as_str());
     let landed = crate::write::landed::after_write(
         session.backend.as_ref(),
-        Some(&found.app),
-        &found.root,
-        &snap,
-        found.narrowed,
+        &crate::write::landed::Before {
+            app: Some(&found.app),
+            root: &found.root,
+            snapshot: &snap,
+            narrowed: found.narrowed,
+        },
         &node.id,
         &r,
         args.changes,
@@ -1373,10 +1375,12 @@ pub async fn invoke(session: &Session, args: &InvokeArgs) -> Result<(String, i32
     }
     let landed = crate::write::landed::after_write(
         session.backend.as_ref(),
-        Some(&found.app),
-        &found.root,
-        &snap,
-        found.narrowed,
+        &crate::write::landed::Before {
+            app: Some(&found.app),
+            root: &found.root,
+            snapshot: &snap,
+            narrowed: found.narrowed,
+        },
         &id,
         &r,
         args.changes,

@@ -114,10 +114,12 @@ pub async fn set_value(state: &State, args: &SetValueArgs) -> Result<Reply, Faul
     let typed = (!place.secret).then_some(value.as_str());
     let landed = crate::write::landed::after_write(
         session.backend.as_ref(),
-        found.app.as_ref(),
-        &found.root,
-        &found.snap,
-        false,
+        &crate::write::landed::Before {
+            app: found.app.as_ref(),
+            root: &found.root,
+            snapshot: &found.snap,
+            narrowed: false,
+        },
         &node.id,
         &r,
         false,
@@ -155,10 +157,12 @@ pub async fn invoke(state: &State, args: &InvokeArgs) -> Result<Reply, Fault> {
     });
     let landed = crate::write::landed::after_write(
         session.backend.as_ref(),
-        found.app.as_ref(),
-        &found.root,
-        &found.snap,
-        false,
+        &crate::write::landed::Before {
+            app: found.app.as_ref(),
+            root: &found.root,
+            snapshot: &found.snap,
+            narrowed: false,
+        },
         &id,
         &r,
         false,

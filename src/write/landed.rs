@@ -30,17 +30,24 @@ pub struct Landed {
     pub not_compared: Option<String>,
 }
 
+/// What was read before the write.
+#[derive(Clone, Copy)]
+pub struct Before<'a> {
+    /// The app as listed, for the windows that opened or closed (`None`: not said).
+    pub app: Option<&'a AppInfo>,
+    /// The window (or app) read, and its snapshot, which resolved the target.
+    pub root: &'a NodeId,
+    pub snapshot: &'a Snapshot,
+    /// The app narrowed the target: `snapshot` holds the element's path alone.
+    pub narrowed: bool,
+}
+
 /// What changed elsewhere after a write `r` that sent something and is not verified (or when
-/// `asked`); `None` when nothing was sent or it is verified and not asked. `app`: the app as
-/// listed before the write, for the windows that opened or closed (`None`: not said). A
-/// secret written leaves every value out of it.
-#[allow(clippy::too_many_arguments)]
+/// `asked`); `None` when nothing was sent or it is verified and not asked. A secret written
+/// leaves every value out of it.
 pub async fn after_write(
     backend: &dyn Backend,
-    app: Option<&AppInfo>,
-    root: &NodeId,
-    before: &Snapshot,
-    narrowed: bool,
+    before: &Before<'_>,
     written: &NodeId,
     r: &WriteResult,
     asked: bool,
@@ -54,17 +61,7 @@ pub async fn after_write(
     if !r.dispatched || verified && !asked {
         return None;
     }
-    let mut l = landed(
-        backend,
-        app,
-        root,
-        before,
-        narrowed,
-        written,
-        typed,
-        &Limits::default(),
-    )
-    .await;
+    let mut l = landed(backend, before, written, typed, &Limits::default()).await;
     if secret {
         for c in &mut l.changes {
             for f in &mut c.fields {
@@ -79,19 +76,20 @@ pub async fn after_write(
 }
 
 /// Reads the window again and says what changed since `before` (see the module's doc).
-/// `narrowed`: `before` holds the path to the element alone. `typed`: the text the write
-/// asked for, to find the element it went into.
-#[allow(clippy::too_many_arguments)]
+/// `typed`: the text the write asked for, to find the element it went into.
 pub async fn landed(
     backend: &dyn Backend,
-    app: Option<&AppInfo>,
-    root: &NodeId,
-    before: &Snapshot,
-    narrowed: bool,
+    before: &Before<'_>,
     written: &NodeId,
     typed: Option<&str>,
     limits: &Limits,
 ) -> Landed {
+    let Before {
+        app,
+        root,
+        snapshot: before,
+        narrowed,
+    } = *before;
     let mut out = Landed::default();
     // The app's windows, then and now.
     if let Some(app) = app
