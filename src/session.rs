@@ -296,11 +296,6 @@ impl Session {
 /// The window and the candidates below it, each a child of the window (the structure is not
 /// the tree's: only each candidate's own fields are resolved on).
 fn flat_snapshot(root: Node, found: Vec<Node>) -> Snapshot {
-    let window = if root.role == Role::Application {
-        Default::default()
-    } else {
-        root.name.clone()
-    };
     let mut nodes = Vec::with_capacity(found.len() + 1);
     nodes.push(Node {
         parent: None,
@@ -314,25 +309,13 @@ fn flat_snapshot(root: Node, found: Vec<Node>) -> Snapshot {
         children: Vec::new(),
         ..n
     }));
-    Snapshot {
-        id: SnapshotId::next(),
-        app: Default::default(),
-        window,
-        nodes,
-        truncated: None,
-        unreadable: 0,
-        read_ms: 0.0,
-    }
+    whole(nodes, 0.0)
 }
 
 /// The path from the window down to one element, as a snapshot: each node the only child of
 /// the one before.
 fn chain_snapshot(path: Vec<Node>, started: Instant) -> Snapshot {
     let n = path.len();
-    let window = match path.first() {
-        Some(r) if r.role != Role::Application => r.name.clone(),
-        _ => Default::default(),
-    };
     let nodes = path
         .into_iter()
         .enumerate()
@@ -343,6 +326,15 @@ fn chain_snapshot(path: Vec<Node>, started: Instant) -> Snapshot {
             ..node
         })
         .collect();
+    whole(nodes, started.elapsed().as_secs_f64() * 1000.0)
+}
+
+/// A snapshot of `nodes` (row 0 the window, or the app) that lost nothing.
+fn whole(nodes: Vec<Node>, read_ms: f64) -> Snapshot {
+    let window = match nodes.first() {
+        Some(r) if r.role != Role::Application => r.name.clone(),
+        _ => Default::default(),
+    };
     Snapshot {
         id: SnapshotId::next(),
         app: Default::default(),
@@ -350,7 +342,7 @@ fn chain_snapshot(path: Vec<Node>, started: Instant) -> Snapshot {
         nodes,
         truncated: None,
         unreadable: 0,
-        read_ms: started.elapsed().as_secs_f64() * 1000.0,
+        read_ms,
     }
 }
 

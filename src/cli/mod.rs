@@ -879,11 +879,13 @@ pub fn apps_json(backend: &str, apps: &[AppInfo]) -> serde_json::Value {
 
 /// The failure for an app that owns its bus name and answers nothing.
 pub fn not_responding(app: &AppInfo) -> Failure {
-    BackendError::NotResponding {
-        app: format!("the application {}", app.label()),
-        ms: Limits::default().call_timeout.as_millis() as u64,
-    }
-    .into()
+    named(
+        app,
+        BackendError::NotResponding {
+            app: String::new(),
+            ms: Limits::default().call_timeout.as_millis() as u64,
+        },
+    )
 }
 
 /// What to do about a write refused because its app does not answer.
