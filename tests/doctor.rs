@@ -53,25 +53,6 @@ fn line_of(v: &Value, pid: u32) -> Option<Value> {
         .cloned()
 }
 
-/// Panics unless the registered app with this pid answers a plain call from an independent
-/// client within 2 s (registered is not enough: a hung app stays registered).
-fn assert_answers(pid: u32, what: &str, after: &str) {
-    let app = registered_app(pid)
-        .unwrap_or_else(|| panic!("{what} (pid {pid}) left the bus after {after}"));
-    let bus = app["bus_name"].as_str().expect("bus_name");
-    let o = Command::new("/usr/bin/python3")
-        .arg(format!("{}/scripts/app-answers.py", repo()))
-        .args([bus, "2000"])
-        .output()
-        .expect("run scripts/app-answers.py");
-    assert!(
-        o.status.success(),
-        "{what} (pid {pid}) does not answer after {after}: {}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
 /// A child process killed on drop.
 struct Owned {
     child: Child,

@@ -317,7 +317,7 @@ impl MatrixApp {
         );
     }
 
-    /// Panics unless the app's process is alive and it is still registered on the bus.
+    /// Panics unless the app's process is alive, still registered on the bus and answering.
     pub fn assert_alive(&mut self, after: &str) {
         if let Ok(Some(status)) = self.child.try_wait() {
             panic!(
@@ -325,42 +325,7 @@ impl MatrixApp {
                 self.kit.label()
             );
         }
-        let o = super::treeglass(&["apps", "--json"]);
-        assert!(
-            o.status.success(),
-            "apps failed after {after}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        let v: Value = serde_json::from_slice(&o.stdout).expect("apps JSON");
-        let app = v["apps"].as_array().and_then(|a| {
-            a.iter()
-                .find(|x| x["pid"].as_u64() == Some(self.pid as u64))
-                .cloned()
-        });
-        let Some(app) = app else {
-            panic!(
-                "{} (pid {}) is no longer registered on the accessibility bus after {after}",
-                self.kit.label(),
-                self.pid
-            );
-        };
-        // Registered is not enough: a hung app stays registered. It must answer a plain call
-        // (asked by an independent client) within 2 s.
-        let bus = app["bus_name"].as_str().expect("bus_name");
-        let o = Command::new("/usr/bin/python3")
-            .arg(format!("{}/scripts/app-answers.py", repo()))
-            .args([bus, "2000"])
-            .output()
-            .expect("run scripts/app-answers.py");
-        assert!(
-            o.status.success(),
-            "{} (pid {}) does not ANSWER within 2 s after {after} (an inspector must never \
-             hang the app): {}{}",
-            self.kit.label(),
-            self.pid,
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        );
+        super::assert_answers(self.pid, self.kit.label(), after);
     }
 
     /// Sends a signal to the app.

@@ -74,6 +74,38 @@ pub fn registered_app(pid: u32) -> Option<Value> {
         .cloned()
 }
 
+/// Panics unless the app with this pid (`what` in messages) is registered on the bus and
+/// answers a plain call from an independent client within 2 s, after `after`: registered is
+/// not enough, a hung app stays registered.
+pub fn assert_answers(pid: u32, what: &str, after: &str) {
+    let o = treeglass(&["apps", "--json"]);
+    assert!(
+        o.status.success(),
+        "apps failed after {after}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).expect("apps JSON");
+    let Some(app) = v["apps"]
+        .as_array()
+        .and_then(|a| a.iter().find(|x| x["pid"].as_u64() == Some(pid as u64)))
+    else {
+        panic!("{what} (pid {pid}) is no longer registered on the accessibility bus after {after}");
+    };
+    let bus = app["bus_name"].as_str().expect("bus_name");
+    let o = Command::new("/usr/bin/python3")
+        .arg(format!("{}/scripts/app-answers.py", repo()))
+        .args([bus, "2000"])
+        .output()
+        .expect("run scripts/app-answers.py");
+    assert!(
+        o.status.success(),
+        "{what} (pid {pid}) does not ANSWER within 2 s after {after} (an inspector must never \
+         hang the app): {}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 pub mod matrix;
 pub mod mcp;
 pub mod tmux;
