@@ -75,6 +75,10 @@ pub struct Change {
     pub from: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub fields: Vec<Field>,
+    /// A target for the element in the second tree, when the tree came from a live read that
+    /// can suggest one (a write's change set); `None` for a removed element.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
 }
 
 /// Depth of nesting `tree --json` files may have: each element is two levels (its object and
@@ -364,6 +368,7 @@ pub fn diff(a: &Tree, b: &Tree) -> Vec<Change> {
                 path: b.path(bi),
                 from: None,
                 fields: Vec::new(),
+                target: None,
             });
             continue;
         };
@@ -384,6 +389,7 @@ pub fn diff(a: &Tree, b: &Tree) -> Vec<Change> {
                 path: b.path(bi),
                 from: Some(a.path(ai)),
                 fields,
+                target: None,
             });
         } else if !fields.is_empty() {
             out.push(Change {
@@ -394,6 +400,7 @@ pub fn diff(a: &Tree, b: &Tree) -> Vec<Change> {
                 path: b.path(bi),
                 from: None,
                 fields,
+                target: None,
             });
         }
     }
@@ -407,6 +414,7 @@ pub fn diff(a: &Tree, b: &Tree) -> Vec<Change> {
                 path: a.path(ai),
                 from: None,
                 fields: Vec::new(),
+                target: None,
             });
         }
     }
@@ -471,6 +479,9 @@ pub fn lines(changes: &[Change], indent: &str) -> String {
                 "{indent}           from {}\n",
                 sanitize(from, 400)
             ));
+        }
+        if let Some(t) = &c.target {
+            out.push_str(&format!("{indent}           target {}\n", sanitize(t, 400)));
         }
         for f in &c.fields {
             let show = |v: &Json| match v {

@@ -52,6 +52,12 @@ gives them. State key = the key used by the `state` / `set` / `rename` commands.
                                     given to "Proxy host" ~50 ms later and
                                     empties itself (a write that lands
                                     elsewhere)
+    coupon        "Coupon"          Gtk.Entry that, ~50 ms after it is    text
+                                    given text, empties itself and opens
+                                    the dialog "Confirm coupon" holding
+                                    the text in its focused entry
+                                    "Coupon code" (a write that moves the
+                                    focus to a new window)
     nothing       "Nothing"         Gtk.Button with no handler            push button
     clock         (its text)        Gtk.Label "Tick N"; with `tick on` it  label
                                     changes every 100 ms (a busy app)
@@ -346,6 +352,17 @@ class Fixture:
         self.name("relay", self.relay, "Relay")
         right.pack_start(self.relay, False, False, 0)
 
+        # A field whose text moves into a dialog it opens, with the focus.
+        clab = Gtk.Label(label="Coupon:", xalign=0.0)
+        right.pack_start(clab, False, False, 0)
+        self.coupon = Gtk.Entry()
+        clab.set_mnemonic_widget(self.coupon)
+        self.coupon.connect("changed", self.on_coupon_changed)
+        self.coupon_pending = 0
+        self.coupon_dialog = None
+        self.name("coupon", self.coupon, "Coupon")
+        right.pack_start(self.coupon, False, False, 0)
+
         # A button that does nothing, and a clock that (with `tick on`) never stops changing.
         self.nothing_btn = Gtk.Button(label="Nothing")
         self.name("nothing", self.nothing_btn, "Nothing")
@@ -478,6 +495,33 @@ class Fixture:
         self.proxy_host.set_text(text)
         return False
 
+    def on_coupon_changed(self, entry):
+        if entry.get_text() and not self.coupon_pending:
+            self.coupon_pending = GLib.timeout_add(RELAY_DELAY_MS, self.open_coupon_dialog)
+
+    def open_coupon_dialog(self):
+        self.coupon_pending = 0
+        text = self.coupon.get_text()
+        self.coupon.set_text("")
+        self.close_coupon_dialog()
+        dialog = Gtk.Dialog(title="Confirm coupon", transient_for=self.win)
+        code = Gtk.Entry()
+        code.get_accessible().set_name("Coupon code")
+        code.set_text(text)
+        dialog.get_content_area().pack_start(code, False, False, 0)
+        dialog.add_button("Apply", Gtk.ResponseType.OK)
+        dialog.connect("response", lambda d, _r: self.close_coupon_dialog())
+        dialog.show_all()
+        dialog.present()
+        code.grab_focus()
+        self.coupon_dialog = (dialog, code)
+        return False
+
+    def close_coupon_dialog(self):
+        if self.coupon_dialog is not None:
+            self.coupon_dialog[0].destroy()
+            self.coupon_dialog = None
+
     def revert_validated(self):
         self.validate_pending = 0
         self.validate_guard = True
@@ -535,6 +579,9 @@ class Fixture:
             "presses": self.presses,
             "validated": self.validated.get_text(),
             "relay": self.relay.get_text(),
+            "coupon": self.coupon.get_text(),
+            "coupon_dialog": (self.coupon_dialog[1].get_text()
+                              if self.coupon_dialog is not None else None),
             "ticking": bool(self.tick_source),
             "title": self.win.get_title(),
         }
@@ -586,8 +633,12 @@ class Fixture:
         if self.slow_pending:
             GLib.source_remove(self.slow_pending)
             self.slow_pending = 0
-        for e in (self.full_name, self.password, self.proxy_host, self.relay):
+        if self.coupon_pending:
+            GLib.source_remove(self.coupon_pending)
+            self.coupon_pending = 0
+        for e in (self.full_name, self.password, self.proxy_host, self.relay, self.coupon):
             e.set_text("")
+        self.close_coupon_dialog()
         self.shout_guard = True
         self.shout.set_text("")
         self.shout_guard = False

@@ -1,7 +1,8 @@
 //! Where a write landed, on the real bus with the project's GTK fixture app: a field that hands
-//! its text to another one (the change set names the field that got it), a button whose press
-//! adds an element (listed when asked), and a button that does nothing (an empty change set) —
-//! each checked against the app's own state.
+//! its text to another one (the change set names the field that got it), one whose text moves
+//! into a dialog it opens (the change set names the dialog and the focus in it), a button whose
+//! press adds an element (listed when asked), and a button that does nothing (an empty change
+//! set) — each checked against the app's own state.
 #![allow(clippy::unwrap_used)]
 
 mod common;
@@ -64,6 +65,38 @@ fn the_change_set_names_where_the_input_went() {
     assert!(out.contains("changed elsewhere:"), "{out}");
     assert!(out.contains("likeliest: the text went into"), "{out}");
 
+    // "Coupon" empties itself and opens the dialog "Confirm coupon", whose focused entry holds
+    // the text: the change set names the window, the focus in it and the field with the text.
+    app.cmd("reset");
+    let o = treeglass(&["set", "--app", &arg, "text \"Coupon\"", "SAVE10", "--json"]);
+    let v = json_of(&o);
+    assert_ne!(v["outcome"], "verified", "{v:#}");
+    let l = &v["changes"];
+    assert_eq!(
+        l["windows_opened"],
+        serde_json::json!(["Confirm coupon"]),
+        "{v:#}"
+    );
+    let focus = l["focus"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no focus: {v:#}"));
+    assert!(
+        focus.starts_with("dialog \"Confirm coupon\"") && focus.ends_with("text \"Coupon code\""),
+        "{focus}"
+    );
+    let why = l["likeliest"].as_str().unwrap();
+    assert!(
+        why.contains("text \"Coupon code\"") && why.contains("the focus is there"),
+        "{why}"
+    );
+    let st = app.state();
+    assert_eq!(st["coupon_dialog"], "SAVE10", "{st}");
+    assert_eq!(st["coupon"], "", "{st}");
+    let o = treeglass(&["set", "--app", &arg, "text \"Coupon\"", "SAVE20"]);
+    let out = stdout(&o);
+    assert!(out.contains("window opened  \"Confirm coupon\""), "{out}");
+    assert!(out.contains("focus now      "), "{out}");
+
     // A verified press lists its effect only when asked: the button it added.
     app.cmd("reset");
     let o = treeglass(&["invoke", "--app", &arg, "button \"Add item\"", "--json"]);
@@ -86,6 +119,9 @@ fn the_change_set_names_where_the_input_went() {
         "{v:#}"
     );
     assert_eq!(app.state()["items"], 2);
+    // Each element still there carries the target a script would name it by.
+    let added = changes(&v).iter().find(|c| c["name"] == "Item 2").unwrap();
+    assert_eq!(added["target"], "button \"Item 2\"", "{added:#}");
 
     // A button that does nothing: unconfirmed, and nothing changed in the window.
     app.cmd("reset");
@@ -108,4 +144,9 @@ fn the_change_set_names_where_the_input_went() {
     let st = app.state();
     assert_eq!(st["items"], 0, "{st}");
     assert_eq!(st["proxy_host"], "", "{st}");
+    common::assert_answers(
+        app.pid,
+        "the fixture app",
+        "the writes and their change sets",
+    );
 }

@@ -1,16 +1,18 @@
 //! Where a write landed: after a write that is not verified (or when asked), what changed in
 //! the window between the read that resolved the target and a read right after — values,
-//! names, states (the focus among them), elements that appeared or went away — which of the
-//! app's windows opened or closed, and where the focus is now. The written element's own
+//! names, states (the focus among them), elements that appeared or went away, each still there
+//! with its target — which of the app's windows opened or closed (the new ones read: a dialog
+//! that took the text or the focus), and where the focus is now. The written element's own
 //! change is the verdict's, not listed again. A window read whole before the write is needed
-//! for the changes; when the app narrowed the target instead (`Session::narrow`), only the
-//! windows and the focus are said, and why.
+//! for the changes; when the app narrowed the target instead (`Session::narrow`: a big
+//! window), the window is not read again — only the windows and a focus in a new one are
+//! said, and why.
 
 use serde::Serialize;
 
 use crate::backend::{AppInfo, Backend, Limits, WindowInfo};
 use crate::diff::{Change, Kind, Tree};
-use crate::model::{NodeId, Snapshot, State, sanitize};
+use crate::model::{NodeId, Snapshot, sanitize};
 use crate::write::{Outcome, WriteResult};
 
 /// What the window and the app show after the write.
@@ -75,8 +77,14 @@ pub async fn after_write(
     Some(l)
 }
 
-/// Reads the window again and says what changed since `before` (see the module's doc).
-/// `typed`: the text the write asked for, to find the element it went into.
+/// At most this many windows that opened with the write are read (dialogs, popups), each up to
+/// [`OPENED_MAX_NODES`] elements: where the focus and the typed text went.
+const OPENED_READ: usize = 3;
+const OPENED_MAX_NODES: usize = 5_000;
+
+/// Reads the window again and says what changed since `before` (see the module's doc), and
+/// reads the windows that opened with the write. `typed`: the text the write asked for, to
+/// find the element it went into.
 pub async fn landed(
     backend: &dyn Backend,
     before: &Before<'_>,
@@ -91,91 +99,166 @@ pub async fn landed(
         narrowed,
     } = *before;
     let mut out = Landed::default();
-    // The app's windows, then and now.
+    // The app's windows, then and now; the new ones read whole (they are small).
+    let mut opened: Vec<(String, Tree)> = Vec::new();
     if let Some(app) = app
         && let Some(pid) = app.pid
         && let Ok(Some(now)) = backend.app_by_pid(pid).await
     {
         let title = |w: &WindowInfo| sanitize(w.name.as_str(), 120).into_owned();
-        out.windows_opened = now
+        let new: Vec<&WindowInfo> = now
             .windows
             .iter()
             .filter(|w| !app.windows.iter().any(|o| o.id == w.id))
-            .map(title)
             .collect();
+        out.windows_opened = new.iter().map(|w| title(w)).collect();
         out.windows_closed = app
             .windows
             .iter()
             .filter(|w| !now.windows.iter().any(|o| o.id == w.id))
             .map(title)
             .collect();
+        let small = Limits {
+            max_nodes: OPENED_MAX_NODES.min(limits.max_nodes),
+            ..*limits
+        };
+        for w in new.into_iter().take(OPENED_READ) {
+            if let Ok(s) = backend.snapshot(&w.id, &small).await
+                && let Ok(t) = Tree::from_snapshot(&s)
+            {
+                opened.push((title(w), t));
+            }
+        }
+    }
+    let new_focus = opened
+        .iter()
+        .find_map(|(_, t)| t.entries.iter().position(focused).map(|row| t.path(row)));
+    if narrowed {
+        // The window is big (the app found the target's candidates): it is not read again.
+        out.focus = new_focus;
+        out.not_compared = Some(
+            "the window was not read whole before the write (the app found the target's \
+             candidates): run with --whole-tree to list what changed"
+                .into(),
+        );
+        out.likeliest = likeliest(&out, &opened, typed);
+        return out;
     }
     let after = match backend.snapshot(root, limits).await {
         Ok(s) if s.complete() => s,
         Ok(s) => {
+            out.focus = new_focus;
             out.not_compared = Some(format!(
                 "the window's read after the write was cut short ({})",
                 s.truncated.map_or("unreadable elements", |t| t.as_str())
             ));
-            out.likeliest = likeliest(&out, typed);
+            out.likeliest = likeliest(&out, &opened, typed);
             return out;
         }
         Err(e) => {
+            out.focus = new_focus;
             out.not_compared = Some(format!("the window could not be read after the write: {e}"));
-            out.likeliest = likeliest(&out, typed);
+            out.likeliest = likeliest(&out, &opened, typed);
             return out;
         }
     };
     let Ok(b) = Tree::from_snapshot(&after) else {
         return out;
     };
-    out.focus = after
-        .nodes
+    out.focus = b
+        .entries
         .iter()
-        .position(|n| n.states.has(State::Focused))
-        .map(|row| b.path(row));
-    if narrowed {
-        out.not_compared = Some(
-            "the window was not read whole before the write (the app found the target's \
-             candidates): run with --whole-tree to list what changed"
-                .into(),
-        );
-    } else if !before.complete() {
+        .position(focused)
+        .map(|row| b.path(row))
+        .or(new_focus);
+    if !before.complete() {
         out.not_compared = Some("the window's read before the write was not whole".into());
     } else if let Ok(a) = Tree::from_snapshot(before) {
         out.changes = crate::diff::diff(&a, &b)
             .into_iter()
             .filter(|c| c.id != written.0)
             .collect();
+        // Each element still there gets the target a script would name it by.
+        if !out.changes.is_empty() {
+            let ix = crate::target::SnapshotIndex::new(&after);
+            for c in &mut out.changes {
+                if c.kind == Kind::Removed {
+                    continue;
+                }
+                c.target = after
+                    .nodes
+                    .iter()
+                    .position(|n| n.id.0 == c.id)
+                    .and_then(|row| crate::target::suggest_with(&ix, &after, row))
+                    .map(|t| t.to_string());
+            }
+        }
     }
-    out.likeliest = likeliest(&out, typed);
+    out.likeliest = likeliest(&out, &opened, typed);
     out
 }
 
-/// The likeliest place the input went: an element whose value now holds the typed text, else
-/// a window that opened, else the focus.
-fn likeliest(l: &Landed, typed: Option<&str>) -> Option<String> {
+fn focused(e: &crate::diff::Entry) -> bool {
+    e.states.iter().any(|s| s == "focused")
+}
+
+/// Whether a value (as `tree --json` writes it) holds the typed text.
+fn holds(value: &serde_json::Value, typed: &str) -> bool {
+    match value {
+        serde_json::Value::String(s) => s.contains(typed),
+        serde_json::Value::Object(o) => o
+            .get("text")
+            .and_then(serde_json::Value::as_str)
+            .is_some_and(|s| s.contains(typed)),
+        _ => false,
+    }
+}
+
+/// The likeliest place the input went: an element of the window whose value now holds the
+/// typed text, else one in a window that opened, else a window that opened, else the focus.
+fn likeliest(l: &Landed, opened: &[(String, Tree)], typed: Option<&str>) -> Option<String> {
+    let focus_there = |path: &str| {
+        if l.focus.as_deref() == Some(path) {
+            " — the focus is there"
+        } else {
+            ""
+        }
+    };
     if let Some(t) = typed.filter(|t| !t.is_empty()) {
-        let holds = l.changes.iter().find(|c| {
+        let holder = l.changes.iter().find(|c| {
             c.kind != Kind::Removed
                 && c.fields
                     .iter()
-                    .any(|f| f.field == "value" && f.after.to_string().contains(t))
+                    .any(|f| f.field == "value" && holds(&f.after, t))
         });
-        if let Some(c) = holds {
+        if let Some(c) = holder {
             return Some(format!(
                 "the text went into {}{}",
                 sanitize(&c.path, 300),
-                if l.focus.as_deref() == Some(c.path.as_str()) {
-                    " — the focus is there"
-                } else {
-                    ""
-                }
+                focus_there(&c.path)
             ));
+        }
+        for (title, tree) in opened {
+            if let Some(row) = tree.entries.iter().position(|e| holds(&e.value, t)) {
+                let path = tree.path(row);
+                return Some(format!(
+                    "the text went into {} (in the window {} that opened){}",
+                    sanitize(&path, 300),
+                    crate::model::quoted(title, 120),
+                    focus_there(&path)
+                ));
+            }
         }
     }
     if let Some(w) = l.windows_opened.first() {
-        return Some(format!("a window opened: {}", crate::model::quoted(w, 120)));
+        return Some(format!(
+            "a window opened: {}{}",
+            crate::model::quoted(w, 120),
+            l.focus
+                .as_ref()
+                .map(|f| format!(" — the focus is on {}", sanitize(f, 300)))
+                .unwrap_or_default()
+        ));
     }
     l.focus
         .as_ref()
