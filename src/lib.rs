@@ -2,6 +2,7 @@
 //!
 //! Layers point one way: `model ← target ← backend ← write ← workflow ← tui/cli ← mcp`.
 
+pub mod audit;
 pub mod backend;
 pub mod cli;
 pub mod clipboard;

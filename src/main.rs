@@ -161,6 +161,7 @@ async fn run(cli: Cli) -> Result<(Printed, i32), Failure> {
         Some(Command::Apps { json }) => cli::apps(backend.as_ref(), json).await.map(ok),
         Some(Command::Tree(args)) => cli::tree(backend.as_ref(), &args).await,
         Some(Command::Diff(args)) => cli::diff(Some(backend.as_ref()), &args).await.map(text),
+        Some(Command::Audit(args)) => cli::audit::run(backend.as_ref(), &args).await.map(text),
         Some(Command::Find(args)) => cli::find(&session, &args).await.map(text),
         Some(Command::Get(args)) => cli::get(&session, &args).await.map(ok),
         Some(Command::Set(args)) => cli::set(&session, &args).await.map(text),

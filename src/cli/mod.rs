@@ -1,6 +1,7 @@
 //! The command line: argument definitions, exit codes, and the commands that print results.
 //! The concrete backend is chosen by `main.rs` and handed in as `&dyn Backend`.
 
+pub mod audit;
 pub mod output;
 pub mod workflow;
 
@@ -33,6 +34,8 @@ pub mod exit {
     pub const NOT_FOUND: i32 = 11;
     pub const INCOMPLETE: i32 = 12;
     pub const TARGET_SYNTAX: i32 = 13;
+    /// `audit`: findings at or above `--min-severity`.
+    pub const AUDIT_FINDINGS: i32 = 14;
     pub const MISMATCH: i32 = 20;
     pub const UNCONFIRMED: i32 = 21;
     pub const REFUSED: i32 = 22;
@@ -57,6 +60,7 @@ Exit codes:
   12  tree incomplete: tree's read was cut short by --read-timeout; find/set: uniqueness
       cannot be claimed
   13  target syntax error
+  14  audit: findings at or above --min-severity (an incomplete tree is 12, never 0)
   20  set: mismatch   21  set: unconfirmed (observe before writing again)   22  set: refused
   30  workflow invalid   31  workflow step or terminal condition failed";
 
@@ -129,6 +133,12 @@ pub enum Command {
                       file that is not a tree, and for a live read those of `tree`."
     )]
     Diff(DiffArgs),
+    /// Check one window's accessibility: unnamed controls, names that only repeat the role,
+    /// controls out of the keyboard's reach, contradictory states, look-alike siblings, and
+    /// interactive elements automation can name only by their place. Findings are grouped by
+    /// rule, each with the element's suggested target, path, token and row.
+    #[command(after_help = audit::help())]
+    Audit(audit::AuditArgs),
     /// Check why trees are missing or tiny: session bus, accessibility bus, IsEnabled, the
     /// registry, every registered app's tree size (or that it is not responding), and apps that
     /// own a top-level window (X11) but have no process on the bus, with what makes each

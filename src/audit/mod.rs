@@ -1,0 +1,631 @@
+//! Accessibility checks over one snapshot: model in, findings out, no IO.
+//!
+//! Every rule has an id, a severity, a one-line message, the standard it serves, where it comes
+//! from (an Accerciser validator, an axe-windows rule, or ours) and a help text. Rules live in
+//! one module per group (names, keyboard, states, geometry, uniqueness, automation) and see the
+//! snapshot through [`Context`], which also holds every node's suggested target (the finding
+//! says how to name the element, and automation readiness judges by it).
+//!
+//! Elements that are not `showing` are not judged: what is not on screen cannot be used (a
+//! notebook's other pages, a closed menu), and toolkits keep hidden inner twins of what they
+//! show. A rule that needs a field the snapshot did not read (bounds, the label relation) is
+//! not evaluated, and the report says so: no rule guesses.
+
+mod automation;
+mod geometry;
+mod keyboard;
+mod names;
+pub mod report;
+mod states;
+mod unique;
+
+use serde::Serialize;
+
+use crate::model::{Node, Role, Snapshot, State, Toolkit};
+use crate::target::{Grade, SnapshotIndex, Target, suggest_all_with};
+
+/// How much a finding matters. Ordered: `Review < Warning < Error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth a look by a person: often a defect, sometimes a choice.
+    Review,
+    /// Very likely a defect that makes the element harder to use with assistive technology.
+    Warning,
+    /// A defect: the element cannot be used, or is announced wrongly, with assistive technology.
+    Error,
+}
+
+impl Severity {
+    pub const ALL: [Severity; 3] = [Severity::Error, Severity::Warning, Severity::Review];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Review => "review",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Severity> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "review" | "note" => Some(Severity::Review),
+            "warning" | "warn" => Some(Severity::Warning),
+            "error" => Some(Severity::Error),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a rule needs read beyond roles, names, states and interfaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    Nothing,
+    /// The label relation (`Node::label`): without it an unnamed field may be labelled.
+    Labels,
+    /// Element bounds (`Node::bounds`).
+    Bounds,
+}
+
+/// One rule.
+#[derive(Debug, Serialize)]
+pub struct Rule {
+    pub id: &'static str,
+    /// The group (and module) it belongs to.
+    pub group: &'static str,
+    pub severity: Severity,
+    /// One line: what is wrong.
+    pub message: &'static str,
+    /// The standard it serves (`WCAG 4.1.2`).
+    pub standard: &'static str,
+    /// Where it comes from: an Accerciser validator, an axe-windows rule, or `treeglass`.
+    pub anchor: &'static str,
+    /// Why it matters and how to fix it, with the exceptions the rule makes.
+    pub help: &'static str,
+    #[serde(skip)]
+    pub needs: Needs,
+    #[serde(skip)]
+    check: fn(&Context, &mut Vec<Hit>),
+}
+
+/// What a rule found on one element, before it becomes a [`Finding`].
+#[derive(Debug)]
+pub struct Hit {
+    pub row: usize,
+    /// What exactly is wrong with this element (`2 of 6 siblings named "checkbutton"`).
+    pub detail: String,
+    /// What a developer could change (automation readiness says how to name it stably).
+    pub fix: Option<String>,
+}
+
+impl Hit {
+    fn new(row: usize, detail: impl Into<String>) -> Hit {
+        Hit {
+            row,
+            detail: detail.into(),
+            fix: None,
+        }
+    }
+}
+
+/// One finding: a rule on an element.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub rule: &'static Rule,
+    pub row: usize,
+    pub detail: String,
+    pub fix: Option<String>,
+}
+
+/// What the snapshot read, so rules that need more are not evaluated rather than guessing.
+#[derive(Debug, Clone, Copy)]
+pub struct Read {
+    /// Whether every interactive element's label relation was read (AT-SPI with
+    /// `Limits::labels`, the fixture backend; not yet UI Automation or AX).
+    pub labels: bool,
+    /// Whether bounds were read. `None`: decide from the snapshot (some node has bounds).
+    pub bounds: Option<bool>,
+    /// The app's toolkit, where known: GTK 4.8 reports `showing` on its windows only, so there
+    /// `visible` stands for it.
+    pub toolkit: Option<Toolkit>,
+}
+
+/// Which rules run and what is reported.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Rule ids or group names; empty: every rule.
+    pub rules: Vec<String>,
+    /// Findings below this are not reported.
+    pub min_severity: Severity,
+    pub read: Read,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            rules: Vec::new(),
+            min_severity: Severity::Review,
+            read: Read {
+                labels: true,
+                bounds: None,
+                toolkit: None,
+            },
+        }
+    }
+}
+
+/// A rule that did not run, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct NotEvaluated {
+    pub rule: &'static str,
+    pub reason: &'static str,
+}
+
+/// The audit of one snapshot.
+#[derive(Debug)]
+pub struct Audit {
+    /// In rule order, then row order.
+    pub findings: Vec<Finding>,
+    /// Every node's suggested target (by row).
+    pub targets: Vec<Option<Target>>,
+    /// The rules that ran.
+    pub evaluated: Vec<&'static Rule>,
+    pub not_evaluated: Vec<NotEvaluated>,
+    pub min_severity: Severity,
+}
+
+impl Audit {
+    /// How many findings of each severity (error, warning, review).
+    pub fn counts(&self) -> [usize; 3] {
+        let mut c = [0; 3];
+        for f in &self.findings {
+            c[match f.rule.severity {
+                Severity::Error => 0,
+                Severity::Warning => 1,
+                Severity::Review => 2,
+            }] += 1;
+        }
+        c
+    }
+
+    /// How many findings a rule has.
+    pub fn count_of(&self, id: &str) -> usize {
+        self.findings.iter().filter(|f| f.rule.id == id).count()
+    }
+}
+
+/// What rules see: the snapshot, every node's suggested target, and small per-row facts
+/// computed once.
+pub struct Context<'s> {
+    pub snap: &'s Snapshot,
+    pub targets: &'s [Option<Target>],
+    /// The state that says an element is on screen: `showing`, or `visible` where the toolkit
+    /// never reports `showing` (GTK 4.8).
+    pub on_screen: State,
+}
+
+impl<'s> Context<'s> {
+    fn nodes(&self) -> &'s [Node] {
+        &self.snap.nodes
+    }
+
+    /// Rows of showing nodes.
+    fn showing(&self) -> impl Iterator<Item = (usize, &'s Node)> + 's {
+        let on_screen = self.on_screen;
+        self.snap
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(move |(_, n)| n.states.has(on_screen))
+    }
+
+    /// Whether the element is on screen (see [`Context::on_screen`]).
+    fn is_showing(&self, n: &Node) -> bool {
+        n.states.has(self.on_screen)
+    }
+
+    /// Whether a descendant of `row` within `levels` levels satisfies `pred`.
+    fn descendant(&self, row: usize, levels: u32, pred: impl Fn(&Node) -> bool) -> bool {
+        let nodes = &self.snap.nodes;
+        let mut stack: Vec<(usize, u32)> = match nodes.get(row) {
+            Some(n) => n.children.iter().map(|&c| (c, 1)).collect(),
+            None => return false,
+        };
+        while let Some((r, depth)) = stack.pop() {
+            let Some(n) = nodes.get(r) else { continue };
+            if pred(n) {
+                return true;
+            }
+            if depth < levels {
+                stack.extend(n.children.iter().map(|&c| (c, depth + 1)));
+            }
+        }
+        false
+    }
+
+    fn ancestors(&self, row: usize) -> impl Iterator<Item = (usize, &'s Node)> + 's {
+        let nodes = &self.snap.nodes;
+        let mut cur = nodes.get(row).and_then(|n| n.parent);
+        std::iter::from_fn(move || {
+            let r = cur?;
+            let n = nodes.get(r)?;
+            cur = n.parent.filter(|&p| p < r);
+            Some((r, n))
+        })
+    }
+
+    fn grade(&self, row: usize) -> Option<Grade> {
+        self.targets.get(row)?.as_ref().map(Target::grade)
+    }
+}
+
+/// `role "name"` of a node, for details (the name escaped and cut).
+pub(crate) fn shown(n: &Node) -> String {
+    if n.name.as_str().trim().is_empty() {
+        n.role.as_str().to_string()
+    } else {
+        format!("{} {}", n.role, n.name.quoted(40))
+    }
+}
+
+/// Whether a person operates the element (by role, or because it takes the focus).
+pub(crate) fn interactive(n: &Node) -> bool {
+    n.role.is_interactive() || n.states.has(State::Focusable) && !is_container(n.role)
+}
+
+/// Roles that hold other elements; a focusable one (a list, a scroll pane) is not a control.
+pub(crate) fn is_container(role: Role) -> bool {
+    role.is_wrapper()
+        || matches!(
+            role,
+            Role::Application
+                | Role::Window
+                | Role::Frame
+                | Role::Dialog
+                | Role::Alert
+                | Role::List
+                | Role::Tree
+                | Role::Table
+                | Role::TabList
+                | Role::Menu
+                | Role::MenuBar
+                | Role::ToolBar
+                | Role::StatusBar
+                | Role::Document
+                | Role::SplitPane
+                | Role::Canvas
+        )
+}
+
+/// Every rule, in report order.
+pub static RULES: &[Rule] = &[
+    names::NAME_MISSING,
+    names::NAME_BLANK,
+    names::NAME_IS_ROLE,
+    names::NAME_TOO_LONG,
+    names::IMAGE_UNNAMED,
+    keyboard::ACTION_NOT_FOCUSABLE,
+    keyboard::FOCUSED_NOT_FOCUSABLE,
+    keyboard::FOCUS_MULTIPLE,
+    states::CHECKED_NOT_CHECKABLE,
+    states::SELECTED_NOT_SELECTABLE,
+    states::EXPANDED_NOT_EXPANDABLE,
+    geometry::BOUNDS_EMPTY,
+    geometry::BOUNDS_OUTSIDE_PARENT,
+    unique::SIBLINGS_NOT_UNIQUE,
+    automation::TARGET_POSITIONAL,
+];
+
+/// Checks that the issue lists and this engine does not make, and why: shown in `--help`, the
+/// README and the JSON's `left_out`.
+pub const LEFT_OUT: &[(&str, &str)] = &[
+    (
+        "radio button in no group",
+        "the `member-of` relation is not read into the snapshot",
+    ),
+    (
+        "label relation not reciprocal",
+        "only `labelled-by` is read, not `label-for`",
+    ),
+    (
+        "index in parent disagrees with the child list",
+        "the snapshot is laid out from the toolkit's own indexes; the index it reports is not kept",
+    ),
+    (
+        "table row/column indexes disagree",
+        "table cells' row and column are not read",
+    ),
+    (
+        "element wholly outside the screen",
+        "the screen's size is not in the snapshot",
+    ),
+];
+
+/// The rule with this id.
+pub fn rule(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.id == id)
+}
+
+/// The groups, in order.
+pub fn groups() -> Vec<&'static str> {
+    let mut g: Vec<&'static str> = Vec::new();
+    for r in RULES {
+        if !g.contains(&r.group) {
+            g.push(r.group);
+        }
+    }
+    g
+}
+
+/// The rules `--rules` names (ids or groups, comma-separated or repeated), or why not.
+pub fn select(names: &[String]) -> Result<Vec<&'static Rule>, String> {
+    let words: Vec<&str> = names
+        .iter()
+        .flat_map(|s| s.split(','))
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    if words.is_empty() {
+        return Ok(RULES.iter().collect());
+    }
+    let mut out: Vec<&'static Rule> = Vec::new();
+    for w in words {
+        let matched: Vec<&'static Rule> =
+            RULES.iter().filter(|r| r.id == w || r.group == w).collect();
+        if matched.is_empty() {
+            return Err(format!(
+                "unknown rule or group `{}` (rules: {}; groups: {})",
+                crate::model::sanitize(w, 60),
+                RULES.iter().map(|r| r.id).collect::<Vec<_>>().join(", "),
+                groups().join(", ")
+            ));
+        }
+        for r in matched {
+            if !out.iter().any(|o| o.id == r.id) {
+                out.push(r);
+            }
+        }
+    }
+    // Report order, whatever order they were asked in.
+    out.sort_by_key(|r| RULES.iter().position(|x| x.id == r.id));
+    Ok(out)
+}
+
+/// Runs the selected rules on `snap`. Unknown rule names are an error (see [`select`]).
+pub fn audit(snap: &Snapshot, opts: &Options) -> Result<Audit, String> {
+    let ix = SnapshotIndex::new(snap);
+    audit_with(&ix, snap, opts)
+}
+
+/// [`audit`] with an index built already.
+pub fn audit_with(ix: &SnapshotIndex, snap: &Snapshot, opts: &Options) -> Result<Audit, String> {
+    let selected = select(&opts.rules)?;
+    let targets = suggest_all_with(ix, snap);
+    let on_screen = match opts.read.toolkit {
+        Some(Toolkit::Gtk4) => State::Visible,
+        _ => State::Showing,
+    };
+    let cx = Context {
+        snap,
+        targets: &targets,
+        on_screen,
+    };
+    let bounds = opts
+        .read
+        .bounds
+        .unwrap_or_else(|| snap.nodes.iter().any(|n| n.bounds.is_some()));
+    let mut findings = Vec::new();
+    let mut evaluated = Vec::new();
+    let mut not_evaluated = Vec::new();
+    for rule in selected {
+        let missing = match rule.needs {
+            Needs::Labels if !opts.read.labels => {
+                Some("the label relation was not read (this backend does not read it yet)")
+            }
+            Needs::Bounds if !bounds => Some("the snapshot has no bounds (not read)"),
+            _ => None,
+        };
+        if let Some(reason) = missing {
+            not_evaluated.push(NotEvaluated {
+                rule: rule.id,
+                reason,
+            });
+            continue;
+        }
+        evaluated.push(rule);
+        if rule.severity < opts.min_severity {
+            continue;
+        }
+        let mut hits = Vec::new();
+        (rule.check)(&cx, &mut hits);
+        hits.sort_by_key(|h| h.row);
+        hits.dedup_by_key(|h| h.row);
+        findings.extend(hits.into_iter().map(|h| Finding {
+            rule,
+            row: h.row,
+            detail: h.detail,
+            fix: h.fix,
+        }));
+    }
+    Ok(Audit {
+        findings,
+        targets,
+        evaluated,
+        not_evaluated,
+        min_severity: opts.min_severity,
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Small trees for the rules' tests.
+    use crate::model::{
+        Bounds, Interface, Interfaces, Node, NodeId, Role, Snapshot, SnapshotId, State, States,
+    };
+
+    /// A node of `role` named `name`, showing, enabled.
+    pub fn n(role: Role, name: &str) -> Node {
+        let mut node = Node::new(NodeId(format!("t:{name}")), role, role.as_str());
+        node.name = name.into();
+        node.states = States::EMPTY
+            .with(State::Showing)
+            .with(State::Visible)
+            .with(State::Enabled)
+            .with(State::Sensitive);
+        node.interfaces = Interfaces::EMPTY.with(Interface::Accessible);
+        node
+    }
+
+    pub fn with(mut node: Node, state: State) -> Node {
+        node.states.set(state, true);
+        node
+    }
+
+    pub fn without(mut node: Node, state: State) -> Node {
+        node.states.set(state, false);
+        node
+    }
+
+    pub fn focusable(node: Node) -> Node {
+        with(node, State::Focusable)
+    }
+
+    pub fn bounds(mut node: Node, x: i32, y: i32, w: i32, h: i32) -> Node {
+        node.bounds = Some(Bounds {
+            x,
+            y,
+            width: w,
+            height: h,
+        });
+        node
+    }
+
+    /// A frame holding `kids` (each a node and its own children), laid out in pre-order.
+    pub fn tree(kids: Vec<(Node, Vec<Node>)>) -> Snapshot {
+        let mut nodes = vec![n(Role::Frame, "Window")];
+        for (parent, children) in kids {
+            let p = nodes.len();
+            nodes[0].children.push(p);
+            nodes.push(parent);
+            for c in children {
+                let r = nodes.len();
+                nodes[p].children.push(r);
+                nodes.push(c);
+            }
+        }
+        Snapshot {
+            id: SnapshotId::next(),
+            app: "test".into(),
+            window: "Window".into(),
+            nodes: crate::model::preorder(nodes, 0),
+            truncated: None,
+            unreadable: 0,
+            read_ms: 0.0,
+        }
+    }
+
+    /// The rows `id` finds in `snap`.
+    pub fn rows(snap: &Snapshot, id: &str) -> Vec<usize> {
+        let a = super::audit(
+            snap,
+            &super::Options {
+                rules: vec![id.to_string()],
+                ..super::Options::default()
+            },
+        )
+        .expect("rule exists");
+        a.findings.iter().map(|f| f.row).collect()
+    }
+
+    /// The rows of `snap` named `name`.
+    pub fn named(snap: &Snapshot, name: &str) -> Vec<usize> {
+        snap.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.name.as_str() == name)
+            .map(|(r, _)| r)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::*;
+    use super::*;
+
+    #[test]
+    fn rules_are_documented_and_unique() {
+        let mut ids: Vec<&str> = RULES.iter().map(|r| r.id).collect();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), RULES.len(), "rule ids are unique");
+        for r in RULES {
+            assert!(!r.message.contains('\n'), "{}: one-line message", r.id);
+            assert!(r.standard.starts_with("WCAG "), "{}", r.id);
+            assert!(!r.help.is_empty() && !r.anchor.is_empty(), "{}", r.id);
+        }
+    }
+
+    #[test]
+    fn selection_by_id_and_group_and_unknown_names() {
+        let s = select(&["keyboard".into(), "name-missing".into()]).unwrap();
+        let ids: Vec<&str> = s.iter().map(|r| r.id).collect();
+        assert_eq!(ids[0], "name-missing", "report order");
+        assert!(ids.contains(&"focus-multiple"));
+        assert!(select(&["nonsense".into()]).is_err());
+        assert_eq!(select(&[]).unwrap().len(), RULES.len());
+    }
+
+    #[test]
+    fn rules_needing_what_was_not_read_are_not_evaluated() {
+        let snap = tree(vec![(focusable(n(Role::Button, "")), vec![])]);
+        let opts = Options {
+            read: Read {
+                labels: false,
+                bounds: None,
+                toolkit: None,
+            },
+            ..Options::default()
+        };
+        let a = audit(&snap, &opts).unwrap();
+        let skipped: Vec<&str> = a.not_evaluated.iter().map(|n| n.rule).collect();
+        assert!(skipped.contains(&"name-missing"));
+        assert!(skipped.contains(&"bounds-empty"), "no node has bounds");
+        assert_eq!(a.count_of("name-missing"), 0);
+    }
+
+    #[test]
+    fn min_severity_leaves_lower_findings_out() {
+        // An unnamed button (error) that is also positional (review).
+        let snap = tree(vec![(
+            n(Role::Panel, "P"),
+            vec![
+                focusable(n(Role::Button, "")),
+                focusable(n(Role::Button, "")),
+            ],
+        )]);
+        let all = audit(&snap, &Options::default()).unwrap();
+        assert!(all.count_of("target-positional") > 0);
+        let errors = audit(
+            &snap,
+            &Options {
+                min_severity: Severity::Error,
+                ..Options::default()
+            },
+        )
+        .unwrap();
+        assert!(
+            errors
+                .findings
+                .iter()
+                .all(|f| f.rule.severity == Severity::Error)
+        );
+        assert!(errors.count_of("name-missing") == 2);
+    }
+}

@@ -1,0 +1,282 @@
+//! `treeglass audit` on the real bus: the project's app with planted defects
+//! (`tests/audit_app.py`), one frame per rule holding the defect and one holding its clean
+//! twin. Every planted defect is found on its element, nothing is found in a clean twin, and
+//! the app is alive, registered and answering afterwards. The app is started once.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{assert_answers, json_of, repo, require_stack, treeglass};
+use serde_json::Value;
+
+/// The planted defect of each rule: (rule, role, name) of the element it must be found on.
+const PLANTED: &[(&str, &str, &str)] = &[
+    ("name-missing", "text", ""),
+    ("name-blank", "button", "   "),
+    ("name-is-role", "button", "Button"),
+    ("name-too-long", "button", "A name that goes on and on"),
+    ("image-unnamed", "icon", ""),
+    ("action-not-focusable", "button", "Unreachable"),
+    ("focused-not-focusable", "button", "Odd focus"),
+    ("focus-multiple", "button", "Focus two"),
+    ("checked-not-checkable", "button", "Odd check"),
+    ("selected-not-selectable", "button", "Odd select"),
+    ("expanded-not-expandable", "button", "Odd expand"),
+    ("siblings-not-unique", "button", "Apply"),
+    ("target-positional", "check-box", "Option"),
+];
+
+struct AuditApp {
+    child: Child,
+    stdin: ChildStdin,
+    /// Kept open so the app's replies (to `quit`) have somewhere to go.
+    _out: BufReader<ChildStdout>,
+    name: String,
+    pid: u32,
+}
+
+impl AuditApp {
+    fn start() -> AuditApp {
+        require_stack();
+        let name = format!("tgaudit-{}", std::process::id());
+        let mut child = Command::new("/usr/bin/python3")
+            .arg(format!("{}/tests/audit_app.py", repo()))
+            .args(["--name", &name])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start tests/audit_app.py (/usr/bin/python3 with python3-gi)");
+        let stdin = child.stdin.take().expect("stdin");
+        let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut ready = String::new();
+        out.read_line(&mut ready)
+            .expect("read the app's first line");
+        assert!(
+            ready.contains("\"ready\""),
+            "the audit app did not get ready: {ready:?}"
+        );
+        let app = AuditApp {
+            pid: child.id(),
+            child,
+            stdin,
+            _out: out,
+            name,
+        };
+        app.wait_settled();
+        app
+    }
+
+    fn app_arg(&self) -> String {
+        format!("^{}$", self.name)
+    }
+
+    fn wait_settled(&self) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let (mut last, mut same) = (0, 0);
+        while Instant::now() < deadline {
+            let o = treeglass(&["tree", "--app", &self.app_arg(), "--json"]);
+            if o.status.success() {
+                let count = json_of(&o)["node_count"].as_u64().unwrap_or(0);
+                if count > 50 && count == last {
+                    same += 1;
+                    if same >= 2 {
+                        return;
+                    }
+                } else {
+                    same = 0;
+                }
+                last = count;
+            }
+            std::thread::sleep(Duration::from_millis(150));
+        }
+        panic!("the audit app never settled on the bus (last count {last})");
+    }
+
+    fn assert_alive(&mut self, after: &str) {
+        if let Ok(Some(status)) = self.child.try_wait() {
+            panic!("the audit app DIED after {after}: {status}");
+        }
+        assert_answers(self.pid, "the audit app", after);
+    }
+
+    fn audit(&self, extra: &[&str]) -> std::process::Output {
+        let app = self.app_arg();
+        let mut args = vec!["audit", "--app", app.as_str()];
+        args.extend_from_slice(extra);
+        treeglass(&args)
+    }
+}
+
+impl Drop for AuditApp {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let deadline = Instant::now() + Duration::from_secs(3);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Every finding of an `audit --json` answer, flattened.
+fn findings(v: &Value) -> Vec<&Value> {
+    v["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .flat_map(|r| r["findings"].as_array().expect("findings"))
+        .collect()
+}
+
+/// The frame ("<rule> defect" / "<rule> clean") a finding's element is in.
+fn frame_of(f: &Value) -> Option<String> {
+    let path = f["path"].as_str().expect("path");
+    path.split(" > ")
+        .filter_map(|step| step.strip_prefix("panel \""))
+        .filter_map(|s| s.strip_suffix('"'))
+        .find(|s| s.ends_with(" defect") || s.ends_with(" clean"))
+        .map(str::to_string)
+}
+
+#[test]
+fn planted_defects_are_found_on_their_elements_and_clean_twins_are_clean() {
+    let mut app = AuditApp::start();
+
+    let o = app.audit(&["--json"]);
+    let v = json_of(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(14),
+        "findings exit 14: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(v["complete"], true, "the app's tree is read whole");
+    let all = findings(&v);
+    // Geometry cannot be judged on AT-SPI: said, not guessed.
+    let skipped: Vec<&str> = v["not_evaluated"]
+        .as_array()
+        .expect("not_evaluated")
+        .iter()
+        .filter_map(|n| n["rule"].as_str())
+        .collect();
+    assert_eq!(skipped, ["bounds-empty", "bounds-outside-parent"]);
+
+    for (rule, role, name) in PLANTED {
+        let defect = format!("{rule} defect");
+        let hits: Vec<&&Value> = all
+            .iter()
+            .filter(|f| f["rule"] == *rule && frame_of(f).as_deref() == Some(defect.as_str()))
+            .collect();
+        assert!(
+            hits.iter().any(|f| f["role"] == *role
+                && f["name"].as_str().is_some_and(|n| n.starts_with(name))
+                && (!name.is_empty() || f["name"] == "")),
+            "{rule}: the planted {role} {name:?} in {defect:?} is not found; findings of the \
+             rule: {:#?}",
+            all.iter()
+                .filter(|f| f["rule"] == *rule)
+                .map(|f| (&f["path"], &f["name"]))
+                .collect::<Vec<_>>()
+        );
+        // Each finding names its element: a target that `find` resolves to it alone.
+        let f = hits[0];
+        let target = f["target"].as_str().expect("target");
+        let found = json_of(&treeglass(&[
+            "find",
+            target,
+            "--app",
+            &app.app_arg(),
+            "--json",
+        ]));
+        assert_eq!(found["outcome"], "unique", "{rule}: {target}: {found}");
+        assert_eq!(found["id"], f["id"], "{rule}: {target} names its element");
+        assert!(
+            f["token"]
+                .as_str()
+                .is_some_and(|t| t.ends_with(&format!(":{}", f["row"].as_u64().expect("row"))))
+        );
+    }
+
+    // Nothing in a clean twin, whatever the rule.
+    let in_clean: Vec<(&Value, &Value)> = all
+        .iter()
+        .filter(|f| frame_of(f).is_some_and(|fr| fr.ends_with(" clean")))
+        .map(|f| (&f["rule"], &f["path"]))
+        .collect();
+    assert!(
+        in_clean.is_empty(),
+        "findings in clean twins: {in_clean:#?}"
+    );
+    // And nothing outside the frames: the window itself is clean.
+    let stray: Vec<&Value> = all
+        .iter()
+        .filter(|f| frame_of(f).is_none())
+        .map(|f| &f["path"])
+        .collect();
+    assert!(stray.is_empty(), "findings outside the frames: {stray:#?}");
+    app.assert_alive("audit --json");
+
+    // The text form: findings grouped by rule with target, path, token and row; a summary.
+    let o = app.audit(&[]);
+    assert_eq!(o.status.code(), Some(14));
+    let text = String::from_utf8_lossy(&o.stdout);
+    for (rule, _, _) in PLANTED {
+        assert!(text.contains(&format!("  {rule}  ")), "{rule} in:\n{text}");
+    }
+    assert!(text.contains("⇒ ") && text.contains("path: ") && text.contains("  row "));
+    let last = text.lines().last().expect("summary");
+    assert!(
+        last.contains(&format!("{} findings", all.len())),
+        "summary: {last}"
+    );
+
+    // A threshold and a selection change what counts; a clean selection exits 0.
+    let o = app.audit(&["--json", "--min-severity", "error"]);
+    assert_eq!(o.status.code(), Some(14));
+    let errors = json_of(&o);
+    assert!(findings(&errors).iter().all(|f| f["severity"] == "error"));
+    assert!(!findings(&errors).is_empty());
+    let o = app.audit(&["--json", "--rules", "geometry"]);
+    assert_eq!(o.status.code(), Some(0), "nothing evaluated, nothing found");
+    let o = app.audit(&["--rules", "nonsense"]);
+    assert_eq!(o.status.code(), Some(2));
+
+    // SARIF 2.1.0: every finding a result, with the rule's level.
+    let o = app.audit(&["--sarif"]);
+    assert_eq!(o.status.code(), Some(14));
+    let s = json_of(&o);
+    assert_eq!(s["version"], "2.1.0");
+    let results = s["runs"][0]["results"].as_array().expect("results");
+    assert_eq!(results.len(), all.len());
+    assert!(
+        results
+            .iter()
+            .any(|r| r["ruleId"] == "name-missing" && r["level"] == "error")
+    );
+    assert_eq!(s["runs"][0]["invocations"][0]["executionSuccessful"], true);
+
+    // A read cut short is never a clean result: exit 12, and SARIF says the run failed.
+    let o = app.audit(&["--json", "--read-timeout", "1"]);
+    assert_eq!(
+        o.status.code(),
+        Some(12),
+        "an incomplete read: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(json_of(&o)["complete"], false);
+    let o = app.audit(&["--sarif", "--read-timeout", "1", "--rules", "geometry"]);
+    assert_eq!(o.status.code(), Some(12), "even with nothing to find");
+    assert_eq!(
+        json_of(&o)["runs"][0]["invocations"][0]["executionSuccessful"],
+        false
+    );
+    app.assert_alive("every audit");
+}
