@@ -17,7 +17,7 @@ use common::mcp::{McpClient, find_node, token_named};
 use serde_json::{Value, json};
 use treeglass::model::is_hostile;
 
-const TOOLS: [&str; 12] = [
+const TOOLS: [&str; 13] = [
     "list_apps",
     "get_window_state",
     "find",
@@ -29,6 +29,7 @@ const TOOLS: [&str; 12] = [
     "workflow_record_stop",
     "workflow_validate",
     "workflow_run",
+    "audit",
     "doctor",
 ];
 
@@ -64,6 +65,7 @@ fn the_sdk_lists_every_tool_with_a_valid_schema_and_its_effect() {
             "find",
             "clipboard_read",
             "workflow_validate",
+            "audit",
             "doctor",
         ]
         .contains(&name);
@@ -93,6 +95,51 @@ fn the_sdk_lists_every_tool_with_a_valid_schema_and_its_effect() {
         r["rpc_error"].as_str().unwrap().contains("unknown tool"),
         "{r}"
     );
+    c.close();
+}
+
+#[test]
+fn audit_answers_the_cli_json_and_its_tokens_work_with_the_other_tools() {
+    let mut c = fixture();
+    let r = c.call("audit", json!({"app": "demo"}));
+    // Findings are exit code 14, like the command line's.
+    let e = error_of(&r);
+    assert_eq!(e["kind"], "findings", "{r}");
+    assert_eq!(e["exit_code"], 14);
+    let doc = &r["structuredContent"];
+    assert_eq!(doc["complete"], true);
+    // The same document as `audit --json`.
+    let cli = common::json_of(
+        &std::process::Command::new(env!("CARGO_BIN_EXE_treeglass"))
+            .args(["--backend", "fixture", "audit", "--app", "demo", "--json"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(doc["summary"]["findings"], cli["summary"]["findings"]);
+    assert_eq!(
+        doc["rules"].as_array().unwrap().len(),
+        cli["rules"].as_array().unwrap().len()
+    );
+    let missing = doc["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "name-missing")
+        .unwrap();
+    let f = &missing["findings"][0];
+    assert_eq!(f["role"], "text", "{f}");
+    // The finding's token is this server's: it writes into the unnamed field.
+    let w = c.ok(
+        "set_value",
+        json!({"element_token": f["token"], "value": "Lyon", "app": "demo"}),
+    );
+    assert_eq!(w["outcome"], "verified", "{w}");
+    // A selection with nothing to find is clean; an unknown rule is bad arguments.
+    let clean = c.call("audit", json!({"app": "demo", "rules": ["states"]}));
+    assert_eq!(clean["isError"], false, "{clean}");
+    assert_eq!(clean["structuredContent"]["summary"]["findings"], 0);
+    let bad = c.call("audit", json!({"app": "demo", "rules": ["nonsense"]}));
+    assert_eq!(error_of(&bad)["kind"], "bad_arguments");
     c.close();
 }
 

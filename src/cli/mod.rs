@@ -156,7 +156,8 @@ pub enum Command {
     },
     /// Serve treeglass to agents as a Model Context Protocol server on standard input and
     /// output (list_apps, get_window_state, find, set_value, invoke, clipboard_read,
-    /// clipboard_write, workflow_record_start/stop, workflow_validate, workflow_run, doctor).
+    /// clipboard_write, workflow_record_start/stop, workflow_validate, workflow_run, audit,
+    /// doctor).
     /// Element tokens live as long as the server; every answer has the `--json` shape of the
     /// matching command, and errors carry its exit code. `--backend fixture` needs no bus.
     #[command(after_help = MCP_HELP)]

@@ -5,7 +5,7 @@ use serde_json::{Map, Value as Json};
 
 use super::element::{parse_target, wait};
 use super::reply::{Fault, Reply};
-use super::tools::{FindArgs, WindowStateArgs};
+use super::tools::{AuditArgs, FindArgs, WindowStateArgs};
 use crate::backend::{BackendError, Limits};
 use crate::cli::{self, output};
 use crate::fold;
@@ -50,6 +50,39 @@ pub async fn window_state(session: &Session, args: &WindowStateArgs) -> Result<R
     } else {
         reply
     })
+}
+
+/// `audit`: `audit --json` of a fresh read kept by the session (its tokens can be used with
+/// the other tools); findings are exit code 14, a read that was not whole 12, 8 or 6.
+pub async fn audit(session: &Session, args: &AuditArgs) -> Result<Reply, Fault> {
+    let backend = session.backend.as_ref();
+    let rules = args.rules.clone().unwrap_or_default();
+    let severity = args.min_severity.as_deref().unwrap_or("review");
+    cli::audit::options(&rules, severity, backend, None)?;
+    let (app, root) = cli::pick(backend, &args.scope()).await?;
+    let snap = match session
+        .snapshot(&root, &cli::audit::limits(&args.scope()))
+        .await
+    {
+        Ok(s) => s,
+        Err(BackendError::AppGone { .. }) => return Err(cli::app_gone(&app, "the read").into()),
+        Err(e) => return Err(e.into()),
+    };
+    let opts = cli::audit::options(&rules, severity, backend, backend.toolkit(&root).await)?;
+    let a = crate::audit::audit(&snap, &opts).map_err(Fault::usage)?;
+    let code = cli::audit::code(&a, &snap);
+    let mut doc = crate::audit::report::json(&a, &snap);
+    doc["pid"] = app.pid.into();
+    let why = match code {
+        crate::cli::exit::AUDIT_FINDINGS => "findings at or above min_severity (see rules)",
+        _ => "the tree was not read whole: the audit covers only what was read",
+    };
+    Ok(Reply::coded(
+        doc,
+        crate::audit::report::text(&a, &snap),
+        code,
+        why,
+    ))
 }
 
 /// One node as `tree --json` writes it (the `actions` only when the read asked for them), with

@@ -23,6 +23,7 @@ pub fn kind(code: i32) -> &'static str {
         exit::NOT_FOUND => "not_found",
         exit::INCOMPLETE => "incomplete",
         exit::TARGET_SYNTAX => "bad_target",
+        exit::AUDIT_FINDINGS => "findings",
         exit::MISMATCH => "mismatch",
         exit::UNCONFIRMED => "unconfirmed",
         exit::REFUSED => "refused",
@@ -207,7 +208,7 @@ mod tests {
         let r = Reply::coded(json!({"outcome": "verified"}), "ok", 0, "").into_result();
         assert_eq!(r.is_error, Some(false));
         assert!(r.structured_content.unwrap().get("error").is_none());
-        for code in [1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 20, 21, 22, 30, 31] {
+        for code in [1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14, 20, 21, 22, 30, 31] {
             assert_ne!(kind(code), "ok");
         }
     }

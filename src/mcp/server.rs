@@ -137,6 +137,10 @@ pub async fn call(state: Arc<State>, tool: &str, raw: Option<rmcp::model::JsonOb
             Ok(a) => super::workflow::run(s, &a).await,
             Err(f) => Err(f),
         },
+        "audit" => match args(tool, raw) {
+            Ok(a) => super::read::audit(&s.session, &a).await,
+            Err(f) => Err(f),
+        },
         "doctor" => match args::<tools::NoArgs>(tool, raw) {
             Ok(_) => super::system::doctor(s).await,
             Err(f) => Err(f),

@@ -65,6 +65,21 @@ scope_fields! {
 scope_fields! {
     #[derive(Debug, Default, Deserialize, JsonSchema)]
     #[serde(deny_unknown_fields)]
+    pub struct AuditArgs {
+        /// Only these rules: ids (`name-missing`, `target-positional`, …) or groups (names,
+        /// keyboard, states, geometry, uniqueness, automation). Default: every rule.
+        #[serde(default)]
+        pub rules: Option<Vec<String>>,
+        /// Leave out findings below this severity: `review` (default: everything), `warning`
+        /// or `error`.
+        #[serde(default)]
+        pub min_severity: Option<String>,
+    }
+}
+
+scope_fields! {
+    #[derive(Debug, Default, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
     pub struct FindArgs {
         /// The target: its string form or its JSON object form.
         #[schemars(schema_with = "target_schema")]
@@ -503,6 +518,19 @@ pub fn all() -> Vec<Tool> {
                 idempotent: false,
             },
         ),
+        tool::<AuditArgs>(
+            "audit",
+            "Check a window's accessibility",
+            "Reads one window now and runs treeglass's accessibility checks on it: unnamed \
+             controls, names that only repeat the role, controls out of the keyboard's reach, \
+             contradictory states, look-alike siblings, interactive elements that can be named \
+             only by their place. Findings are grouped by rule (id, severity, standard, help), \
+             each with the element's token (usable with this server's other tools), suggested \
+             target, path and row; rules the read cannot judge are listed as not evaluated. \
+             Findings are exit code 14, a read that was not whole 12 (never a clean result). \
+             Read-only for the app; the read supersedes the window's earlier tokens.",
+            READ_ONLY,
+        ),
         tool::<NoArgs>(
             "doctor",
             "Diagnose the accessibility stack",
@@ -522,7 +550,7 @@ mod tests {
     #[test]
     fn every_tool_has_an_object_schema_and_annotations() {
         let tools = all();
-        assert_eq!(tools.len(), 12);
+        assert_eq!(tools.len(), 13);
         for t in &tools {
             assert_eq!(t.input_schema["type"], "object", "{}", t.name);
             let a = t.annotations.as_ref().unwrap();
