@@ -37,6 +37,59 @@ fn filter_set_and_see_verified_on_screen() {
     tmux.keys(&["q"]);
 }
 
+/// A write that lands elsewhere: the writes pane says where, `c` lists the change set and Enter
+/// selects the field that got the text; `m` marks the tree, the app adds an element, and `D`
+/// lists it and goes to it. Checked against the app's own state.
+#[test]
+fn where_a_write_landed_and_the_diff_against_a_mark() {
+    let mut app = FixtureApp::start("tui-landed");
+    let tmux = Tmux::new();
+    tmux.start(&["--app", &app.app_arg()]);
+    tmux.wait_for("\"Full name\"", Duration::from_secs(20));
+
+    tmux.keys(&["/"]);
+    tmux.type_text("text \"Relay\"");
+    tmux.wait_for("unique", Duration::from_secs(10));
+    tmux.keys(&["Enter", "e"]);
+    tmux.wait_for("Enter", Duration::from_secs(5));
+    tmux.keys(&["C-u"]);
+    tmux.type_text("to the proxy");
+    tmux.keys(&["Enter"]);
+    let s = tmux.wait_for("likeliest", Duration::from_secs(15));
+    assert!(s.contains("MISMATCH"), "{s}");
+    assert!(s.contains("elsewhere"), "{s}");
+    assert!(s.contains("c: what changed elsewhere"), "{s}");
+    assert_eq!(app.state()["proxy_host"], "to the proxy");
+
+    tmux.keys(&["Escape", "c"]);
+    let s = tmux.wait_for("changed elsewhere (", Duration::from_secs(5));
+    assert!(s.contains("text \"Proxy host\""), "{s}");
+    assert!(s.contains("value: \"\" → \"to the proxy\""), "{s}");
+    tmux.keys(&["Enter"]);
+    let s = tmux.wait_for("target      text \"Proxy host\"", Duration::from_secs(5));
+    assert!(!s.contains("changed elsewhere ("), "{s}");
+
+    // Mark, let the app change, compare.
+    tmux.keys(&["m"]);
+    tmux.wait_for("marked this tree", Duration::from_secs(5));
+    app.cmd("add");
+    tmux.wait_for("\"Item 1\"", Duration::from_secs(10));
+    tmux.keys(&["D"]);
+    let s = tmux.wait_for("since the mark", Duration::from_secs(5));
+    assert!(s.contains("added"), "{s}");
+    assert!(s.contains("added   button \"Item 1\""), "{s}");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("target      button \"Item 1\"", Duration::from_secs(5));
+    assert_eq!(app.state()["items"], 1);
+
+    tmux.keys(&["q"]);
+    assert_answers(
+        app.pid,
+        "the fixture app",
+        "the TUI's writes, change set and diff",
+    );
+}
+
 #[test]
 fn app_option_opens_that_window_at_once() {
     let _first = FixtureApp::start("open-a");

@@ -9,6 +9,7 @@
 //! `filter`, `writes`, `copy`, `live` (reads and events) and `highlight`.
 
 use std::collections::{HashSet, VecDeque};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crossterm::event::{KeyEvent, KeyEventKind, MouseEvent};
@@ -78,10 +79,11 @@ pub enum Msg {
         results: Vec<(NodeId, Result<Node, BackendError>)>,
         details: bool,
     },
-    /// A write or invoke finished.
+    /// A write or invoke finished, with its change set when it is not verified.
     WriteDone {
         write: u64,
         result: Box<WriteResult>,
+        landed: Option<Box<crate::write::landed::Landed>>,
     },
     /// An accessibility event from the backend.
     Backend(Box<Event>),
@@ -116,6 +118,7 @@ pub enum Effect {
         node: NodeId,
         place: Placement,
         value: String,
+        before: Box<BeforeWrite>,
     },
     /// `write::invoke` → [`Msg::WriteDone`].
     Invoke {
@@ -123,6 +126,7 @@ pub enum Effect {
         node: NodeId,
         place: Placement,
         action: Option<String>,
+        before: Box<BeforeWrite>,
     },
     /// Wait, then send [`Msg::Timer`].
     Timer { id: TimerId, after: Duration },
@@ -138,6 +142,17 @@ pub enum Effect {
     Highlight(Option<Bounds>),
     /// Stop the tree read in progress; it ends with what it has (→ [`Msg::Snapshot`]).
     CancelRead,
+}
+
+/// What a write's change set compares with (`write::landed`): the shown window's tree when
+/// the write started, and its app as listed.
+#[derive(Debug, Clone)]
+pub struct BeforeWrite {
+    pub app: Option<AppInfo>,
+    pub root: NodeId,
+    pub snap: Arc<Snapshot>,
+    /// A secret is being written: the change set shows no values.
+    pub secret: bool,
 }
 
 /// The selected element, followed by identity across re-reads.
@@ -241,6 +256,8 @@ pub struct App {
     pub(super) next_write: u64,
     /// Elements whose last write is unconfirmed: writing again needs care.
     pub unconfirmed: HashSet<NodeId>,
+    /// The tree kept to compare with (`m`, `D`).
+    pub mark: Option<super::changes::Mark>,
     pub show_events: bool,
     pub events: VecDeque<String>,
     /// Lines scrolled up from the newest event.
@@ -293,6 +310,7 @@ impl App {
             writes_sel: 0,
             next_write: 1,
             unconfirmed: HashSet::new(),
+            mark: None,
             show_events: false,
             events: VecDeque::new(),
             events_scroll: 0,
@@ -413,7 +431,11 @@ impl App {
             Msg::Partial { root, snap } => self.on_partial(root, *snap),
             Msg::NodesRead { results, details } => self.on_nodes(results, details, &mut fx),
             Msg::Diagnosed(report) => self.diagnosis = report,
-            Msg::WriteDone { write, result } => self.on_write_done(write, *result, &mut fx),
+            Msg::WriteDone {
+                write,
+                result,
+                landed,
+            } => self.on_write_done(write, *result, landed.map(|l| *l), &mut fx),
             Msg::Backend(ev) => self.on_event(&ev, &mut fx),
             Msg::Lagged(n) => {
                 self.log_event(format!(

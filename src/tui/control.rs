@@ -20,6 +20,7 @@ impl App {
             Mode::Actions(_) => return self.action_key(k, fx),
             Mode::Prompt(_) => return self.prompt_key(k, fx),
             Mode::Filter => return self.filter_key(k),
+            Mode::Changes(_) => return self.changes_key(k),
         }
         let Some(action) = keys::action_for(&k) else {
             return;
@@ -86,6 +87,9 @@ impl App {
                 }
             }
             Action::Highlight => self.toggle_highlight(),
+            Action::WriteChanges => self.open_write_changes(),
+            Action::Mark => self.mark_tree(),
+            Action::MarkDiff => self.open_mark_diff(),
             Action::SetValue if self.focus == Pane::Apps => self.open_entry(fx),
             Action::SetValue => self.open_prompt(),
             Action::Invoke => {

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use crate::backend::{Backend, Limits};
 use crate::write::{self, WriteOptions};
 
-use super::app::{Effect, Msg};
+use super::app::{BeforeWrite, Effect, Msg};
+use crate::model::NodeId;
 
 /// What the effect runner needs.
 pub struct Ctx {
@@ -30,6 +31,34 @@ impl Ctx {
             write: WriteOptions::default(),
         }
     }
+}
+
+/// A write's change set when it is not verified (`write::landed`), against the tree shown when
+/// it started.
+async fn changes(
+    ctx: &Ctx,
+    before: &BeforeWrite,
+    node: &NodeId,
+    result: &write::WriteResult,
+    typed: Option<&str>,
+) -> Option<Box<write::landed::Landed>> {
+    let b = write::landed::Before {
+        app: before.app.as_ref(),
+        root: &before.root,
+        snapshot: &before.snap,
+        narrowed: false,
+    };
+    write::landed::after_write(
+        ctx.backend.as_ref(),
+        &b,
+        node,
+        result,
+        false,
+        typed.filter(|_| !before.secret),
+        before.secret,
+    )
+    .await
+    .map(Box::new)
 }
 
 /// A running effect.
@@ -67,12 +96,15 @@ pub fn plan(ctx: &Arc<Ctx>, effect: Effect) -> Work {
             node,
             place,
             value,
+            before,
         } => Work::Job(Box::pin(async move {
             let result =
                 write::set_value(ctx.backend.as_ref(), &node, &place, &value, &ctx.write).await;
+            let landed = changes(&ctx, &before, &node, &result, Some(&value)).await;
             Msg::WriteDone {
                 write,
                 result: Box::new(result),
+                landed,
             }
         })),
         Effect::Invoke {
@@ -80,6 +112,7 @@ pub fn plan(ctx: &Arc<Ctx>, effect: Effect) -> Work {
             node,
             place,
             action,
+            before,
         } => Work::Job(Box::pin(async move {
             let result = write::invoke(
                 ctx.backend.as_ref(),
@@ -89,9 +122,11 @@ pub fn plan(ctx: &Arc<Ctx>, effect: Effect) -> Work {
                 &ctx.write,
             )
             .await;
+            let landed = changes(&ctx, &before, &node, &result, None).await;
             Msg::WriteDone {
                 write,
                 result: Box::new(result),
+                landed,
             }
         })),
         Effect::CancelRead => Work::Job(Box::pin(async move {

@@ -28,6 +28,9 @@ pub enum Action {
     SetValue,
     Invoke,
     ActionMenu,
+    WriteChanges,
+    Mark,
+    MarkDiff,
     CopyMenu,
     FollowFocus,
     ToggleEvents,
@@ -204,6 +207,24 @@ pub const BINDINGS: &[Binding] = &[
         help: "choose one of the node's actions to invoke",
     },
     Binding {
+        keys: &[k('c')],
+        label: "c",
+        action: Action::WriteChanges,
+        help: "what the selected write changed elsewhere; Enter: go",
+    },
+    Binding {
+        keys: &[k('m')],
+        label: "m",
+        action: Action::Mark,
+        help: "mark the tree, to compare it later (D)",
+    },
+    Binding {
+        keys: &[k('D')],
+        label: "D",
+        action: Action::MarkDiff,
+        help: "what changed since the mark; Enter: go to it",
+    },
+    Binding {
         keys: &[k('y')],
         label: "y",
         action: Action::CopyMenu,
@@ -301,6 +322,14 @@ pub const MODE_HELP: &[(&str, &[(&str, &str)])] = &[
         &[("↑ ↓", "browse the history of writes and timelines")],
     ),
     (
+        "Changes list (c, D)",
+        &[
+            ("↑ ↓", "choose a changed element"),
+            ("Enter", "select it in the tree"),
+            ("Esc", "close"),
+        ],
+    ),
+    (
         "Mouse",
         &[
             ("click", "select a line, an app window or a write"),
@@ -352,6 +381,8 @@ mod tests {
         let ev = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert_eq!(action_for(&ev), Some(Action::Quit));
         let ev = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::NONE);
+        assert_eq!(action_for(&ev), Some(Action::WriteChanges));
+        let ev = KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE);
         assert_eq!(action_for(&ev), None);
         assert_eq!(label_of(Action::Help), "?");
     }

@@ -7,6 +7,7 @@
 //! runs on any `Arc<dyn Backend>`.
 
 pub mod app;
+pub mod changes;
 mod clip;
 mod control;
 pub mod copy;

@@ -26,6 +26,8 @@ pub enum Mode {
     Prompt(Prompt),
     /// Typing in the filter bar.
     Filter,
+    /// A list of changed elements (`c`, `D`).
+    Changes(super::changes::ChangeList),
 }
 
 /// The set-value prompt.

@@ -3,8 +3,9 @@
 
 use std::sync::Arc;
 
-use super::app::{App, Effect};
+use super::app::{App, BeforeWrite, Effect};
 use crate::model::{AppText, Node, NodeId, Snapshot};
+use crate::write::landed::Landed;
 use crate::write::{Outcome, Placement, WriteResult};
 
 /// A finished write or invoke with what a recorder needs to turn it into a workflow step.
@@ -49,9 +50,23 @@ pub struct WriteEntry {
     value: Option<String>,
     snapshot: Option<(Arc<Snapshot>, usize)>,
     pub result: Option<WriteResult>,
+    /// What changed elsewhere, for a write that is not verified (`write::landed`).
+    pub landed: Option<Landed>,
 }
 
 impl App {
+    /// What a write's change set will compare with: the shown tree now, shared with the
+    /// recorder's copy when recording.
+    fn before_write(&self, snap: &Arc<Snapshot>, secret: bool) -> Box<BeforeWrite> {
+        let shown = self.shown.as_ref();
+        Box::new(BeforeWrite {
+            app: shown.and_then(|s| self.apps.iter().find(|a| a.bus_name == s.bus_name).cloned()),
+            root: shown.map_or_else(|| snap.nodes[0].id.clone(), |s| s.window.clone()),
+            snap: snap.clone(),
+            secret,
+        })
+    }
+
     pub(super) fn target_for(&self, row: usize) -> (String, String) {
         let Some(tree) = &self.tree else {
             return (String::new(), String::new());
@@ -89,6 +104,8 @@ impl App {
         };
         let write = self.next_write;
         self.next_write += 1;
+        let snap = Arc::new(tree.snap.clone());
+        let before = self.before_write(&snap, secret);
         self.writes.push(WriteEntry {
             id: write,
             kind: WriteKind::Set,
@@ -97,8 +114,9 @@ impl App {
             token,
             requested,
             value: Some(value.clone()),
-            snapshot: self.recording.then(|| (Arc::new(tree.snap.clone()), row)),
+            snapshot: self.recording.then_some((snap, row)),
             result: None,
+            landed: None,
         });
         self.writes_sel = self.writes.len() - 1;
         fx.push(Effect::SetValue {
@@ -106,6 +124,7 @@ impl App {
             node: node.id,
             place,
             value,
+            before,
         });
     }
 
@@ -129,6 +148,8 @@ impl App {
         let (target, token) = self.target_for(row);
         let write = self.next_write;
         self.next_write += 1;
+        let snap = Arc::new(tree.snap.clone());
+        let before = self.before_write(&snap, false);
         self.writes.push(WriteEntry {
             id: write,
             kind: WriteKind::Invoke {
@@ -141,8 +162,9 @@ impl App {
                 .as_ref()
                 .map_or_else(|| "(default action)".into(), |a| a.literal(0).into_owned()),
             value: None,
-            snapshot: self.recording.then(|| (Arc::new(tree.snap.clone()), row)),
+            snapshot: self.recording.then_some((snap, row)),
             result: None,
+            landed: None,
         });
         self.writes_sel = self.writes.len() - 1;
         fx.push(Effect::Invoke {
@@ -151,6 +173,7 @@ impl App {
             place,
             // Handed back to the app, which matches it against its own names.
             action: action.map(|a| a.as_str().to_string()),
+            before,
         });
     }
 
@@ -158,6 +181,7 @@ impl App {
         &mut self,
         write: u64,
         mut result: WriteResult,
+        landed: Option<Landed>,
         fx: &mut Vec<Effect>,
     ) {
         let Some(i) = self.writes.iter().position(|w| w.id == write) else {
@@ -173,14 +197,20 @@ impl App {
         }
         entry.result = Some(result.clone());
         self.notice = Some(format!(
-            "#{} {}{}",
+            "#{} {}{}{}",
             entry.id,
             result.outcome.as_str(),
             result
                 .mismatch
                 .map(|m| format!(" ({})", m.as_str()))
-                .unwrap_or_default()
+                .unwrap_or_default(),
+            if landed.is_some() {
+                " — c: what changed elsewhere"
+            } else {
+                ""
+            }
         ));
+        entry.landed = landed;
         fx.push(Effect::WriteCompleted(Box::new(CompletedWrite {
             kind: entry.kind.clone(),
             target: entry.target.clone(),

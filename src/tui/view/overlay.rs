@@ -7,14 +7,17 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::{centered, pad, theme};
+use crate::diff::Kind;
 use crate::model::{format_number, sanitize};
 use crate::tui::app::{ActionMenu, App, CopyKind, Mode, Prompt, PromptKind};
+use crate::tui::changes::ChangeList;
 
 pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     match &app.mode {
         Mode::Prompt(p) => prompt(p, frame, area),
         Mode::Copy(items) => copy_menu(items, frame, area),
         Mode::Actions(m) => action_menu(m, frame, area),
+        Mode::Changes(list) => changes(list, frame, area),
         Mode::Normal | Mode::Help { .. } | Mode::Filter => {}
     }
 }
@@ -178,6 +181,79 @@ fn action_menu(m: &ActionMenu, frame: &mut Frame<'_>, area: Rect) {
         44,
         lines.len() as u16 + 2,
         Line::from(Span::styled(" Invoke action ", theme::NAME)),
+    );
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The list of changed elements: notes on top, then each element with its fields; the
+/// selected one is kept on screen.
+fn changes(list: &ChangeList, frame: &mut Frame<'_>, area: Rect) {
+    let w = area.width.saturating_sub(4).clamp(30, 110);
+    let h = area.height.saturating_sub(2).max(6);
+    let text_w = w.saturating_sub(2) as usize;
+    let mut head: Vec<Line<'static>> = list
+        .notes
+        .iter()
+        .map(|n| Line::from(Span::styled(format!(" {n}"), theme::LABEL)))
+        .collect();
+    head.push(Line::from(Span::styled(
+        " ↑↓ choose · Enter go to it in the tree · Esc close",
+        theme::DIM,
+    )));
+    let mut body: Vec<Line<'static>> = Vec::new();
+    let mut sel_line = 0;
+    for (i, item) in list.items.iter().enumerate() {
+        let (mark, style) = match item.kind {
+            Kind::Added => ("added  ", theme::OK),
+            Kind::Removed => ("removed", theme::BAD),
+            Kind::Changed => ("changed", theme::WARN),
+            Kind::Moved => ("moved  ", theme::WARN),
+        };
+        if i == list.selected {
+            sel_line = body.len();
+        }
+        let l = Line::from(vec![
+            Span::styled(format!(" {mark} "), style),
+            Span::raw(item.label.clone()),
+        ]);
+        body.push(if i == list.selected {
+            pad(l, text_w).style(theme::SELECTED)
+        } else {
+            l
+        });
+        // The path ends with the element itself: keep its end in view.
+        let room = text_w.saturating_sub(13);
+        let n = item.path.chars().count();
+        let path = if n > room {
+            let tail: String = item.path.chars().skip(n + 1 - room).collect();
+            format!("…{tail}")
+        } else {
+            item.path.clone()
+        };
+        body.push(Line::from(Span::styled(
+            format!("          in {path}"),
+            theme::DIM,
+        )));
+        for d in &item.details {
+            body.push(Line::from(Span::styled(
+                format!("          {d}"),
+                theme::DIM,
+            )));
+        }
+    }
+    let room = (h as usize).saturating_sub(head.len() + 2).max(1);
+    let skip = sel_line.saturating_sub(room.saturating_sub(3));
+    let mut lines = head;
+    lines.extend(body.into_iter().skip(skip).take(room));
+    let inner = boxed(
+        frame,
+        area,
+        w,
+        (lines.len() as u16 + 2).min(h),
+        Line::from(Span::styled(
+            format!(" {} ({}) ", list.title, list.items.len()),
+            theme::NAME,
+        )),
     );
     frame.render_widget(Paragraph::new(lines), inner);
 }

@@ -11,6 +11,7 @@ use ratatui::widgets::Paragraph;
 use super::{block, pad, theme};
 use crate::model::sanitize;
 use crate::tui::app::{App, Pane, WriteEntry, WriteKind};
+use crate::write::landed::Landed;
 use crate::write::{Outcome, WriteResult};
 
 fn outcome_style(o: Outcome) -> Style {
@@ -48,6 +49,36 @@ fn field(label: &'static str, value: String, style: Style) -> Line<'static> {
     ])
 }
 
+/// The change set in two lines: what changed elsewhere, and where the input most likely went.
+fn elsewhere(l: &Landed, out: &mut Vec<Line<'static>>) {
+    let mut parts = Vec::new();
+    if let Some(why) = &l.not_compared {
+        parts.push(format!("not compared ({})", sanitize(why, 80)));
+    } else if l.changes.is_empty() {
+        parts.push("nothing in the window".into());
+    } else {
+        parts.push(crate::diff::summary(&l.changes));
+    }
+    for t in &l.windows_opened {
+        parts.push(format!("window opened {}", crate::model::quoted(t, 40)));
+    }
+    for t in &l.windows_closed {
+        parts.push(format!("window closed {}", crate::model::quoted(t, 40)));
+    }
+    out.push(Line::from(vec![
+        Span::styled(format!("{:<11}", "elsewhere"), theme::LABEL),
+        Span::styled(parts.join(" · "), theme::WARN),
+        Span::styled("   c: list, Enter: go", theme::DIM),
+    ]));
+    if let Some(why) = &l.likeliest {
+        out.push(field(
+            "likeliest",
+            sanitize(why, 200).into_owned(),
+            theme::WARN,
+        ));
+    }
+}
+
 fn timeline(w: &WriteEntry, out: &mut Vec<Line<'static>>) {
     let verb = match &w.kind {
         WriteKind::Set => "set",
@@ -81,6 +112,9 @@ fn timeline(w: &WriteEntry, out: &mut Vec<Line<'static>>) {
         ));
     } else {
         out.push(field("advice", r.advice.clone(), theme::DIM));
+    }
+    if let Some(l) = &w.landed {
+        elsewhere(l, out);
     }
     out.push(field(
         "before",

@@ -1,0 +1,224 @@
+//! What changed, as a list to walk: the selected write's change set (`c`: where the input
+//! landed) and the shown tree against a marked snapshot (`m` marks, `D` compares). Enter on
+//! an element selects it in the tree.
+
+use std::sync::Arc;
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::app::{App, Pane};
+use super::mode::Mode;
+use crate::diff::{Change, Kind, Tree};
+use crate::model::{NodeId, Snapshot, sanitize};
+use crate::write::landed::Landed;
+
+/// The list overlay.
+#[derive(Debug, Clone)]
+pub struct ChangeList {
+    /// What the list is of (escaped).
+    pub title: String,
+    /// Lines above the list: windows, focus, the likeliest landing place, why nothing was
+    /// compared (escaped).
+    pub notes: Vec<String>,
+    pub items: Vec<ChangeItem>,
+    pub selected: usize,
+}
+
+/// One changed element.
+#[derive(Debug, Clone)]
+pub struct ChangeItem {
+    pub kind: Kind,
+    /// `role "name"` (escaped).
+    pub label: String,
+    /// Its path (escaped).
+    pub path: String,
+    /// `field: before → after`, `target …` (escaped).
+    pub details: Vec<String>,
+    /// Where to go in the tree (`None`: removed, nothing to go to).
+    pub id: Option<NodeId>,
+}
+
+/// A tree kept to compare the shown one with.
+#[derive(Debug, Clone)]
+pub struct Mark {
+    pub root: NodeId,
+    pub snap: Arc<Snapshot>,
+    /// `App::clock_ms` when it was marked.
+    pub at_ms: u64,
+}
+
+fn items(changes: &[Change]) -> Vec<ChangeItem> {
+    changes
+        .iter()
+        .map(|c| {
+            // One change's lines as `treeglass diff` prints them, the path line aside.
+            let text = crate::diff::lines(std::slice::from_ref(c), "");
+            let details = text
+                .lines()
+                .skip(1)
+                .map(|l| l.trim_start().to_string())
+                .collect();
+            ChangeItem {
+                kind: c.kind.clone(),
+                label: if c.name.is_empty() {
+                    sanitize(&c.role, 60).into_owned()
+                } else {
+                    format!(
+                        "{} {}",
+                        sanitize(&c.role, 60),
+                        crate::model::quoted(&c.name, 60)
+                    )
+                },
+                path: sanitize(&c.path, 300).into_owned(),
+                details,
+                id: (c.kind != Kind::Removed).then(|| NodeId(c.id.clone())),
+            }
+        })
+        .collect()
+}
+
+impl ChangeList {
+    /// A write's change set.
+    pub fn of_write(title: String, l: &Landed) -> ChangeList {
+        let mut notes = Vec::new();
+        if let Some(why) = &l.not_compared {
+            notes.push(format!("not compared: {}", sanitize(why, 300)));
+        } else if l.changes.is_empty() {
+            notes.push("nothing changed in the window".into());
+        }
+        for w in &l.windows_opened {
+            notes.push(format!("window opened: {}", crate::model::quoted(w, 120)));
+        }
+        for w in &l.windows_closed {
+            notes.push(format!("window closed: {}", crate::model::quoted(w, 120)));
+        }
+        if let Some(f) = &l.focus {
+            notes.push(format!("focus now: {}", sanitize(f, 300)));
+        }
+        if let Some(why) = &l.likeliest {
+            notes.push(format!("likeliest: {}", sanitize(why, 400)));
+        }
+        ChangeList {
+            title,
+            notes,
+            items: items(&l.changes),
+            selected: 0,
+        }
+    }
+}
+
+impl App {
+    /// `c`: the selected write's change set.
+    pub(super) fn open_write_changes(&mut self) {
+        let Some(w) = self.writes.get(self.writes_sel) else {
+            self.notice = Some("no writes yet".into());
+            return;
+        };
+        let Some(l) = &w.landed else {
+            self.notice = Some(match &w.result {
+                None => format!("#{} is still writing", w.id),
+                Some(r) if !r.dispatched => format!("#{}: nothing was sent", w.id),
+                Some(_) => format!(
+                    "#{} is {}: no change set (one is made when a write is not verified)",
+                    w.id,
+                    w.result.as_ref().map_or("", |r| r.outcome.as_str())
+                ),
+            });
+            return;
+        };
+        let title = format!("#{} changed elsewhere", w.id);
+        self.mode = Mode::Changes(ChangeList::of_write(title, l));
+    }
+
+    /// `m`: keep the shown tree to compare with later.
+    pub(super) fn mark_tree(&mut self) {
+        let (Some(tree), Some(shown)) = (&self.tree, &self.shown) else {
+            self.notice = Some("no tree to mark".into());
+            return;
+        };
+        if !tree.snap.complete() {
+            self.notice = Some("the tree is not read whole yet: nothing marked".into());
+            return;
+        }
+        self.mark = Some(Mark {
+            root: shown.window.clone(),
+            snap: Arc::new(tree.snap.clone()),
+            at_ms: self.clock_ms,
+        });
+        self.notice = Some(format!(
+            "marked this tree ({}): D shows what changed since",
+            crate::model::display::counted(tree.snap.nodes.len(), "node", "nodes")
+        ));
+    }
+
+    /// `D`: the shown tree against the mark.
+    pub(super) fn open_mark_diff(&mut self) {
+        let Some(mark) = &self.mark else {
+            self.notice = Some("no mark: m marks the shown tree".into());
+            return;
+        };
+        let (Some(tree), Some(shown)) = (&self.tree, &self.shown) else {
+            self.notice = Some("no tree shown".into());
+            return;
+        };
+        if shown.window != mark.root {
+            self.notice = Some("the mark is of another window: m marks this one".into());
+            return;
+        }
+        if !tree.snap.complete() {
+            self.notice = Some("the tree is not read whole yet: compare when it is".into());
+            return;
+        }
+        let (a, b) = match (
+            Tree::from_snapshot(&mark.snap),
+            Tree::from_snapshot(&tree.snap),
+        ) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(e), _) | (_, Err(e)) => {
+                self.notice = Some(format!("cannot compare: {e}"));
+                return;
+            }
+        };
+        let changes = crate::diff::diff(&a, &b);
+        let secs = self.clock_ms.saturating_sub(mark.at_ms) / 1000;
+        let notes = vec![crate::diff::summary(&changes)];
+        self.mode = Mode::Changes(ChangeList {
+            title: format!("since the mark ({secs} s ago)"),
+            notes,
+            items: items(&changes),
+            selected: 0,
+        });
+    }
+
+    pub(super) fn changes_key(&mut self, k: KeyEvent) {
+        let Mode::Changes(list) = &mut self.mode else {
+            return;
+        };
+        match k.code {
+            KeyCode::Up | KeyCode::Char('k') => list.selected = list.selected.saturating_sub(1),
+            KeyCode::Down | KeyCode::Char('j') => {
+                list.selected = (list.selected + 1).min(list.items.len().saturating_sub(1))
+            }
+            KeyCode::Enter => {
+                let item = list.items.get(list.selected).cloned();
+                self.mode = Mode::Normal;
+                match item {
+                    Some(ChangeItem { id: Some(id), .. }) => self.go_to(&id),
+                    Some(_) => self.notice = Some("it was removed: nothing to go to".into()),
+                    None => {}
+                }
+            }
+            _ => self.mode = Mode::Normal,
+        }
+    }
+
+    /// Selects the element `id` in the tree.
+    fn go_to(&mut self, id: &NodeId) {
+        let Some(row) = self.tree.as_ref().and_then(|t| t.row_of(id)) else {
+            self.notice = Some("it is not in the shown tree (another window, or gone)".into());
+            return;
+        };
+        self.focus = Pane::Tree;
+        self.select_row(row);
+    }
+}
