@@ -556,13 +556,14 @@ pub async fn set_value(
     // 4. Dispatch and read back, plan by plan.
     let mut events = backend.subscribe();
     let dispatch_at = Instant::now();
-    let watch = Watch {
+    let mut watch = Watch {
         backend,
         id,
         req: &req,
         step,
         secret,
         dispatch_at,
+        typing: false,
     };
     let mut history: Vec<Observed> = Vec::new();
     let mut said_no = false;
@@ -571,6 +572,7 @@ pub async fn set_value(
         let has_next = i + 1 < plans.len();
         res.method = Some(plan.method.clone());
         res.path = Some(plan.path);
+        watch.typing = plan.path == crate::backend::strategy::Path::Keyboard;
         let mut from = before.clone();
         for press in 1..=plan.max_sends.max(1) {
             let list = gathered.option_list.as_ref().map(|l| &l.id);
@@ -1059,5 +1061,50 @@ mod tests {
         let late = r.changed_after.expect("seen after the verdict");
         assert_eq!(late.value, "\"old\"");
         assert_eq!(r.observed.as_deref(), Some("\"old\""));
+    }
+
+    #[tokio::test]
+    async fn typed_text_still_arriving_is_waited_for() {
+        // A busy app takes the keys one by one: "ne" holds for longer than the settle window
+        // before the last key lands. The keyboard path waits for the rest (to the timeout).
+        let mut b = Scripted::new(text_field(&[Interface::Text]), Toolkit::Gtk3, |op, n| {
+            if let WriteOp::TypeText(t) = op {
+                set(n, &t[..2]);
+            }
+            Ok(true)
+        });
+        b.on_read = Some(|i, n| {
+            if i == 12 {
+                set(n, "new");
+            }
+        });
+        let r = set_value(
+            &b,
+            &NodeId("t".into()),
+            &Placement::default(),
+            "new",
+            &quick(),
+        )
+        .await;
+        assert_eq!(r.path, Some(Path::Keyboard));
+        assert_eq!(r.outcome, Outcome::Verified, "{}: {:?}", r.reason, r.samples);
+
+        // Text that stops short for good is still a partial write, at the timeout.
+        let b = Scripted::new(text_field(&[Interface::Text]), Toolkit::Gtk3, |op, n| {
+            if let WriteOp::TypeText(t) = op {
+                set(n, &t[..2]);
+            }
+            Ok(true)
+        });
+        let r = set_value(
+            &b,
+            &NodeId("t".into()),
+            &Placement::default(),
+            "new",
+            &quick(),
+        )
+        .await;
+        assert_eq!(r.outcome, Outcome::Mismatch, "{}", r.reason);
+        assert_eq!(r.mismatch, Some(MismatchKind::Partial));
     }
 }

@@ -141,7 +141,7 @@ pub async fn landed(
              candidates): run with --whole-tree to list what changed"
                 .into(),
         );
-        out.likeliest = likeliest(&out, &opened, typed);
+        out.likeliest = likeliest(&out, &opened, typed, false);
         return out;
     }
     let after = match backend.snapshot(root, limits).await {
@@ -152,25 +152,22 @@ pub async fn landed(
                 "the window's read after the write was cut short ({})",
                 s.truncated.map_or("unreadable elements", |t| t.as_str())
             ));
-            out.likeliest = likeliest(&out, &opened, typed);
+            out.likeliest = likeliest(&out, &opened, typed, false);
             return out;
         }
         Err(e) => {
             out.focus = new_focus;
             out.not_compared = Some(format!("the window could not be read after the write: {e}"));
-            out.likeliest = likeliest(&out, &opened, typed);
+            out.likeliest = likeliest(&out, &opened, typed, false);
             return out;
         }
     };
     let Ok(b) = Tree::from_snapshot(&after) else {
         return out;
     };
-    out.focus = b
-        .entries
-        .iter()
-        .position(focused)
-        .map(|row| b.path(row))
-        .or(new_focus);
+    let focus_row = b.entries.iter().position(focused);
+    let on_written = focus_row.is_some_and(|row| b.entries[row].id == written.0);
+    out.focus = focus_row.map(|row| b.path(row)).or(new_focus);
     if !before.complete() {
         out.not_compared = Some("the window's read before the write was not whole".into());
     } else if let Ok(a) = Tree::from_snapshot(before) {
@@ -194,7 +191,7 @@ pub async fn landed(
             }
         }
     }
-    out.likeliest = likeliest(&out, &opened, typed);
+    out.likeliest = likeliest(&out, &opened, typed, on_written);
     out
 }
 
@@ -215,8 +212,14 @@ fn holds(value: &serde_json::Value, typed: &str) -> bool {
 }
 
 /// The likeliest place the input went: an element of the window whose value now holds the
-/// typed text, else one in a window that opened, else a window that opened, else the focus.
-fn likeliest(l: &Landed, opened: &[(String, Tree)], typed: Option<&str>) -> Option<String> {
+/// typed text, else one in a window that opened, else a window that opened, else the focus
+/// (`on_written`: the focus is on the written element itself).
+fn likeliest(
+    l: &Landed,
+    opened: &[(String, Tree)],
+    typed: Option<&str>,
+    on_written: bool,
+) -> Option<String> {
     let focus_there = |path: &str| {
         if l.focus.as_deref() == Some(path) {
             " — the focus is there"
@@ -232,9 +235,10 @@ fn likeliest(l: &Landed, opened: &[(String, Tree)], typed: Option<&str>) -> Opti
                     .any(|f| f.field == "value" && holds(&f.after, t))
         });
         if let Some(c) = holder {
+            // Named by its target when it has one (the path is in the list of changes).
             return Some(format!(
                 "the text went into {}{}",
-                sanitize(&c.path, 300),
+                sanitize(c.target.as_deref().unwrap_or(&c.path), 300),
                 focus_there(&c.path)
             ));
         }
@@ -259,6 +263,13 @@ fn likeliest(l: &Landed, opened: &[(String, Tree)], typed: Option<&str>) -> Opti
                 .map(|f| format!(" — the focus is on {}", sanitize(f, 300)))
                 .unwrap_or_default()
         ));
+    }
+    if on_written && l.changes.is_empty() {
+        return Some(
+            "nothing else changed and the focus is on the written element: the input went \
+             there (the verdict says what it holds)"
+                .into(),
+        );
     }
     l.focus
         .as_ref()

@@ -28,9 +28,28 @@ pub struct Watch<'a> {
     pub secret: bool,
     /// When the first op went out (sample times count from here).
     pub dispatch_at: Instant,
+    /// The text is being typed key by key (the keyboard path): a value that is the start of
+    /// the text asked for may still be arriving, so it does not settle before the timeout.
+    pub typing: bool,
 }
 
 impl Watch<'_> {
+    /// Whether `obs` is a proper start of the text being typed: a busy app (a big web page)
+    /// takes the keys one by one, sometimes more than the settle window apart.
+    fn still_typing(&self, obs: &Observed) -> bool {
+        match (self.typing, self.req, obs) {
+            // A secret reads back masked: only its length can say it is still arriving.
+            (true, Requested::Text(asked), Observed::Text(got)) if self.secret => {
+                got.as_str().chars().count() < asked.chars().count()
+            }
+            (true, Requested::Text(asked), Observed::Text(got)) => {
+                let got = got.as_str();
+                got.len() < asked.len() && asked.starts_with(got)
+            }
+            _ => false,
+        }
+    }
+
     /// Polls until the value settles or the timeout passes. `before` is the value the write
     /// started from: a value still equal to it may be a late write, so it is waited for.
     /// Every distinct value is appended to `history` and to the result's samples.
@@ -92,7 +111,10 @@ impl Watch<'_> {
                 let held = Instant::now().duration_since(*since);
                 // A value still equal to `before` may be a late write: keep waiting for it.
                 let moved = obs != before || self.secret && matches!(self.req, Requested::Text(_));
-                if held >= opts.settle && (moved || satisfies(self.req, obs, self.step)) {
+                if held >= opts.settle
+                    && (moved || satisfies(self.req, obs, self.step))
+                    && !self.still_typing(obs)
+                {
                     res.timings.settle_wait_ms += ms(opts.settle);
                     return ReadBack::Settled(obs.clone());
                 }
