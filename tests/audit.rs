@@ -280,3 +280,63 @@ fn planted_defects_are_found_on_their_elements_and_clean_twins_are_clean() {
     );
     app.assert_alive("every audit");
 }
+
+/// The README's findings counts: every matrix app audited once, its findings per rule printed,
+/// each app checked alive, registered and answering after it. Starts six real apps, so it is
+/// not part of the default run: `scripts/a11y-session cargo test --test audit -- --ignored
+/// --nocapture`.
+#[test]
+#[ignore = "starts every matrix app (minutes): run it to refresh the README's counts"]
+fn matrix_apps_audited_findings_per_rule() {
+    use common::matrix::{Kit, MatrixApp};
+    let kits = [
+        Kit::Gtk3,
+        Kit::Gtk4,
+        Kit::Qt5,
+        Kit::Qt6,
+        Kit::Chromium,
+        Kit::Firefox,
+    ];
+    for kit in kits {
+        let mut app = MatrixApp::start(kit);
+        let o = app.treeglass(&["audit", "--json"]);
+        let v = json_of(&o);
+        let code = o.status.code();
+        assert!(
+            matches!(code, Some(0) | Some(14)),
+            "{}: audit exit {code:?}: {}",
+            kit.label(),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(v["complete"], true, "{}: the read is whole", kit.label());
+        let counts: Vec<String> = v["rules"]
+            .as_array()
+            .expect("rules")
+            .iter()
+            .filter(|r| r["count"].as_u64().unwrap_or(0) > 0)
+            .map(|r| format!("{} {}", r["id"].as_str().unwrap_or("?"), r["count"]))
+            .collect();
+        println!(
+            "{}: {} nodes; {}",
+            kit.label(),
+            v["node_count"],
+            if counts.is_empty() {
+                "no findings".to_string()
+            } else {
+                counts.join(", ")
+            }
+        );
+        for r in v["rules"].as_array().expect("rules") {
+            for f in r["findings"].as_array().expect("findings") {
+                println!(
+                    "    {} ⇒ {}  | {}  | {}",
+                    r["id"].as_str().unwrap_or("?"),
+                    f["target"].as_str().unwrap_or("?"),
+                    f["detail"].as_str().unwrap_or("?"),
+                    f["path"].as_str().unwrap_or("?")
+                );
+            }
+        }
+        app.assert_alive("audit");
+    }
+}

@@ -200,7 +200,9 @@ pub(super) const NAME_IS_ROLE: Rule = Rule {
            (\"GtkEntry\", a button holding an icon \"GtkImage\"): the fix is the app's, a \
            name or a label. Judged on interactive elements and images; not on scroll bars, \
            table cells and rows (they need no name) nor on the parts GTK makes inside its \
-           own widgets (GTK 4's colour chooser swatches, \"GtkColorSwatch\").",
+           own widgets (GTK 4's colour chooser swatches, \"GtkColorSwatch\"); a tab, list \
+           item, menu item, link or button whose content names it otherwise (GTK 4.8 names \
+           every notebook tab \"Tab\" and puts the title in a child label).",
     needs: Needs::Nothing,
     check: name_is_role,
 };
@@ -219,10 +221,19 @@ fn name_is_role(cx: &Context, out: &mut Vec<Hit>) {
             continue;
         }
         let s = squashed(name);
-        let same = s == squashed(n.role.as_str())
-            || s == squashed(&n.raw_role)
-            || role_words(n.role).contains(&s.as_str());
-        if same {
+        let is_word = |s: &str| {
+            s == squashed(n.role.as_str())
+                || s == squashed(&n.raw_role)
+                || role_words(n.role).contains(&s)
+        };
+        // GTK 4.8 names every notebook tab "Tab" and puts its title in a child label: the
+        // content names it.
+        let content_says_more = named_by_content(n.role)
+            && cx.descendant(row, 2, |d| {
+                let t = squashed(d.name.as_str());
+                !t.is_empty() && !is_word(&t)
+            });
+        if is_word(&s) && !content_says_more {
             out.push(Hit::new(
                 row,
                 format!("{} is named {}: its role", n.role, n.name.quoted(40)),
@@ -361,6 +372,17 @@ mod tests {
         assert!(got.iter().all(|&r| {
             ["checkbutton", "GtkEntry", "Button"].contains(&snap.nodes[r].name.as_str())
         }));
+    }
+
+    #[test]
+    fn name_is_role_spares_a_tab_whose_label_names_it() {
+        let snap = tree(vec![
+            (n(Role::Tab, "Tab"), vec![n(Role::Label, "Sunset")]),
+            (n(Role::Tab, "Tab"), vec![n(Role::Label, "tab")]),
+        ]);
+        let got = rows(&snap, "name-is-role");
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(snap.nodes[got[0] + 1].name.as_str(), "tab");
     }
 
     #[test]

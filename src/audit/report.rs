@@ -70,7 +70,7 @@ pub fn text(a: &Audit, snap: &Snapshot) -> String {
         }
         out.push_str(&format!(
             "{:<7}  {}  {} ({}; {})  ×{}\n",
-            rule.severity,
+            rule.severity.as_str(),
             rule.id,
             rule.message,
             rule.standard,
