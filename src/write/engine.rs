@@ -396,14 +396,15 @@ async fn send(
             Dest::Parent => op.method().map(|m| format!("parent {m}")),
             Dest::Element => op.method(),
         };
-        // Raising and focusing a window or the element changes no value: it does not count
-        // as having sent the write.
+        // Raising and focusing a window or the element, or selecting its text, changes no
+        // value: it does not count as having sent the write.
         let preparatory = matches!(
             op,
             WriteOp::ActivateWindow(_)
                 | WriteOp::Focus
                 | WriteOp::AwaitFocus
                 | WriteOp::AwaitMenuKeyboard
+                | WriteOp::SelectAllText
         );
         match backend.write(&target, op).await {
             Ok(ok) => {

@@ -702,6 +702,14 @@ impl Caller {
         .await
     }
 
+    /// The first selection's (start, end) offsets — libatspi's `atspi_text_get_selection`,
+    /// which Orca sends on every caret move; seen on GTK 3, GTK 4, Qt 5/6, Chromium and Gecko
+    /// text fields.
+    pub async fn selection(&self, obj: &ObjRef) -> Result<(i32, i32), BackendError> {
+        self.call(&obj.bus, &obj.path, IFACE_TEXT, "GetSelection", &(0i32,))
+            .await
+    }
+
     pub async fn add_selection(
         &self,
         obj: &ObjRef,

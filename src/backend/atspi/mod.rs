@@ -257,6 +257,54 @@ impl AtspiBackend {
         Ok((false, answer))
     }
 
+    /// Selects the whole text of a field about to be typed into, and checks it holds: a busy
+    /// page (Chromium scrolling a far field into view) moves the caret to the end after its
+    /// focus and after our selection, and the typed text would then be appended to the old.
+    /// Selects again while it does not hold, for up to 600 ms; then nothing is typed. A
+    /// toolkit that cannot say its selection is taken at its word.
+    async fn select_all(&self, c: &Caller, obj: &ObjRef) -> Result<bool, BackendError> {
+        let count = c.character_count(obj).await?;
+        let select = || async {
+            match c.set_selection(obj, 0, count).await {
+                Ok(ok) => Ok(ok),
+                Err(BackendError::Failed(_)) => c.add_selection(obj, 0, count).await,
+                Err(e) => Err(e),
+            }
+        };
+        let mut ok = select().await?;
+        if count == 0 {
+            return Ok(ok);
+        }
+        let until = Instant::now() + Duration::from_millis(600);
+        let mut held = 0;
+        loop {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let whole = match c.selection(obj).await {
+                Ok((a, b)) => a.min(b) == 0 && a.max(b) >= count,
+                Err(BackendError::Failed(_)) => return Ok(ok),
+                Err(e) => return Err(e),
+            };
+            if whole {
+                // Twice in a row, 20 ms apart: a caret move still pending has had its turn.
+                held += 1;
+                if held >= 2 {
+                    return Ok(ok);
+                }
+                continue;
+            }
+            held = 0;
+            tracing::debug!(count, "the field's selection did not hold; selecting again");
+            if Instant::now() >= until {
+                return Err(BackendError::Unsupported(
+                    "the field's text would not stay selected (the app kept moving the caret); \
+                     nothing was typed"
+                        .into(),
+                ));
+            }
+            ok = select().await?;
+        }
+    }
+
     /// Where the app's top-level X window is: the one last activated for input, or looked up
     /// (by its process) at most every 2 s.
     async fn window_origin(&self, c: &Caller, bus: &str) -> Result<(i32, i32), BackendError> {
@@ -723,14 +771,7 @@ impl Backend for AtspiBackend {
                     "the element never took the keyboard focus; no key was sent".into(),
                 )),
             },
-            WriteOp::SelectAllText => {
-                let count = c.character_count(&obj).await?;
-                match c.set_selection(&obj, 0, count).await {
-                    Ok(ok) => Ok(ok),
-                    Err(BackendError::Failed(_)) => c.add_selection(&obj, 0, count).await,
-                    Err(e) => Err(e),
-                }
-            }
+            WriteOp::SelectAllText => self.select_all(&c, &obj).await,
             WriteOp::TypeText(text) => c.key_event(0, text, KeySynth::String).await.map(|_| true),
             WriteOp::Key(k) => c
                 .key_event(k.keysym() as i32, "", KeySynth::Sym)
