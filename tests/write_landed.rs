@@ -52,6 +52,14 @@ fn the_change_set_names_where_the_input_went() {
             .contains("text \"Proxy host\""),
         "{v:#}"
     );
+    // The advice points there too.
+    assert!(
+        v["advice"]
+            .as_str()
+            .unwrap()
+            .ends_with("likeliest: the text went into text \"Proxy host\""),
+        "{v:#}"
+    );
     // The written field's own change is the verdict's, not listed again.
     assert!(changes(&v).iter().all(|c| c["name"] != "Relay"), "{v:#}");
     let st = app.state();

@@ -39,7 +39,7 @@ async fn changes(
     ctx: &Ctx,
     before: &BeforeWrite,
     node: &NodeId,
-    result: &write::WriteResult,
+    result: &mut write::WriteResult,
     typed: Option<&str>,
 ) -> Option<Box<write::landed::Landed>> {
     let b = write::landed::Before {
@@ -98,9 +98,9 @@ pub fn plan(ctx: &Arc<Ctx>, effect: Effect) -> Work {
             value,
             before,
         } => Work::Job(Box::pin(async move {
-            let result =
+            let mut result =
                 write::set_value(ctx.backend.as_ref(), &node, &place, &value, &ctx.write).await;
-            let landed = changes(&ctx, &before, &node, &result, Some(&value)).await;
+            let landed = changes(&ctx, &before, &node, &mut result, Some(&value)).await;
             Msg::WriteDone {
                 write,
                 result: Box::new(result),
@@ -114,7 +114,7 @@ pub fn plan(ctx: &Arc<Ctx>, effect: Effect) -> Work {
             action,
             before,
         } => Work::Job(Box::pin(async move {
-            let result = write::invoke(
+            let mut result = write::invoke(
                 ctx.backend.as_ref(),
                 &node,
                 &place,
@@ -122,7 +122,7 @@ pub fn plan(ctx: &Arc<Ctx>, effect: Effect) -> Work {
                 &ctx.write,
             )
             .await;
-            let landed = changes(&ctx, &before, &node, &result, None).await;
+            let landed = changes(&ctx, &before, &node, &mut result, None).await;
             Msg::WriteDone {
                 write,
                 result: Box::new(result),

@@ -1088,7 +1088,13 @@ mod tests {
         )
         .await;
         assert_eq!(r.path, Some(Path::Keyboard));
-        assert_eq!(r.outcome, Outcome::Verified, "{}: {:?}", r.reason, r.samples);
+        assert_eq!(
+            r.outcome,
+            Outcome::Verified,
+            "{}: {:?}",
+            r.reason,
+            r.samples
+        );
 
         // Text that stops short for good is still a partial write, at the timeout.
         let b = Scripted::new(text_field(&[Interface::Text]), Toolkit::Gtk3, |op, n| {

@@ -44,14 +44,18 @@ pub struct Before<'a> {
     pub narrowed: bool,
 }
 
+/// What joins the likeliest landing place to a write's advice.
+pub const LIKELIEST: &str = " — likeliest: ";
+
 /// What changed elsewhere after a write `r` that sent something and is not verified (or when
 /// `asked`); `None` when nothing was sent or it is verified and not asked. A secret written
-/// leaves every value out of it.
+/// leaves every value out of it. A write not verified gets the likeliest landing place at the
+/// end of its advice.
 pub async fn after_write(
     backend: &dyn Backend,
     before: &Before<'_>,
     written: &NodeId,
-    r: &WriteResult,
+    r: &mut WriteResult,
     asked: bool,
     typed: Option<&str>,
     secret: bool,
@@ -73,6 +77,9 @@ pub async fn after_write(
                 }
             }
         }
+    }
+    if !verified && let Some(why) = &l.likeliest {
+        r.advice = format!("{}{LIKELIEST}{why}", r.advice);
     }
     Some(l)
 }
@@ -301,8 +308,7 @@ pub fn text(l: &Landed) -> String {
     if let Some(f) = &l.focus {
         out.push_str(&format!("  focus now      {}\n", sanitize(f, 300)));
     }
-    if let Some(why) = &l.likeliest {
-        out.push_str(&format!("  likeliest: {why}\n"));
-    }
+    // The likeliest landing place is not repeated here: it ends the verdict's advice (and a
+    // verified write landed where it was asked to).
     out
 }

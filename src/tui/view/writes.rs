@@ -11,7 +11,7 @@ use ratatui::widgets::Paragraph;
 use super::{block, pad, theme};
 use crate::model::sanitize;
 use crate::tui::app::{App, Pane, WriteEntry, WriteKind};
-use crate::write::landed::Landed;
+use crate::write::landed::{LIKELIEST, Landed};
 use crate::write::{Outcome, WriteResult};
 
 fn outcome_style(o: Outcome) -> Style {
@@ -70,13 +70,6 @@ fn elsewhere(l: &Landed, out: &mut Vec<Line<'static>>) {
         Span::styled(parts.join(" · "), theme::WARN),
         Span::styled("   c: list, Enter: go", theme::DIM),
     ]));
-    if let Some(why) = &l.likeliest {
-        out.push(field(
-            "likeliest",
-            sanitize(why, 200).into_owned(),
-            theme::WARN,
-        ));
-    }
 }
 
 fn timeline(w: &WriteEntry, out: &mut Vec<Line<'static>>) {
@@ -103,6 +96,11 @@ fn timeline(w: &WriteEntry, out: &mut Vec<Line<'static>>) {
         Span::styled(verdict(r).to_uppercase(), style),
         Span::raw(format!(" — {}", sanitize(&r.reason, 200))),
     ]));
+    // A write not verified ends its advice with the likeliest landing place: its own line.
+    let (advice, likeliest) = r
+        .advice
+        .split_once(LIKELIEST)
+        .map_or((r.advice.as_str(), None), |(a, l)| (a, Some(l)));
     if r.outcome == Outcome::Unconfirmed {
         out.push(field(
             "TERMINAL",
@@ -111,7 +109,14 @@ fn timeline(w: &WriteEntry, out: &mut Vec<Line<'static>>) {
             theme::BAD,
         ));
     } else {
-        out.push(field("advice", r.advice.clone(), theme::DIM));
+        out.push(field("advice", advice.to_string(), theme::DIM));
+    }
+    if let Some(l) = likeliest {
+        out.push(field(
+            "likeliest",
+            sanitize(l, 200).into_owned(),
+            theme::WARN,
+        ));
     }
     if let Some(l) = &w.landed {
         elsewhere(l, out);
