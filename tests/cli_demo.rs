@@ -333,3 +333,56 @@ fn targets_are_graded_in_tree_and_find() {
         nodes.extend(n["children"].as_array().unwrap());
     }
 }
+
+#[test]
+fn audit_on_the_demo_app_exits_14_with_grouped_findings_json_and_sarif() {
+    // Without a bus, the demo app: its unnamed "City" field and three "checkbutton" boxes.
+    let o = run_without_bus(&["audit"]);
+    assert_eq!(o.status.code(), Some(14), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("name-missing"), "{out}");
+    assert!(out.lines().last().unwrap().contains("findings"), "{out}");
+    let o = run_without_bus(&["--backend", "fixture", "audit", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["complete"], true);
+    // The demo has bounds: geometry is evaluated there (and finds nothing).
+    assert_eq!(v["not_evaluated"], serde_json::json!([]));
+    let missing = v["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "name-missing")
+        .unwrap();
+    let f = &missing["findings"][0];
+    for key in ["row", "token", "path", "target", "grade", "detail", "role"] {
+        assert!(!f[key].is_null(), "{key} in {f}");
+    }
+    assert_eq!(f["target"], "text after label \"City:\"");
+    // Errors only, and a rule selection that finds nothing: exit 0.
+    let o = run_without_bus(&[
+        "--backend",
+        "fixture",
+        "audit",
+        "--rules",
+        "states,geometry",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    let o = run_without_bus(&["--backend", "fixture", "audit", "--min-severity", "loud"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = run_without_bus(&["--backend", "fixture", "audit", "--sarif"]);
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(s["version"], "2.1.0");
+    assert_eq!(
+        s["runs"][0]["tool"]["driver"]["rules"]
+            .as_array()
+            .unwrap()
+            .len(),
+        treeglass::audit::RULES.len()
+    );
+    let o = run_without_bus(&["audit", "--help"]);
+    let help = text(&o.stdout);
+    for r in treeglass::audit::RULES {
+        assert!(help.contains(r.id), "{} in --help", r.id);
+    }
+    assert!(help.contains("14 findings"), "{help}");
+}

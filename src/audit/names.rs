@@ -171,6 +171,22 @@ fn squashed(s: &str) -> String {
         .collect()
 }
 
+/// Whether `squashed` (already squashed) is `raw` squashed, without building it.
+fn squashed_eq(squashed: &str, raw: &str) -> bool {
+    let mut a = squashed.chars();
+    let mut b = raw
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '-' | '_'))
+        .flat_map(char::to_lowercase);
+    loop {
+        match (a.next(), b.next()) {
+            (None, None) => return true,
+            (Some(x), Some(y)) if x == y => {}
+            _ => return false,
+        }
+    }
+}
+
 /// `GtkEntry`, `QLineEdit`: a toolkit's class name, which some toolkits give an unnamed
 /// widget.
 fn is_class_name(name: &str) -> bool {
@@ -220,20 +236,26 @@ fn name_is_role(cx: &Context, out: &mut Vec<Hit>) {
         if name.is_empty() || TOOLKIT_INTERNAL.contains(&name) {
             continue;
         }
+        // No role word or class name is this long: most names stop here, unsquashed.
+        if name.len() > 32 {
+            continue;
+        }
         let s = squashed(name);
         let is_word = |s: &str| {
-            s == squashed(n.role.as_str())
-                || s == squashed(&n.raw_role)
+            squashed_eq(s, n.role.as_str())
+                || squashed_eq(s, &n.raw_role)
                 || role_words(n.role).contains(&s)
         };
         // GTK 4.8 names every notebook tab "Tab" and puts its title in a child label: the
         // content names it.
-        let content_says_more = named_by_content(n.role)
+        let word = is_word(&s);
+        let content_says_more = word
+            && named_by_content(n.role)
             && cx.descendant(row, 2, |d| {
                 let t = squashed(d.name.as_str());
                 !t.is_empty() && !is_word(&t)
             });
-        if is_word(&s) && !content_says_more {
+        if word && !content_says_more {
             out.push(Hit::new(
                 row,
                 format!("{} is named {}: its role", n.role, n.name.quoted(40)),
