@@ -384,6 +384,25 @@ fn verdicts_that_fail_are_tool_errors_with_the_cli_exit_codes() {
     assert_eq!(r["structuredContent"]["error"]["kind"], "ambiguous", "{r}");
     let r = c.call("get_window_state", json!({"app": "^no-such-app-anywhere$"}));
     assert_eq!(r["structuredContent"]["error"]["kind"], "no_such", "{r}");
+    // An audit of the app: the read is whole, geometry is not evaluated (AT-SPI reads no
+    // bounds), and findings are exit code 14.
+    let r = c.call("audit", scoped(&app, json!({})));
+    let a = &r["structuredContent"];
+    assert_eq!(a["complete"], true, "{r}");
+    let skipped: Vec<&str> = a["not_evaluated"]
+        .as_array()
+        .expect("not_evaluated")
+        .iter()
+        .filter_map(|n| n["rule"].as_str())
+        .collect();
+    assert_eq!(skipped, ["bounds-empty", "bounds-outside-parent"], "{r}");
+    let found = a["summary"]["findings"].as_u64().expect("findings");
+    assert_eq!(r["isError"], found > 0, "{r}");
+    if found > 0 {
+        assert_eq!(a["error"]["kind"], "findings");
+        assert_eq!(a["error"]["exit_code"], 14);
+    }
+    assert_alive(&mut app, "audit");
     // The doctor's verdict depends on what else runs on the bus: problems are exit code 7.
     let r = c.call("doctor", json!({}));
     let d = &r["structuredContent"];
