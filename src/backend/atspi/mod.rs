@@ -677,10 +677,20 @@ impl Backend for AtspiBackend {
         if found.len() > MAX {
             return Ok(None);
         }
+        // Found by one AT-SPI role (the usual case): it is not asked again.
+        let one_role = match roles.as_slice() {
+            [r] => Some(*r),
+            _ => None,
+        };
         let nodes: Vec<Result<Node, BackendError>> = futures::stream::iter(found)
             .map(|o| {
                 let c = c.clone();
-                async move { reader::read_candidate(&c, &o, toolkit, labels).await }
+                async move {
+                    match one_role {
+                        Some(r) => reader::read_match(&c, &o, r, toolkit, labels).await,
+                        None => reader::read_candidate(&c, &o, toolkit, labels).await,
+                    }
+                }
             })
             .buffered(256)
             .collect()
