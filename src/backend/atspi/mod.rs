@@ -207,6 +207,18 @@ impl AtspiBackend {
         &self.caller
     }
 
+    /// Keeps the toolkit an app listing read (its `ToolkitName` and `Version`), so a read that
+    /// follows does not ask for it again.
+    fn remember_toolkit(&self, info: &AppInfo) {
+        let Some(name) = &info.toolkit else { return };
+        let version = info.toolkit_version.as_ref().map_or("", |v| v.as_str());
+        self.toolkits
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(info.bus_name.clone())
+            .or_insert_with(|| Toolkit::detect(name.as_str(), version));
+    }
+
     /// Makes ATK bridges build their cache, once per connection (see [`WAKE_EVENT`]). The
     /// registry forwards the registration to every app before it answers, and each app reads
     /// its messages in order, so a `GetItems` sent after the answer finds the cache. A failure
@@ -565,7 +577,11 @@ impl Backend for AtspiBackend {
         else {
             return Ok(None);
         };
-        Ok(app_info(&c, app, &self.seen).await)
+        let info = app_info(&c, app, &self.seen).await;
+        if let Some(i) = &info {
+            self.remember_toolkit(i);
+        }
+        Ok(info)
     }
 
     async fn diagnose(&self) -> Option<crate::doctor::Report> {
@@ -592,7 +608,11 @@ impl Backend for AtspiBackend {
         }))
         .await;
         // Apps that vanished or hung while being listed are left out rather than failing all.
-        Ok(infos.into_iter().flatten().collect())
+        let infos: Vec<AppInfo> = infos.into_iter().flatten().collect();
+        for i in infos.iter().filter(|i| i.responding) {
+            self.remember_toolkit(i);
+        }
+        Ok(infos)
     }
 
     async fn snapshot(&self, root: &NodeId, limits: &Limits) -> Result<Snapshot, BackendError> {

@@ -929,20 +929,118 @@ enum Answer {
     Managed(ObjRef, Result<(Managed, Vec<RawNode>), BackendError>),
     /// An element the cache did not know, read with its children list and extras.
     Raw(ObjRef, Box<Unknown>),
+    /// One of the round's unknown elements and what was read below it ([`read_below`]).
+    Below(Vec<Answer>),
     Extras(ObjRef, Result<Extras, BackendError>),
 }
 
-/// Reads an element the cache did not know: its fields and (unless `kids` are known) its
-/// children list concurrently, then its extras, so the level below costs no extra round.
-async fn read_unknown(
+/// How many elements the reads of one round may go on to below the unknown elements it was
+/// given ([`read_below`]), all branches together. A toolkit without a cache (Qt) is then read
+/// in a round or two instead of one round per level, each waiting for its slowest element;
+/// what is left past it is read the next round (and a partial tree is shown in between).
+const DESCENT: usize = 2_000;
+
+/// What the reads below the unknown elements of one round share.
+struct Descent<'a> {
+    toolkit: Toolkit,
+    known: &'a Known,
+    limits: &'a Limits,
+    actions: &'a ActionCache,
+    /// Elements still to be read below this round's own (see [`DESCENT`]).
+    budget: std::sync::atomic::AtomicUsize,
+    /// One permit per element whose calls are in flight: as many as a round keeps in flight.
+    gate: tokio::sync::Semaphore,
+    /// Set once the app answered nothing or left: nothing more is started.
+    halt: std::sync::atomic::AtomicBool,
+}
+
+impl Descent<'_> {
+    /// Takes one element of the budget.
+    fn take(&self) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        !self.halt.load(Relaxed)
+            && !READ.cancelled()
+            && self
+                .budget
+                .fetch_update(Relaxed, Relaxed, |b| b.checked_sub(1))
+                .is_ok()
+    }
+}
+
+/// Reads an element the cache did not know ([`read_unknown`]), then, as soon as its children
+/// are listed, each of them the same way while the round's budget lasts: no level waits for
+/// the slowest element of the level above. Every element is read whole before it is listed
+/// (its states and count decide, [`listable`]), exactly as a round would; one that is not to
+/// be enumerated gets its visible part read ([`read_managed`]) at once. Each element comes back
+/// with its own answers; children left unread are read in the next round.
+fn read_below<'a>(
+    c: &'a Caller,
+    o: ObjRef,
+    kids: Option<Vec<ObjRef>>,
+    d: &'a Descent<'a>,
+) -> futures::future::BoxFuture<'a, Vec<Answer>> {
+    Box::pin(async move {
+        let listed = {
+            let _permit = d.gate.acquire().await;
+            read_listed(c, &o, kids, d.toolkit).await
+        };
+        let (raw, kids) = match listed {
+            Ok(v) => v,
+            Err(e) => {
+                if matches!(
+                    e,
+                    BackendError::Timeout { .. } | BackendError::AppGone { .. }
+                ) {
+                    d.halt.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+                return vec![Answer::Raw(o, Box::new(Err(e)))];
+            }
+        };
+        // Not to be enumerated: its visible part, read now rather than in a round of its own.
+        let managed = async {
+            match (&kids, listable(&raw)) {
+                (None, Err(why @ (Unlisted::ManagesDescendants | Unlisted::TooMany))) => {
+                    let _permit = d.gate.acquire().await;
+                    Some(read_managed(c, &raw, why, d.toolkit).await)
+                }
+                _ => None,
+            }
+        };
+        let below: Vec<ObjRef> = kids
+            .iter()
+            .flatten()
+            .take_while(|_| d.take())
+            .cloned()
+            .collect();
+        let extras = async {
+            if needs_extras(&raw, d.limits) {
+                let _permit = d.gate.acquire().await;
+                read_extras(c, &raw, d.toolkit, d.known, d.limits, d.actions).await
+            } else {
+                Ok(Extras::default())
+            }
+        };
+        let deeper =
+            futures::future::join_all(below.into_iter().map(|k| read_below(c, k, None, d)));
+        let (extras, deeper, managed) = tokio::join!(extras, deeper, managed);
+        let mut out = Vec::with_capacity(2 + deeper.iter().map(Vec::len).sum::<usize>());
+        if let Some(m) = managed {
+            out.push(Answer::Managed(o.clone(), m));
+        }
+        out.push(Answer::Raw(o, Box::new(extras.map(|ex| (raw, kids, ex)))));
+        out.extend(deeper.into_iter().flatten());
+        out
+    })
+}
+
+/// An element the cache did not know: its fields, then (unless `kids` are known) its children
+/// list, which its states and count allow or not ([`list_counted`]).
+async fn read_listed(
     c: &Caller,
     o: &ObjRef,
     kids: Option<Vec<ObjRef>>,
     toolkit: Toolkit,
-    known: &Known,
-    limits: &Limits,
-    actions: &ActionCache,
-) -> Unknown {
+) -> Result<(RawNode, Option<Vec<ObjRef>>), BackendError> {
     // Fields first: whether the element may be listed depends on its states and count.
     let mut raw = read_raw(c, o, toolkit).await?;
     let kids = match kids {
@@ -956,12 +1054,7 @@ async fn read_unknown(
     if let Some(k) = &kids {
         raw.child_count = k.len() as i32;
     }
-    let extras = if needs_extras(&raw, limits) {
-        read_extras(c, &raw, toolkit, known, limits, actions).await?
-    } else {
-        Extras::default()
-    };
-    Ok((raw, kids, extras))
+    Ok((raw, kids))
 }
 
 /// Below this many elements missing from a cache, reading them one by one beats asking the
@@ -1018,7 +1111,16 @@ pub async fn read_tree(
             ),
         );
     }
-    let Some(cache) = unless_cancelled(caller.cache_items(&root.bus)).await else {
+    // Qt's bridge has no cache of the kind asked for (Qt 5.15 and 6.4 answer GetItems in an
+    // older form, with no items): not asked, it is walked from the start.
+    let cache = async {
+        if toolkit.is_qt() {
+            Err(BackendError::Unsupported("Qt has no Cache.GetItems".into()))
+        } else {
+            caller.cache_items(&root.bus).await
+        }
+    };
+    let Some(cache) = unless_cancelled(cache).await else {
         return Ok(empty_snapshot(started, Truncation::Cancelled));
     };
     let cache_answered = match cache {
@@ -1205,6 +1307,18 @@ pub async fn read_tree(
             .filter_map(|o| w.nodes.get(o).map(|r| (o.clone(), r.clone())))
             .collect();
         let raws = Arc::new(raws);
+        let descent = Descent {
+            toolkit,
+            known: &known,
+            limits,
+            actions,
+            budget: DESCENT
+                .min(limits.max_nodes.saturating_sub(w.nodes.len()))
+                .into(),
+            gate: tokio::sync::Semaphore::new(IN_FLIGHT),
+            halt: false.into(),
+        };
+        let descent = &descent;
         let answers: Vec<Answer> = stream::iter(jobs)
             // A cancelled read sends nothing more; what is in flight comes back.
             .take_while(|_| futures::future::ready(!READ.cancelled()))
@@ -1231,11 +1345,7 @@ pub async fn read_tree(
                             };
                             Answer::Managed(o, r)
                         }
-                        1 => {
-                            let r =
-                                read_unknown(&c, &o, kids, toolkit, &known, limits, &actions).await;
-                            Answer::Raw(o, Box::new(r))
-                        }
+                        1 => Answer::Below(read_below(&c, o, kids, descent).await),
                         _ => {
                             let r = match raws.get(&o) {
                                 Some(raw) => {
@@ -1251,6 +1361,10 @@ pub async fn read_tree(
             .buffer_unordered(IN_FLIGHT)
             .collect()
             .await;
+        let answers = answers.into_iter().flat_map(|a| match a {
+            Answer::Below(read) => read,
+            a => vec![a],
+        });
         for a in answers {
             match a {
                 Answer::List(o, Ok((_, Some(k)))) => {
@@ -1290,6 +1404,8 @@ pub async fn read_tree(
                         failed.insert(o);
                     }
                 },
+                // Flattened above.
+                Answer::Below(_) => {}
                 Answer::Extras(o, Ok(ex)) => {
                     extras.insert(o, ex);
                 }
