@@ -9,7 +9,9 @@
 //! and resolve + write + verified read-back of a text field.
 //!
 //! `scripts/a11y-session cargo bench --bench atspi` (`TREEGLASS_BENCH=big` for the big trees
-//! alone)
+//! alone). With `TREEGLASS_BENCH_BASELINE=PATH` (another build's `treeglass` binary) every
+//! whole-process figure is also taken with that binary, runs alternating, and printed beside
+//! this build's.
 
 #[allow(unused_imports)]
 #[path = "../tests/common/mod.rs"]
@@ -30,6 +32,20 @@ use treeglass::write::{Outcome, Placement, WriteOptions, set_value};
 const RUNS: usize = 21;
 const COLD: usize = 5;
 const PROCESS_RUNS: usize = 11;
+
+/// The binary whole-process figures are compared with (`TREEGLASS_BENCH_BASELINE`).
+fn baseline() -> Option<String> {
+    std::env::var("TREEGLASS_BENCH_BASELINE")
+        .ok()
+        .filter(|p| !p.is_empty())
+}
+
+/// This build's binary, then the baseline's when there is one.
+fn binaries() -> Vec<String> {
+    let mut v = vec![env!("CARGO_BIN_EXE_treeglass").to_string()];
+    v.extend(baseline());
+    v
+}
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
@@ -80,6 +96,8 @@ struct Row {
     level: f64,
     pyatspi: f64,
     process: f64,
+    /// The same with the baseline binary.
+    base_process: Option<f64>,
 }
 
 async fn measure(backend: &AtspiBackend, label: &str, pid: u32) -> Row {
@@ -119,15 +137,18 @@ async fn measure(backend: &AtspiBackend, label: &str, pid: u32) -> Row {
         "pyatspi-walk.py",
         &["--pid", &pid_s, "--repeat", &RUNS.to_string()],
     );
-    let mut process = Vec::new();
+    let bins = binaries();
+    let mut process: Vec<Vec<f64>> = vec![Vec::new(); bins.len()];
     for _ in 0..PROCESS_RUNS {
-        let t = Instant::now();
-        let o = Command::new(env!("CARGO_BIN_EXE_treeglass"))
-            .args(["--backend", "atspi", "tree", "--json", "--pid", &pid_s])
-            .output()
-            .expect("treeglass tree");
-        process.push(t.elapsed().as_secs_f64() * 1000.0);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        for (bin, times) in bins.iter().zip(process.iter_mut()) {
+            let t = Instant::now();
+            let o = Command::new(bin)
+                .args(["--backend", "atspi", "tree", "--json", "--pid", &pid_s])
+                .output()
+                .expect("treeglass tree");
+            times.push(t.elapsed().as_secs_f64() * 1000.0);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        }
     }
     Row {
         label: label.to_string(),
@@ -138,7 +159,8 @@ async fn measure(backend: &AtspiBackend, label: &str, pid: u32) -> Row {
         items: base["getitems_items"].as_u64().unwrap_or(0),
         level: base["level_walk_ms"].as_f64().unwrap_or(f64::NAN),
         pyatspi: walk["median_ms"].as_f64().unwrap_or(f64::NAN),
-        process: median(&mut process),
+        process: median(&mut process[0]),
+        base_process: process.get_mut(1).map(|t| median(t)),
     }
 }
 
@@ -177,8 +199,11 @@ async fn main() {
     println!("  GetItems: the app's own Cache.GetItems call; level walk: pipelined per-level");
     println!("  GetRole + Name + GetChildren (raw D-Bus); pyatspi: recursive walk, in-process;");
     println!("  process: the whole `treeglass tree --json` command (median of {PROCESS_RUNS}).");
+    if baseline().is_some() {
+        println!("  base: the same process with the baseline binary, runs alternating.");
+    }
     println!(
-        "{:<22} {:>6} {:>8} {:>8} {:>9} {:>6} {:>8} {:>8} {:>9} {:>8} {:>9}",
+        "{:<22} {:>6} {:>8} {:>8} {:>9} {:>6} {:>8} {:>8} {:>9} {:>8} {:>9} {:>9} {:>9}",
         "app",
         "nodes",
         "warm",
@@ -189,11 +214,17 @@ async fn main() {
         "pyatspi",
         "process",
         "warm/GI",
-        "py/proc"
+        "py/proc",
+        "base",
+        "py/base"
     );
     for r in &rows {
+        let (base, py_base) = match r.base_process {
+            Some(b) => (format!("{b:.2}"), format!("{:.2}×", r.pyatspi / b)),
+            None => ("—".into(), "—".into()),
+        };
         println!(
-            "{:<22} {:>6} {:>8.2} {:>8.2} {:>9.2} {:>6} {:>8.2} {:>8.2} {:>9.2} {:>7.2}× {:>8.2}×",
+            "{:<22} {:>6} {:>8.2} {:>8.2} {:>9.2} {:>6} {:>8.2} {:>8.2} {:>9.2} {:>7.2}× {:>8.2}× {:>9} {:>9}",
             r.label,
             r.nodes,
             r.warm,
@@ -204,7 +235,9 @@ async fn main() {
             r.pyatspi,
             r.process,
             r.warm / r.getitems,
-            r.pyatspi / r.process
+            r.pyatspi / r.process,
+            base,
+            py_base
         );
     }
     println!("goals: warm ≤ 2× GetItems where the cache answers; ≤ the level walk where it does");
@@ -215,12 +248,13 @@ async fn main() {
     big_bench();
 }
 
-/// The whole `treeglass` process with `args`: seconds and peak RSS in MB (`/usr/bin/time`).
-fn timed_process(args: &[&str]) -> (f64, f64, std::process::Output) {
+/// The whole process of the `treeglass` binary `bin` with `args`: seconds and peak RSS in MB
+/// (`/usr/bin/time`).
+fn timed_binary(bin: &str, args: &[&str]) -> (f64, f64, std::process::Output) {
     let t = Instant::now();
     let o = Command::new("/usr/bin/time")
         .args(["-f", "peak-kb %M"])
-        .arg(env!("CARGO_BIN_EXE_treeglass"))
+        .arg(bin)
         .args(["--backend", "atspi"])
         .args(args)
         .output()
@@ -281,6 +315,9 @@ fn big_bench() {
     println!("20 ms) from start to its first tree lines, and to the whole tree (the read's");
     println!("progress gone from the title); TUI MB: its peak RSS after a filter on the whole");
     println!("tree. set: the default command, with its 600 ms watch after the verdict.");
+    if baseline().is_some() {
+        println!("baseline: the same commands with the baseline binary, runs alternating.");
+    }
     println!("goals: a complete read of the page ≥ 3× faster than the pyatspi walk (stretch");
     println!("10×); find and set of one element on the page ≤ 1 s; first paint ≤ 1 s.");
 }
@@ -288,81 +325,110 @@ fn big_bench() {
 /// One row of [`big_bench`].
 fn big_row(kit: Kit) -> String {
     const BIG_RUNS: usize = 3;
-    {
-        let app = MatrixApp::start(kit);
-        let pid = app.pid.to_string();
-        let (mut tree, mut peak, mut nodes) = (Vec::new(), 0.0f64, 0u64);
-        for _ in 0..BIG_RUNS {
-            let (secs, mb, o) = timed_process(&["tree", "--json", "--pid", &pid]);
+    let app = MatrixApp::start(kit);
+    let pid = app.pid.to_string();
+    let bins = binaries();
+    let n = bins.len();
+    // Per binary: tree, find, find --whole-tree and set times; runs alternate between binaries.
+    let (mut tree, mut f, mut fw, mut w) = (
+        vec![Vec::new(); n],
+        vec![Vec::new(); n],
+        vec![Vec::new(); n],
+        vec![Vec::new(); n],
+    );
+    let (mut peak, mut nodes) = (vec![0.0f64; n], vec![0u64; n]);
+    for _ in 0..BIG_RUNS {
+        for (b, bin) in bins.iter().enumerate() {
+            let (secs, mb, o) = timed_binary(bin, &["tree", "--json", "--pid", &pid]);
             assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
             let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("tree JSON");
             assert_eq!(v["complete"], true, "{}: {}", kit.label(), v["truncated"]);
-            nodes = v["node_count"].as_u64().unwrap_or(0);
-            tree.push(secs);
-            peak = peak.max(mb);
+            nodes[b] = v["node_count"].as_u64().unwrap_or(0);
+            tree[b].push(secs);
+            peak[b] = peak[b].max(mb);
         }
-        let walk = python("pyatspi-walk.py", &["--pid", &pid, "--repeat", "1"]);
-        let py = walk["median_ms"].as_f64().unwrap_or(f64::NAN) / 1000.0;
-        let tree = median(&mut tree);
-        let (find, find_wt, set) = if kit.is_big_page() {
-            let (mut f, mut fw, mut w) = (Vec::new(), Vec::new(), Vec::new());
-            let mut refused = None;
-            for i in 0..BIG_RUNS {
-                let (secs, _, o) =
-                    timed_process(&["find", r#"check-box "Row 1500 done""#, "--pid", &pid]);
+    }
+    let walk = python("pyatspi-walk.py", &["--pid", &pid, "--repeat", "1"]);
+    let py = walk["median_ms"].as_f64().unwrap_or(f64::NAN) / 1000.0;
+    let mut refused = None;
+    if kit.is_big_page() {
+        let target = r#"check-box "Row 1500 done""#;
+        let mut writes = 0usize;
+        for _ in 0..BIG_RUNS {
+            for (b, bin) in bins.iter().enumerate() {
+                let (secs, _, o) = timed_binary(bin, &["find", target, "--pid", &pid]);
                 assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
-                f.push(secs);
-                let (secs, _, o) = timed_process(&[
-                    "find",
-                    r#"check-box "Row 1500 done""#,
-                    "--pid",
-                    &pid,
-                    "--whole-tree",
-                ]);
-                assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
-                fw.push(secs);
-                let value = if i % 2 == 0 { "true" } else { "false" };
+                f[b].push(secs);
                 let (secs, _, o) =
-                    timed_process(&["set", r#"check-box "Row 1500 done""#, value, "--pid", &pid]);
-                // Writes on Gecko are not supported yet: its refusal is reported, not timed.
+                    timed_binary(bin, &["find", target, "--pid", &pid, "--whole-tree"]);
+                assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+                fw[b].push(secs);
+                // A refused write is reported, not timed, and not tried again.
+                if refused.is_some() {
+                    continue;
+                }
+                // Every set changes the value: true and false alternate over all runs.
+                let value = if writes.is_multiple_of(2) {
+                    "true"
+                } else {
+                    "false"
+                };
+                writes += 1;
+                let (secs, _, o) = timed_binary(bin, &["set", target, value, "--pid", &pid]);
                 if !o.status.success() {
                     refused = Some(String::from_utf8_lossy(&o.stdout).into_owned());
-                    break;
+                    continue;
                 }
-                w.push(secs);
+                w[b].push(secs);
             }
-            if let Some(why) = &refused {
-                eprintln!("{}: set not timed: {why}", kit.label());
-            }
+        }
+        if let Some(why) = &refused {
+            eprintln!("{}: set not timed: {why}", kit.label());
+        }
+    }
+    let timed = |v: &mut Vec<f64>| {
+        if v.is_empty() {
+            "—".to_string()
+        } else {
+            format!("{:.2}", median(v))
+        }
+    };
+    let (paint, whole, tui_mb) = tui_paint(&pid);
+    let mut lines = Vec::new();
+    for b in 0..n {
+        let t = median(&mut tree[b]);
+        let set = match (&refused, kit.is_big_page()) {
+            (Some(_), _) => "refused".to_string(),
+            (None, true) => timed(&mut w[b]),
+            (None, false) => "—".to_string(),
+        };
+        let (label, tui) = if b == 0 {
             (
-                format!("{:.2}", median(&mut f)),
-                format!("{:.2}", median(&mut fw)),
-                match refused {
-                    Some(_) => "refused".into(),
-                    None => format!("{:.2}", median(&mut w)),
-                },
+                kit.label().to_string(),
+                format!("{paint:>7.2} {whole:>7.2} {tui_mb:>7.1}"),
             )
         } else {
-            ("—".into(), "—".into(), "—".into())
+            (
+                "  baseline".to_string(),
+                format!("{:>7} {:>7} {:>7}", "", "", ""),
+            )
         };
-        let (paint, whole, tui_mb) = tui_paint(&pid);
-        format!(
-            "{:<20} {:>6} {:>7.2} {:>8.0} {:>8.1} {:>8.2} {:>5.1}× {:>7} {:>7} {:>7} {:>7.2} {:>7.2} {:>7.1}",
-            kit.label(),
-            nodes,
-            tree,
-            nodes as f64 / tree,
-            peak,
+        lines.push(format!(
+            "{:<20} {:>6} {:>7.2} {:>8.0} {:>8.1} {:>8.2} {:>5.1}× {:>7} {:>7} {:>7} {}",
+            label,
+            nodes[b],
+            t,
+            nodes[b] as f64 / t,
+            peak[b],
             py,
-            py / tree,
-            find,
-            find_wt,
+            py / t,
+            timed(&mut f[b]),
+            timed(&mut fw[b]),
             set,
-            paint,
-            whole,
-            tui_mb
-        )
+            tui
+        ));
     }
+    lines.join("\n")
 }
 
 /// The inspector on `pid`'s window, whole process: seconds to the first frame with tree lines
