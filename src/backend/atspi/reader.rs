@@ -1,6 +1,6 @@
 //! Reading a whole tree fast and safely: one `Cache.GetItems` call paints most of it, concurrent
-//! per-node calls fill its gaps, and a per-level concurrent walk serves apps whose cache answers
-//! empty (Qt). Only the calls in `calls.rs` are sent; a property that fails to read costs that
+//! per-node calls fill its gaps, and a concurrent walk (each element's children read as soon as
+//! it is listed) serves apps without a cache (Qt). Only the calls in `calls.rs` are sent; a property that fails to read costs that
 //! field, never the node; an app that leaves the bus ends the read with the reason said.
 
 use std::collections::{HashMap, HashSet};
@@ -1063,7 +1063,8 @@ const REQUERY_MIN: usize = 32;
 
 /// Reads the tree under `root` within `limits`: paint from the cache, then fetch everything
 /// still missing (children lists of gaps, unknown elements, values, labels and actions when
-/// asked) in concurrent rounds, one round per level of elements the cache did not know.
+/// asked) in concurrent rounds; below the elements the cache did not know, a round goes on
+/// down as each children list comes back ([`read_below`], up to [`DESCENT`] elements).
 ///
 /// GTK 4 puts an element in its cache only once something on the bus referred to it, so a
 /// first read finds most of a GTK 4 window missing. Where the cache answered but misses many
