@@ -83,8 +83,14 @@ impl ChangeList {
         let mut notes = Vec::new();
         if let Some(why) = &l.not_compared {
             notes.push(format!("not compared: {}", sanitize(why, 300)));
-        } else if l.changes.is_empty() {
+        } else if l.changes.is_empty() && l.scrolled.is_empty() {
             notes.push("nothing changed in the window".into());
+        }
+        if !l.scrolled.is_empty() {
+            notes.push(format!(
+                "scrolled: {}",
+                crate::write::landed::scrolled_text(&l.scrolled)
+            ));
         }
         for w in &l.windows_opened {
             notes.push(format!("window opened: {}", crate::model::quoted(w, 120)));

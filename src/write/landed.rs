@@ -30,6 +30,47 @@ pub struct Landed {
     /// Why the changes are not listed (the window was not read whole before, or after).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_compared: Option<String>,
+    /// Elements whose only change is that they came into view or went out of it (`showing`):
+    /// the window scrolled. Counted, not listed.
+    #[serde(skip_serializing_if = "Scrolled::is_empty")]
+    pub scrolled: Scrolled,
+}
+
+/// How many elements came into view and went out of it.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Scrolled {
+    pub into_view: usize,
+    pub out_of_view: usize,
+}
+
+impl Scrolled {
+    pub fn is_empty(&self) -> bool {
+        self.into_view == 0 && self.out_of_view == 0
+    }
+}
+
+/// Whether a change is only `showing` turning on (`Some(true)`) or off (`Some(false)`).
+fn only_showing(c: &Change) -> Option<bool> {
+    let [f] = c.fields.as_slice() else {
+        return None;
+    };
+    if c.kind != Kind::Changed || f.field != "states" {
+        return None;
+    }
+    let set = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    match (set(&f.before).as_slice(), set(&f.after).as_slice()) {
+        ([], [s]) if s == "showing" => Some(true),
+        ([s], []) if s == "showing" => Some(false),
+        _ => None,
+    }
 }
 
 /// What was read before the write.
@@ -178,10 +219,16 @@ pub async fn landed(
     if !before.complete() {
         out.not_compared = Some("the window's read before the write was not whole".into());
     } else if let Ok(a) = Tree::from_snapshot(before) {
-        out.changes = crate::diff::diff(&a, &b)
-            .into_iter()
-            .filter(|c| c.id != written.0)
-            .collect();
+        for c in crate::diff::diff(&a, &b) {
+            if c.id == written.0 {
+                continue;
+            }
+            match only_showing(&c) {
+                Some(true) => out.scrolled.into_view += 1,
+                Some(false) => out.scrolled.out_of_view += 1,
+                None => out.changes.push(c),
+            }
+        }
         // Each element still there gets the target a script would name it by.
         if !out.changes.is_empty() {
             let ix = crate::target::SnapshotIndex::new(&after);
@@ -283,15 +330,30 @@ fn likeliest(
         .map(|f| format!("the focus is on {}", sanitize(f, 300)))
 }
 
+/// `12 elements came into view, 9 went out of it`.
+pub fn scrolled_text(s: &Scrolled) -> String {
+    format!(
+        "{} came into view, {} went out of it",
+        crate::model::display::counted(s.into_view, "element", "elements"),
+        s.out_of_view
+    )
+}
+
 /// The `changed elsewhere:` block of `set` / `invoke` text output.
 pub fn text(l: &Landed) -> String {
     let mut out = String::from("changed elsewhere:\n");
     if let Some(why) = &l.not_compared {
         out.push_str(&format!("  (not compared: {why})\n"));
-    } else if l.changes.is_empty() {
+    } else if l.changes.is_empty() && l.scrolled.is_empty() {
         out.push_str("  nothing in the window\n");
     } else {
         out.push_str(&crate::diff::lines(&l.changes, "  "));
+    }
+    if !l.scrolled.is_empty() {
+        out.push_str(&format!(
+            "  scrolled       {}\n",
+            scrolled_text(&l.scrolled)
+        ));
     }
     for w in &l.windows_opened {
         out.push_str(&format!(
@@ -311,4 +373,53 @@ pub fn text(l: &Landed) -> String {
     // The likeliest landing place is not repeated here: it ends the verdict's advice (and a
     // verified write landed where it was asked to).
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diff::Field;
+    use serde_json::json;
+
+    fn change(before: serde_json::Value, after: serde_json::Value) -> Change {
+        Change {
+            kind: Kind::Changed,
+            id: "a".into(),
+            role: "text".into(),
+            name: "Row 1 name".into(),
+            path: "text \"Row 1 name\"".into(),
+            from: None,
+            fields: vec![Field {
+                field: "states",
+                before,
+                after,
+            }],
+            target: None,
+        }
+    }
+
+    #[test]
+    fn only_a_showing_flip_counts_as_scrolled() {
+        assert_eq!(
+            only_showing(&change(json!([]), json!(["showing"]))),
+            Some(true)
+        );
+        assert_eq!(
+            only_showing(&change(json!(["showing"]), json!([]))),
+            Some(false)
+        );
+        // Anything more is a change to list.
+        assert_eq!(
+            only_showing(&change(json!(["showing", "focused"]), json!([]))),
+            None
+        );
+        assert_eq!(only_showing(&change(json!([]), json!(["checked"]))), None);
+        let mut c = change(json!([]), json!(["showing"]));
+        c.fields.push(Field {
+            field: "value",
+            before: json!("a"),
+            after: json!("b"),
+        });
+        assert_eq!(only_showing(&c), None);
+    }
 }

@@ -54,10 +54,16 @@ fn elsewhere(l: &Landed, out: &mut Vec<Line<'static>>) {
     let mut parts = Vec::new();
     if let Some(why) = &l.not_compared {
         parts.push(format!("not compared ({})", sanitize(why, 80)));
-    } else if l.changes.is_empty() {
+    } else if l.changes.is_empty() && l.scrolled.is_empty() {
         parts.push("nothing in the window".into());
     } else {
         parts.push(crate::diff::summary(&l.changes));
+    }
+    if !l.scrolled.is_empty() {
+        parts.push(format!(
+            "scrolled: {}",
+            crate::write::landed::scrolled_text(&l.scrolled)
+        ));
     }
     for t in &l.windows_opened {
         parts.push(format!("window opened {}", crate::model::quoted(t, 40)));
