@@ -6,7 +6,8 @@
 //!
 //! The update is split by concern over sibling modules, each an `impl App` block: `control`
 //! (keys, mouse, paste), `mode` (the exclusive overlays), `nav` (selection and scrolling),
-//! `filter`, `writes`, `copy`, `live` (reads and events) and `highlight`.
+//! `filter`, `writes`, `copy`, `live` (reads and events), `findings` (the accessibility
+//! checks on the shown tree) and `highlight`.
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
@@ -238,6 +239,12 @@ pub struct App {
     pub(super) suggestion: Option<((SnapshotId, usize, u64), Option<String>)>,
     /// Bumped whenever the tree's content changes (patch or re-read).
     pub tree_version: u64,
+    /// Bumped when the tree changes in what the accessibility rules look at (a re-read, a
+    /// patch of roles, names, states, interfaces, labels or read bounds) — not when the
+    /// details pane's fresh read only adds action names.
+    pub audit_version: u64,
+    /// The accessibility checks on the shown tree, made for (snapshot, `audit_version`).
+    pub findings: Option<super::findings::Findings>,
     /// The node the details pane has read fresh (and any error reading it).
     pub details_read: Option<(NodeId, Option<String>)>,
     /// The platform's diagnosis, asked for when the app list is empty or a window's tree has
@@ -299,6 +306,8 @@ impl App {
             selection: None,
             suggestion: None,
             tree_version: 0,
+            audit_version: 0,
+            findings: None,
             details_read: None,
             diagnosis: None,
             diagnosis_for: None,
@@ -463,9 +472,11 @@ impl App {
         fx
     }
 
-    /// Keeps derived state in step: scroll position, suggestion cache, the details read.
+    /// Keeps derived state in step: scroll position, suggestion cache, the findings, the
+    /// details read.
     fn after_update(&mut self, fx: &mut Vec<Effect>) {
         self.fix_scroll();
+        self.sync_findings();
         let key = match (&self.tree, &self.selection) {
             (Some(t), Some(s)) if s.gone.is_none() => Some((t.snap.id, s.row, self.tree_version)),
             _ => None,

@@ -21,6 +21,7 @@ impl App {
             Mode::Prompt(_) => return self.prompt_key(k, fx),
             Mode::Filter => return self.filter_key(k),
             Mode::Changes(_) => return self.changes_key(k),
+            Mode::Findings { .. } => return self.findings_key(k),
         }
         let Some(action) = keys::action_for(&k) else {
             return;
@@ -90,6 +91,9 @@ impl App {
             Action::WriteChanges => self.open_write_changes(),
             Action::Mark => self.mark_tree(),
             Action::MarkDiff => self.open_mark_diff(),
+            Action::Findings => self.open_findings(),
+            Action::NextFinding => self.step_finding(true),
+            Action::PrevFinding => self.step_finding(false),
             Action::SetValue if self.focus == Pane::Apps => self.open_entry(fx),
             Action::SetValue => self.open_prompt(),
             Action::Invoke => {

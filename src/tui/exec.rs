@@ -20,12 +20,15 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    /// Defaults for the TUI: trees up to 200,000 nodes (a large document), default write knobs.
+    /// Defaults for the TUI: trees up to 200,000 nodes (a large document), with the label
+    /// relation of every interactive element (the accessibility checks need it to tell an
+    /// unnamed field from a labelled one), default write knobs.
     pub fn new(backend: Arc<dyn Backend>) -> Ctx {
         Ctx {
             backend,
             limits: Limits {
                 max_nodes: 200_000,
+                labels: true,
                 ..Limits::default()
             },
             write: WriteOptions::default(),

@@ -31,6 +31,9 @@ pub enum Action {
     WriteChanges,
     Mark,
     MarkDiff,
+    Findings,
+    NextFinding,
+    PrevFinding,
     CopyMenu,
     FollowFocus,
     ToggleEvents,
@@ -225,6 +228,24 @@ pub const BINDINGS: &[Binding] = &[
         help: "what changed since the mark; Enter: go to it",
     },
     Binding {
+        keys: &[k('!')],
+        label: "!",
+        action: Action::Findings,
+        help: "accessibility findings by severity; Enter: go to it",
+    },
+    Binding {
+        keys: &[k(']')],
+        label: "]",
+        action: Action::NextFinding,
+        help: "next element with findings (tree order)",
+    },
+    Binding {
+        keys: &[k('[')],
+        label: "[",
+        action: Action::PrevFinding,
+        help: "previous element with findings",
+    },
+    Binding {
         keys: &[k('y')],
         label: "y",
         action: Action::CopyMenu,
@@ -326,6 +347,14 @@ pub const MODE_HELP: &[(&str, &[(&str, &str)])] = &[
         &[
             ("↑ ↓", "choose a changed element"),
             ("Enter", "select it in the tree"),
+            ("Esc", "close"),
+        ],
+    ),
+    (
+        "Findings list (!)",
+        &[
+            ("↑ ↓", "choose a finding (errors first)"),
+            ("Enter", "select its element in the tree"),
             ("Esc", "close"),
         ],
     ),

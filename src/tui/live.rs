@@ -292,6 +292,7 @@ impl App {
         }
         self.tree = Some(tree);
         self.tree_version += 1;
+        self.audit_version += 1;
         self.details_read = None;
         self.refilter();
         // Find the selection again.
@@ -332,6 +333,7 @@ impl App {
         let mut refilter = false;
         let mut changed = false;
         let mut lines = false;
+        let mut audited = false;
         for (id, r) in results {
             match r {
                 Ok(node) => {
@@ -342,6 +344,7 @@ impl App {
                         refilter |= e.matchable;
                         changed |= e.visible;
                         lines |= e.lines;
+                        audited |= e.audited;
                     }
                     if details {
                         self.details_read = Some((id, None));
@@ -363,6 +366,9 @@ impl App {
         }
         if changed {
             self.tree_version += 1;
+        }
+        if audited {
+            self.audit_version += 1;
         }
         if refilter && self.filter.active() {
             self.refilter();

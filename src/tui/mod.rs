@@ -1,6 +1,6 @@
 //! The interactive inspector: `app` (state and `update(Msg) -> Vec<Effect>`, pure, split by
-//! concern over `control`, `mode`, `nav`, `filter`, `writes`, `copy`, `live` and
-//! `highlight`), `tree` (the tree pane's model), `view` (one file per pane), `keys` (keymap and
+//! concern over `control`, `mode`, `nav`, `filter`, `findings`, `writes`, `copy`, `live`
+//! and `highlight`), `tree` (the tree pane's model), `view` (one file per pane), `keys` (keymap and
 //! help from one table), `exec` (effects against the backend), `runtime` (the terminal and
 //! event loop), `x11_frame` (the on-screen highlight window) and `harness` (the same app and
 //! effects, headless, for tests and benchmarks). The TUI never names a concrete backend: it
@@ -13,6 +13,7 @@ mod control;
 pub mod copy;
 pub mod exec;
 pub mod filter;
+pub mod findings;
 pub mod harness;
 pub mod highlight;
 pub mod input;

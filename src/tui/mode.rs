@@ -1,4 +1,5 @@
-//! The exclusive overlays — help, copy menu, action menu, set-value prompt, filter editing — as
+//! The exclusive overlays — help, copy menu, action menu, set-value prompt, filter editing,
+//! the changes and findings lists — as
 //! one [`Mode`]: whichever is open takes the keys. The set-value prompt's forms live here too.
 
 use crossterm::event::{KeyCode, KeyEvent};
@@ -28,6 +29,9 @@ pub enum Mode {
     Filter,
     /// A list of changed elements (`c`, `D`).
     Changes(super::changes::ChangeList),
+    /// The findings of the accessibility checks, by severity (`!`); the chosen one's index
+    /// in `Report::by_severity`.
+    Findings { selected: usize },
 }
 
 /// The set-value prompt.

@@ -59,6 +59,9 @@ pub struct PatchEffect {
     pub visible: bool,
     /// The visible lines changed (a node started or stopped showing in the showing view).
     pub lines: bool,
+    /// Anything the accessibility rules look at changed: what a target matches on, the
+    /// interfaces, the label relation, or bounds where the tree's read had them.
+    pub audited: bool,
 }
 
 /// One window's tree as the tree pane shows it.
@@ -81,6 +84,9 @@ pub struct TreeState {
     keep: Option<Vec<bool>>,
     /// The visible lines in pre-order (rows strictly increase).
     pub lines: Vec<Line>,
+    /// Whether the read that made this tree had bounds (AT-SPI reads do not fetch them; the
+    /// details pane's fresh read adds them one element at a time).
+    pub bounds_read: bool,
 }
 
 impl TreeState {
@@ -95,7 +101,9 @@ impl TreeState {
         snap.nodes.shrink_to_fit();
         let index = SnapshotIndex::new(&snap);
         let ids = IdIndex::new(&snap);
+        let bounds_read = snap.nodes.iter().any(|n| n.bounds.is_some());
         let mut t = TreeState {
+            bounds_read,
             root,
             snap,
             index,
@@ -279,7 +287,13 @@ impl TreeState {
             || old.actions != fresh.actions
             || old.interfaces != fresh.interfaces
             || old.bounds != fresh.bounds;
-        if !visible {
+        let audited = matchable
+            || old.interfaces != fresh.interfaces
+            // The bulk read has the label relation of interactive elements only; a fresh read
+            // of another element brings its label, which no rule looks at.
+            || old.label != fresh.label && crate::audit::interactive(&fresh)
+            || self.bounds_read && old.bounds != fresh.bounds;
+        if !visible && !audited {
             return PatchEffect::default();
         }
         let showing_flipped = old.states.has(State::Showing) != fresh.states.has(State::Showing);
@@ -303,6 +317,7 @@ impl TreeState {
             matchable,
             visible,
             lines,
+            audited,
         }
     }
 

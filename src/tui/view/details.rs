@@ -1,7 +1,8 @@
 //! The details pane: everything about the selected node — role (normalised and raw), name,
 //! description, label relation, value with its range, all states, interfaces, actions, bounds (read fresh),
-//! path, token and the suggested shortest unique target with its grade — or that the element is
-//! gone.
+//! path, token, the suggested shortest unique target with its grade and the element's
+//! accessibility findings (rule, message, what is wrong here, the rule's help) — or that the
+//! element is gone.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -151,6 +152,25 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     let (Some(tree), Some((row, n))) = (&app.tree, app.selected_node()) else {
         return;
     };
+    // Its accessibility findings first (what is wrong here, and the fix), the rules' help at
+    // the end.
+    let here = app.report().map_or(&[][..], |r| r.of_row(row));
+    for f in here {
+        out.push(Line::from(vec![
+            Span::styled(
+                format!("◆ {} ", f.rule.severity.as_str()),
+                super::severity_style(f.rule.severity),
+            ),
+            Span::styled(f.rule.id, theme::NAME),
+            Span::styled(format!(": {}", sanitize(&f.detail, 300)), theme::VALUE),
+        ]));
+        if let Some(fix) = &f.fix {
+            out.push(Line::from(Span::styled(
+                format!("  fix: {}", sanitize(fix, 300)),
+                theme::VALUE,
+            )));
+        }
+    }
     node_lines(n, &mut out);
     let bounds = match n.bounds {
         Some(b) => format!("{},{}  {}×{}", b.x, b.y, b.width, b.height),
@@ -218,5 +238,17 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     hint.push("y copy");
     out.push(Line::from(""));
     out.push(Line::from(Span::styled(hint.join(" · "), theme::DIM)));
+    for f in here {
+        let rule = f.rule;
+        out.push(Line::from(""));
+        out.push(Line::from(vec![
+            Span::styled(rule.id, super::severity_style(rule.severity)),
+            Span::styled(
+                format!(" ({}, {}): {}", rule.severity, rule.standard, rule.message),
+                theme::LABEL,
+            ),
+        ]));
+        out.push(Line::from(Span::styled(rule.help, theme::DIM)));
+    }
     frame.render_widget(Paragraph::new(out).wrap(Wrap { trim: false }), inner);
 }

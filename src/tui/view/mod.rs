@@ -89,6 +89,15 @@ pub(crate) fn block<'a>(app: &App, pane: Option<Pane>, title: Line<'a>) -> Block
         .title(title)
 }
 
+/// The colour of a finding's severity: error red, warning yellow, review dim.
+pub(crate) fn severity_style(s: crate::audit::Severity) -> Style {
+    match s {
+        crate::audit::Severity::Error => theme::BAD,
+        crate::audit::Severity::Warning => theme::WARN,
+        crate::audit::Severity::Review => theme::DIM,
+    }
+}
+
 /// A rectangle of at most `w` × `h` centred in `r`.
 pub(crate) fn centered(r: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(r.width);

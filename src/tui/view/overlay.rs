@@ -1,5 +1,6 @@
 //! Overlays over the main view: the set-value prompt (text, number with its range, toggle,
-//! option picker; password input is masked), the copy menu and the action menu.
+//! option picker; password input is masked), the copy menu, the action menu, the changes list
+//! and the findings list.
 
 use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
@@ -18,6 +19,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         Mode::Copy(items) => copy_menu(items, frame, area),
         Mode::Actions(m) => action_menu(m, frame, area),
         Mode::Changes(list) => changes(list, frame, area),
+        Mode::Findings { selected } => findings(app, *selected, frame, area),
         Mode::Normal | Mode::Help { .. } | Mode::Filter => {}
     }
 }
@@ -252,6 +254,109 @@ fn changes(list: &ChangeList, frame: &mut Frame<'_>, area: Rect) {
         (lines.len() as u16 + 2).min(h),
         Line::from(Span::styled(
             format!(" {} ({}) ", list.title, list.items.len()),
+            theme::NAME,
+        )),
+    );
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The accessibility findings, worst first: severity, rule, the element and its path; only
+/// the entries on screen are built (a big tree can have thousands).
+fn findings(app: &App, selected: usize, frame: &mut Frame<'_>, area: Rect) {
+    let w = area.width.saturating_sub(4).clamp(30, 110);
+    let h = area.height.saturating_sub(2).max(6);
+    let text_w = w.saturating_sub(2) as usize;
+    let (Some(r), Some(tree)) = (app.report(), app.tree.as_ref()) else {
+        return;
+    };
+    let mut head: Vec<Line<'static>> = Vec::new();
+    let mut summary = r.summary();
+    if !r.complete {
+        summary.push_str(" — the tree was not read whole: only what was read is judged");
+    }
+    head.push(Line::from(Span::styled(
+        format!(" {summary}"),
+        theme::LABEL,
+    )));
+    if !r.not_evaluated.is_empty() {
+        let ids: Vec<&str> = r.not_evaluated.iter().map(|n| n.rule).collect();
+        head.push(Line::from(Span::styled(
+            format!(
+                " not evaluated: {} ({})",
+                ids.join(", "),
+                r.not_evaluated[0].reason
+            ),
+            theme::DIM,
+        )));
+    }
+    head.push(Line::from(Span::styled(
+        " ↑↓ choose · Enter go to it in the tree · Esc close",
+        theme::DIM,
+    )));
+    // Two lines an entry; the chosen one kept on screen.
+    let room = ((h as usize).saturating_sub(head.len() + 2) / 2).max(1);
+    let skip = selected.saturating_sub(room.saturating_sub(2));
+    let mut lines = head;
+    let shown: Vec<(usize, &crate::audit::Finding)> = r
+        .by_severity
+        .iter()
+        .enumerate()
+        .skip(skip)
+        .take(room)
+        .filter_map(|(i, &fi)| Some((i, r.findings.get(fi)?)))
+        .collect();
+    let id_w = r
+        .findings
+        .iter()
+        .map(|f| f.rule.id.len())
+        .max()
+        .unwrap_or(0);
+    for (i, f) in shown {
+        let l = Line::from(vec![
+            Span::styled(
+                format!(" {:<8}", f.rule.severity.as_str()),
+                super::severity_style(f.rule.severity),
+            ),
+            Span::styled(format!("{:<id_w$}  ", f.rule.id), theme::NAME),
+            Span::raw(r.label(&tree.snap, f.row)),
+        ]);
+        lines.push(if i == selected {
+            pad(l, text_w).style(theme::SELECTED)
+        } else {
+            l
+        });
+        // Where it is: the path to its parent (the element itself is on the line above).
+        let parent = tree.node(f.row).and_then(|n| n.parent);
+        let path = parent.map_or_else(
+            || "(the window)".into(),
+            |p| crate::tui::path(&tree.snap, p),
+        );
+        let room = text_w.saturating_sub(13);
+        let n = path.chars().count();
+        let path = if n > room {
+            let tail: String = path.chars().skip(n + 1 - room).collect();
+            format!("…{tail}")
+        } else {
+            path
+        };
+        lines.push(Line::from(Span::styled(
+            format!("          in {path}"),
+            theme::DIM,
+        )));
+    }
+    if r.findings.is_empty() {
+        lines.push(Line::from(Span::styled(
+            " nothing found by the rules that ran",
+            theme::OK,
+        )));
+    }
+    let inner = boxed(
+        frame,
+        area,
+        w,
+        (lines.len() as u16 + 2).min(h),
+        Line::from(Span::styled(
+            format!(" Accessibility findings ({}) ", r.findings.len()),
             theme::NAME,
         )),
     );

@@ -1,5 +1,6 @@
 //! The banner (e.g. "no accessibility bus: showing the demo app") and the status line: the
-//! latest notice or key hints on the left, recording / follow-focus / backend on the right.
+//! latest notice or key hints on the left, recording / follow-focus / the findings count /
+//! backend on the right.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -36,6 +37,23 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     }
     if app.follow_focus {
         right.push(Span::styled("follow-focus ", theme::OK));
+    }
+    // The accessibility checks on the shown tree (`!` lists them).
+    if app.audit_waiting() {
+        right.push(Span::styled(
+            "audit: waiting for the whole tree  ",
+            theme::DIM,
+        ));
+    } else if let Some(r) = app.report() {
+        let n = r.findings.len();
+        let style = r.worst_overall().map_or(theme::OK, super::severity_style);
+        right.push(Span::styled(
+            format!(
+                "◆ {}  ",
+                crate::model::display::counted(n, "finding", "findings")
+            ),
+            style,
+        ));
     }
     right.push(Span::styled(format!("{} ", app.config.backend), theme::DIM));
     let right = Line::from(right);

@@ -1,5 +1,6 @@
 //! The tree pane: the window's folded (or raw) tree, virtualised — only the lines on screen
-//! are built — with the match marker, collapse state and the selection (or where a vanished
+//! are built — with the match marker, collapse state, a badge on elements with accessibility
+//! findings (the worst rule, coloured by its severity) and the selection (or where a vanished
 //! selected element was).
 
 use ratatui::Frame;
@@ -180,6 +181,20 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         if let Some(m) = &n.managed {
             // Its children were not enumerated: say so on its line, as `tree` does.
             spans.push(Span::styled(format!(" — {}", m.describe()), theme::WARN));
+        }
+        if let Some(r) = app.report() {
+            let here = r.of_row(l.row);
+            if let Some(f) = here.first() {
+                let more = if here.len() > 1 {
+                    format!(" +{}", here.len() - 1)
+                } else {
+                    String::new()
+                };
+                spans.push(Span::styled(
+                    format!("  ◆ {}{more}", f.rule.id),
+                    super::severity_style(f.rule.severity),
+                ));
+            }
         }
         if app.unconfirmed.contains(&n.id) {
             spans.push(Span::styled("  ⚠ unconfirmed write", theme::BAD));

@@ -1,0 +1,295 @@
+//! The accessibility checks (`crate::audit`) on the shown tree, kept live: the rules engine
+//! runs again whenever the tree changes (a whole read, a patch that changes what a rule looks
+//! at), never per keystroke, and not on a tree still being read. The findings give the tree's
+//! badges, the details pane's list, the findings overlay (`!`: by severity, Enter selects the
+//! element) and stepping through them in tree order (`]`, `[`).
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::app::{App, Pane};
+use super::mode::Mode;
+use crate::audit::{self, Finding, NotEvaluated, Options, Read, Severity};
+use crate::model::{SnapshotId, Toolkit, Truncation};
+
+/// The audit of the shown tree.
+#[derive(Debug)]
+pub struct Findings {
+    /// The (snapshot, audit version) it was made for.
+    pub(super) key: (SnapshotId, u64),
+    pub state: AuditState,
+}
+
+#[derive(Debug)]
+pub enum AuditState {
+    /// The first read of the window is still running: nothing is judged on a part of it.
+    Waiting,
+    Done(Report),
+}
+
+/// The findings on one tree.
+#[derive(Debug)]
+pub struct Report {
+    /// In tree (row) order; on one row, the worst first.
+    pub findings: Vec<Finding>,
+    /// Indexes into `findings`, by severity (worst first), then rule order, then row.
+    pub by_severity: Vec<usize>,
+    /// Errors, warnings, review.
+    pub counts: [usize; 3],
+    /// Whether the tree was read whole (otherwise the findings are on what was read).
+    pub complete: bool,
+    /// Every node's suggested target (by row), as the findings name their elements.
+    pub targets: Vec<Option<crate::target::Target>>,
+    pub not_evaluated: Vec<NotEvaluated>,
+}
+
+impl Report {
+    /// The findings on `row`, worst first.
+    pub fn of_row(&self, row: usize) -> &[Finding] {
+        let a = self.findings.partition_point(|f| f.row < row);
+        let b = self.findings.partition_point(|f| f.row <= row);
+        &self.findings[a..b]
+    }
+
+    /// The worst severity on `row`.
+    pub fn worst(&self, row: usize) -> Option<Severity> {
+        self.of_row(row).first().map(|f| f.rule.severity)
+    }
+
+    /// `10 findings (1 error, 6 warnings, 3 review)`.
+    pub fn summary(&self) -> String {
+        let [e, w, r] = self.counts;
+        let total = e + w + r;
+        if total == 0 {
+            return "no findings".into();
+        }
+        let mut parts = Vec::new();
+        if e > 0 {
+            parts.push(crate::model::display::counted(e, "error", "errors"));
+        }
+        if w > 0 {
+            parts.push(crate::model::display::counted(w, "warning", "warnings"));
+        }
+        if r > 0 {
+            parts.push(format!("{r} review"));
+        }
+        format!(
+            "{} ({})",
+            crate::model::display::counted(total, "finding", "findings"),
+            parts.join(", ")
+        )
+    }
+
+    /// How a finding names its element: the suggested target, else `role "name"`.
+    pub fn label(&self, snap: &crate::model::Snapshot, row: usize) -> String {
+        match self.targets.get(row).and_then(Option::as_ref) {
+            Some(t) => t.to_string(),
+            None => snap.nodes.get(row).map(audit::shown).unwrap_or_default(),
+        }
+    }
+
+    /// The worst severity of any finding.
+    pub fn worst_overall(&self) -> Option<Severity> {
+        self.by_severity
+            .first()
+            .and_then(|&i| self.findings.get(i))
+            .map(|f| f.rule.severity)
+    }
+}
+
+/// The position of a rule in report order.
+fn rule_order(f: &Finding) -> usize {
+    audit::RULES
+        .iter()
+        .position(|r| r.id == f.rule.id)
+        .unwrap_or(usize::MAX)
+}
+
+impl App {
+    /// The report on the shown tree, when it is made.
+    pub fn report(&self) -> Option<&Report> {
+        match &self.findings.as_ref()?.state {
+            AuditState::Done(r) => Some(r),
+            AuditState::Waiting => None,
+        }
+    }
+
+    /// Whether the audit waits for the first read to finish.
+    pub fn audit_waiting(&self) -> bool {
+        self.findings
+            .as_ref()
+            .is_some_and(|f| matches!(f.state, AuditState::Waiting))
+    }
+
+    /// Runs the rules again when the tree changed since the last run.
+    pub(super) fn sync_findings(&mut self) {
+        let Some(tree) = &self.tree else {
+            self.findings = None;
+            return;
+        };
+        let key = (tree.snap.id, self.audit_version);
+        if self.findings.as_ref().is_some_and(|f| f.key == key) {
+            return;
+        }
+        if tree.snap.truncated == Some(Truncation::Reading) {
+            self.findings = Some(Findings {
+                key,
+                state: AuditState::Waiting,
+            });
+            return;
+        }
+        let toolkit = self.shown.as_ref().and_then(|s| {
+            let a = self.apps.iter().find(|a| a.bus_name == s.bus_name)?;
+            let name = a.toolkit.as_ref()?;
+            let version = a.toolkit_version.as_ref().map_or("", |v| v.as_str());
+            Some(Toolkit::detect(name.as_str(), version))
+        });
+        let opts = Options {
+            read: Read {
+                // The TUI reads the label relation on these (UI Automation and AX do not have
+                // it yet).
+                labels: matches!(self.config.backend.as_str(), "atspi" | "fixture"),
+                // Decided by the whole read: the details pane's fresh reads add bounds to one
+                // element at a time, which must not turn geometry on for the whole tree.
+                bounds: Some(tree.bounds_read),
+                toolkit,
+            },
+            ..Options::default()
+        };
+        let state = match audit::audit_with(&tree.index, &tree.snap, &opts) {
+            Ok(a) => {
+                let mut findings = a.findings;
+                findings.sort_by_key(|f| (f.row, std::cmp::Reverse(f.rule.severity)));
+                let mut by_severity: Vec<usize> = (0..findings.len()).collect();
+                by_severity.sort_by_key(|&i| {
+                    let f = &findings[i];
+                    (std::cmp::Reverse(f.rule.severity), rule_order(f), f.row)
+                });
+                let counts = {
+                    let mut c = [0; 3];
+                    for f in &findings {
+                        c[match f.rule.severity {
+                            Severity::Error => 0,
+                            Severity::Warning => 1,
+                            Severity::Review => 2,
+                        }] += 1;
+                    }
+                    c
+                };
+                AuditState::Done(Report {
+                    findings,
+                    by_severity,
+                    counts,
+                    complete: tree.snap.complete(),
+                    targets: a.targets,
+                    not_evaluated: a.not_evaluated,
+                })
+            }
+            // Every rule is selected: this cannot fail; show nothing rather than panic.
+            Err(_) => AuditState::Waiting,
+        };
+        self.findings = Some(Findings { key, state });
+    }
+
+    /// `!`: the findings overlay.
+    pub(super) fn open_findings(&mut self) {
+        if self.tree.is_none() {
+            self.notice = Some("no tree shown".into());
+            return;
+        }
+        if self.audit_waiting() {
+            self.notice = Some("audit: waiting for the whole tree".into());
+            return;
+        }
+        // Start on the selection's worst finding, if it has one.
+        let selected = match (self.report(), self.selected_node()) {
+            (Some(r), Some((row, _))) => r
+                .by_severity
+                .iter()
+                .position(|&i| r.findings.get(i).is_some_and(|f| f.row == row))
+                .unwrap_or(0),
+            _ => 0,
+        };
+        self.mode = Mode::Findings { selected };
+    }
+
+    pub(super) fn findings_key(&mut self, k: KeyEvent) {
+        let n = self.report().map_or(0, |r| r.by_severity.len());
+        let Mode::Findings { selected } = &mut self.mode else {
+            return;
+        };
+        match k.code {
+            KeyCode::Up | KeyCode::Char('k') => *selected = selected.saturating_sub(1),
+            KeyCode::Down | KeyCode::Char('j') => {
+                *selected = (*selected + 1).min(n.saturating_sub(1))
+            }
+            KeyCode::PageUp => *selected = selected.saturating_sub(10),
+            KeyCode::PageDown => *selected = (*selected + 10).min(n.saturating_sub(1)),
+            KeyCode::Home => *selected = 0,
+            KeyCode::End => *selected = n.saturating_sub(1),
+            KeyCode::Enter => {
+                let i = *selected;
+                self.mode = Mode::Normal;
+                let row = self
+                    .report()
+                    .and_then(|r| r.findings.get(*r.by_severity.get(i)?))
+                    .map(|f| f.row);
+                if let Some(row) = row {
+                    self.go_to_finding(row);
+                }
+            }
+            _ => self.mode = Mode::Normal,
+        }
+    }
+
+    /// `]` / `[`: the next (previous) element with findings after (before) the selection, in
+    /// tree order, wrapping.
+    pub(super) fn step_finding(&mut self, forward: bool) {
+        if self.audit_waiting() {
+            self.notice = Some("audit: waiting for the whole tree".into());
+            return;
+        }
+        let Some(r) = self.report() else {
+            return;
+        };
+        let mut rows: Vec<usize> = r.findings.iter().map(|f| f.row).collect();
+        rows.dedup();
+        let (Some(&first), Some(&last)) = (rows.first(), rows.last()) else {
+            self.notice = Some("no findings".into());
+            return;
+        };
+        let cur = self.selected_node().map(|(r, _)| r);
+        let next = match cur {
+            None => first,
+            Some(c) if forward => rows
+                .get(rows.partition_point(|&x| x <= c))
+                .copied()
+                .unwrap_or(first),
+            Some(c) => {
+                let i = rows.partition_point(|&x| x < c);
+                if i == 0 { last } else { rows[i - 1] }
+            }
+        };
+        let pos = rows.partition_point(|&x| x < next) + 1;
+        let total = rows.len();
+        let what = r
+            .of_row(next)
+            .iter()
+            .map(|f| f.rule.id)
+            .collect::<Vec<_>>()
+            .join(", ");
+        self.go_to_finding(next);
+        self.notice = Some(format!("element {pos} of {total} with findings: {what}"));
+    }
+
+    fn go_to_finding(&mut self, row: usize) {
+        let Some(tree) = &self.tree else {
+            return;
+        };
+        if tree.line_of(row).is_none() && tree.hiding() {
+            self.notice = Some("it is in a hidden branch (H shows every branch)".into());
+            return;
+        }
+        self.focus = Pane::Tree;
+        self.select_row(row);
+    }
+}
