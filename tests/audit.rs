@@ -1,7 +1,8 @@
 //! `treeglass audit` on the real bus: the project's app with planted defects
 //! (`tests/audit_app.py`), one frame per rule holding the defect and one holding its clean
 //! twin. Every planted defect is found on its element, nothing is found in a clean twin, and
-//! the app is alive, registered and answering afterwards. The app is started once.
+//! the app is alive, registered and answering afterwards. The app is started once. The TUI's
+//! findings (`!`, the status line's count, Enter to the element, `]`) on the same app, in tmux.
 
 mod common;
 
@@ -40,8 +41,13 @@ struct AuditApp {
 
 impl AuditApp {
     fn start() -> AuditApp {
+        AuditApp::start_as("cli")
+    }
+
+    /// Started under a name of its own (`tag`), so tests running at once do not share one.
+    fn start_as(tag: &str) -> AuditApp {
         require_stack();
-        let name = format!("tgaudit-{}", std::process::id());
+        let name = format!("tgaudit-{tag}-{}", std::process::id());
         let mut child = Command::new("/usr/bin/python3")
             .arg(format!("{}/tests/audit_app.py", repo()))
             .args(["--name", &name])
@@ -285,6 +291,53 @@ fn planted_defects_are_found_on_their_elements_and_clean_twins_are_clean() {
 /// each app checked alive, registered and answering after it. Starts six real apps, so it is
 /// not part of the default run: `scripts/a11y-session cargo test --test audit -- --ignored
 /// --nocapture`.
+/// The TUI on the same app: the status line counts what `audit` finds, `!` lists the planted
+/// defects worst first, Enter selects the element (its findings top the details pane), `]`
+/// steps on; the app answers afterwards.
+#[test]
+fn the_tui_shows_the_planted_findings() {
+    let mut app = AuditApp::start_as("tui");
+    let v = json_of(&app.audit(&["--json"]));
+    let total = findings(&v).len();
+    assert!(total > 13, "{total} findings");
+    let tmux = common::tmux::Tmux::new();
+    tmux.start(&["--app", &app.app_arg()]);
+    let count = format!("◆ {total} findings");
+    let s = tmux.wait_for(&count, Duration::from_secs(30));
+    assert!(s.contains("◆ "), "badges on the tree: {s}");
+
+    tmux.keys(&["!"]);
+    let s = tmux.wait_for(
+        &format!("Accessibility findings ({total})"),
+        Duration::from_secs(5),
+    );
+    assert!(
+        s.contains("not evaluated: bounds-empty, bounds-outside-parent"),
+        "{s}"
+    );
+    // Worst first: the errors of the planted frames head the list.
+    let first = s
+        .lines()
+        .find(|l| l.contains(" error   ") || l.contains(" warning ") || l.contains(" review  "))
+        .expect("a finding line");
+    assert!(first.contains(" error   "), "errors first: {first}\n{s}");
+    for rule in [
+        "name-missing",
+        "name-blank",
+        "focused-not-focusable",
+        "focus-multiple",
+    ] {
+        assert!(s.contains(rule), "{rule} in the list: {s}");
+    }
+    tmux.keys(&["Enter"]);
+    let s = tmux.wait_for("│◆ error ", Duration::from_secs(5));
+    assert!(!s.contains("Accessibility findings ("), "closed: {s}");
+    tmux.keys(&["]"]);
+    tmux.wait_for("with findings: ", Duration::from_secs(5));
+    tmux.keys(&["q"]);
+    app.assert_alive("the TUI's audit");
+}
+
 #[test]
 #[ignore = "starts every matrix app (minutes): run it to refresh the README's counts"]
 fn matrix_apps_audited_findings_per_rule() {
