@@ -286,6 +286,53 @@ async fn moving_the_selection_does_not_run_the_audit_again() {
     );
 }
 
+/// A tree over `AUDIT_AT_ONCE` nodes is judged once it is quiet: an event is applied at once,
+/// its findings follow after the wait, and meanwhile the last ones stay (same rows).
+#[tokio::test]
+async fn a_big_tree_is_judged_once_it_is_quiet() {
+    use treeglass::model::{Role, Value, synthetic};
+    let nodes = synthetic::generate(treeglass::tui::findings::AUDIT_AT_ONCE + 2_000, 1);
+    let text = nodes
+        .iter()
+        .find(|n| n.role == Role::Text)
+        .map(|n| n.id.clone())
+        .unwrap();
+    let b = FixtureBackend::from_nodes("big", nodes);
+    let mut h = Harness::start(Arc::new(b.clone()), 140, 40, None)
+        .await
+        .unwrap();
+    let judged = h.app.findings.as_ref().map(|f| f.key).unwrap();
+    assert!(
+        h.app.report().is_some(),
+        "judged after the first read's quiet time"
+    );
+    b.user_set(
+        &text,
+        Value::Text {
+            text: "changed".into(),
+        },
+    )
+    .unwrap();
+    h.drain_events();
+    h.flush_now().await;
+    assert!(h.app.audit_version > judged.1, "the change is applied");
+    assert_eq!(
+        h.app.findings.as_ref().unwrap().key,
+        judged,
+        "not judged yet"
+    );
+    assert!(
+        h.app.report().is_some(),
+        "the last findings stay: same snapshot"
+    );
+    h.settle().await.unwrap();
+    assert_eq!(
+        h.app.findings.as_ref().unwrap().key,
+        (judged.0, h.app.audit_version),
+        "judged once quiet"
+    );
+}
+
 /// The first n nodes of `snap` in pre-order, as a read still going on would hand them over.
 fn partial_of(snap: &treeglass::model::Snapshot, n: usize) -> treeglass::model::Snapshot {
     let mut p = snap.clone();

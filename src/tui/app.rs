@@ -52,6 +52,8 @@ pub enum TimerId {
     AppsPoll,
     /// The end of the brief on-screen highlight after a selection change.
     HighlightFlash(u64),
+    /// A big tree has been quiet long enough to be judged again (`findings::AUDIT_WAIT`).
+    Audit,
 }
 
 /// Everything that can change the app.
@@ -245,6 +247,8 @@ pub struct App {
     pub audit_version: u64,
     /// The accessibility checks on the shown tree, made for (snapshot, `audit_version`).
     pub findings: Option<super::findings::Findings>,
+    /// A [`TimerId::Audit`] is running.
+    pub(super) audit_timer: bool,
     /// The node the details pane has read fresh (and any error reading it).
     pub details_read: Option<(NodeId, Option<String>)>,
     /// The platform's diagnosis, asked for when the app list is empty or a window's tree has
@@ -308,6 +312,7 @@ impl App {
             tree_version: 0,
             audit_version: 0,
             findings: None,
+            audit_timer: false,
             details_read: None,
             diagnosis: None,
             diagnosis_for: None,
@@ -476,7 +481,7 @@ impl App {
     /// details read.
     fn after_update(&mut self, fx: &mut Vec<Effect>) {
         self.fix_scroll();
-        self.sync_findings();
+        self.sync_findings(fx);
         let key = match (&self.tree, &self.selection) {
             (Some(t), Some(s)) if s.gone.is_none() => Some((t.snap.id, s.row, self.tree_version)),
             _ => None,

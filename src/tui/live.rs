@@ -529,6 +529,7 @@ impl App {
                 });
             }
             TimerId::HighlightFlash(g) => self.highlight_timer(g),
+            TimerId::Audit => self.audit_timer(fx),
             TimerId::Debounce(g) => {
                 if self.pending.timer != Some(g) {
                     return;
