@@ -100,12 +100,12 @@ const SOFFICE: &str = "/usr/lib/libreoffice/program/soffice.bin";
 pub const BIG_PAGE_ROWS: usize = 2_000;
 
 /// Writes the big page (`tests/web/bigpage.py`) into `dir` and returns its address.
-pub fn big_page_url(dir: &std::path::Path) -> String {
+pub fn big_page_url(dir: &std::path::Path, rows: usize) -> String {
     let file = dir.join("big.html");
     let ok = Command::new("/usr/bin/python3")
         .arg(format!("{}/tests/web/bigpage.py", repo()))
         .arg(&file)
-        .arg(BIG_PAGE_ROWS.to_string())
+        .arg(rows.to_string())
         .status()
         .expect("run tests/web/bigpage.py")
         .success();
@@ -127,6 +127,8 @@ pub struct MatrixApp {
     child: Child,
     pub pid: u32,
     profile: Option<PathBuf>,
+    /// The rows of a big page ([`BIG_PAGE_ROWS`] unless started by [`MatrixApp::start_page`]).
+    pub rows: usize,
 }
 
 /// A new scratch directory for one app's profile and files.
@@ -148,6 +150,15 @@ pub fn form_url() -> String {
 impl MatrixApp {
     /// Starts `kit` and waits until it is registered and its tree has stopped growing.
     pub fn start(kit: Kit) -> MatrixApp {
+        MatrixApp::start_rows(kit, BIG_PAGE_ROWS)
+    }
+
+    /// Chromium on a generated form page of `rows` rows (about 13 nodes a row).
+    pub fn start_page(rows: usize) -> MatrixApp {
+        MatrixApp::start_rows(Kit::BigPage, rows)
+    }
+
+    fn start_rows(kit: Kit, rows: usize) -> MatrixApp {
         require_stack();
         let mut profile = None;
         let mut cmd = match kit {
@@ -166,7 +177,7 @@ impl MatrixApp {
                 let url = if kit == Kit::Firefox {
                     form_url()
                 } else {
-                    big_page_url(&dir)
+                    big_page_url(&dir, rows)
                 };
                 let mut c = Command::new("firefox-esr");
                 c.args(["--no-remote", "--new-instance", "--profile"])
@@ -209,7 +220,7 @@ impl MatrixApp {
             Kit::Chromium | Kit::BigPage => {
                 let dir = scratch("chromium");
                 let url = if kit == Kit::BigPage {
-                    big_page_url(&dir)
+                    big_page_url(&dir, rows)
                 } else {
                     form_url()
                 };
@@ -249,6 +260,7 @@ impl MatrixApp {
             pid: child.id(),
             child,
             profile,
+            rows,
         };
         app.wait_settled();
         app
@@ -292,12 +304,17 @@ impl MatrixApp {
                     // Gecko names a field after its label a little after the page shows.
                     Kit::Chromium | Kit::Firefox => has_node(&v["root"], "text", "Full name:"),
                     Kit::BigPage | Kit::FirefoxBigPage => {
-                        out.contains(&format!("Row {BIG_PAGE_ROWS} done"))
+                        out.contains(&format!("Row {} done", self.rows))
                     }
                     Kit::Calc => out.contains("Sheet1"),
                     _ => true,
                 };
-                if ready && count >= self.kit.min_nodes() && count == last {
+                let min = if self.kit.is_big_page() {
+                    self.kit.min_nodes() * self.rows as u64 / BIG_PAGE_ROWS as u64
+                } else {
+                    self.kit.min_nodes()
+                };
+                if ready && count >= min && count == last {
                     same += 1;
                     if same >= 2 {
                         return;
