@@ -52,8 +52,10 @@ pub struct Report {
     pub counts: [usize; 3],
     /// Whether the tree was read whole (otherwise the findings are on what was read).
     pub complete: bool,
-    /// Every node's suggested target (by row), as the findings name their elements.
-    pub targets: Vec<Option<crate::target::Target>>,
+    /// The suggested target of each row with findings, by row: how the findings name their
+    /// elements (the engine's target for every node is not kept: 100,000 of them are tens of
+    /// MB).
+    targets: Vec<(usize, String)>,
     pub not_evaluated: Vec<NotEvaluated>,
 }
 
@@ -96,9 +98,9 @@ impl Report {
 
     /// How a finding names its element: the suggested target, else `role "name"`.
     pub fn label(&self, snap: &crate::model::Snapshot, row: usize) -> String {
-        match self.targets.get(row).and_then(Option::as_ref) {
-            Some(t) => t.to_string(),
-            None => snap.nodes.get(row).map(audit::shown).unwrap_or_default(),
+        match self.targets.binary_search_by_key(&row, |(r, _)| *r) {
+            Ok(i) => self.targets[i].1.clone(),
+            Err(_) => snap.nodes.get(row).map(audit::shown).unwrap_or_default(),
         }
     }
 
@@ -220,6 +222,15 @@ impl App {
             Ok(a) => {
                 let mut findings = a.findings;
                 findings.sort_by_key(|f| (f.row, std::cmp::Reverse(f.rule.severity)));
+                let mut targets: Vec<(usize, String)> = Vec::new();
+                for f in &findings {
+                    if targets.last().is_none_or(|(r, _)| *r != f.row)
+                        && let Some(Some(t)) = a.targets.get(f.row)
+                    {
+                        targets.push((f.row, t.to_string()));
+                    }
+                }
+                drop(a.targets);
                 let mut by_severity: Vec<usize> = (0..findings.len()).collect();
                 by_severity.sort_by_key(|&i| {
                     let f = &findings[i];
@@ -241,7 +252,7 @@ impl App {
                     by_severity,
                     counts,
                     complete: tree.snap.complete(),
-                    targets: a.targets,
+                    targets,
                     not_evaluated: a.not_evaluated,
                 })
             }
