@@ -267,6 +267,21 @@ fn findings(app: &App, selected: usize, frame: &mut Frame<'_>, area: Rect) {
     let h = area.height.saturating_sub(2).max(6);
     let text_w = w.saturating_sub(2) as usize;
     let (Some(r), Some(tree)) = (app.report(), app.tree.as_ref()) else {
+        // The tree changed under the open list and is not judged yet (a big one).
+        let inner = boxed(
+            frame,
+            area,
+            w,
+            3,
+            Line::from(Span::styled(" Accessibility findings ", theme::NAME)),
+        );
+        frame.render_widget(
+            Paragraph::new(Span::styled(
+                " audit: checking the changed tree…",
+                theme::DIM,
+            )),
+            inner,
+        );
         return;
     };
     let mut head: Vec<Line<'static>> = Vec::new();
