@@ -115,7 +115,11 @@ fn the_big_page_is_read_whole_found_in_and_written() {
         assert_ok(&o, &format!("set {target}"));
         let r = json_of(&o);
         assert_eq!(r["outcome"], "verified", "{r:#}");
-        assert_eq!(pyatspi_of(app.pid, &r)["text"], text, "the page holds {target}");
+        assert_eq!(
+            pyatspi_of(app.pid, &r)["text"],
+            text,
+            "the page holds {target}"
+        );
         app.assert_alive(&format!("set {target}"));
     }
 

@@ -330,7 +330,6 @@ async fn unconfirmed_is_terminal() {
     h.send(Msg::WriteDone {
         write: h.app.writes.last().unwrap().id,
         result: Box::new(r),
-        landed: None,
     });
     h.settle().await.unwrap();
     let screen = h.render();

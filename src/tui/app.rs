@@ -82,11 +82,17 @@ pub enum Msg {
         results: Vec<(NodeId, Result<Node, BackendError>)>,
         details: bool,
     },
-    /// A write or invoke finished, with its change set when it is not verified.
+    /// A write or invoke finished.
     WriteDone {
         write: u64,
         result: Box<WriteResult>,
+    },
+    /// The change set of a write that is not verified, and its advice ending with the
+    /// likeliest landing place.
+    Landed {
+        write: u64,
         landed: Option<Box<crate::write::landed::Landed>>,
+        advice: String,
     },
     /// An accessibility event from the backend.
     Backend(Box<Event>),
@@ -121,7 +127,6 @@ pub enum Effect {
         node: NodeId,
         place: Placement,
         value: String,
-        before: Box<BeforeWrite>,
     },
     /// `write::invoke` → [`Msg::WriteDone`].
     Invoke {
@@ -129,7 +134,15 @@ pub enum Effect {
         node: NodeId,
         place: Placement,
         action: Option<String>,
+    },
+    /// `write::landed::after_write` for a write that is not verified → [`Msg::Landed`].
+    Landed {
+        write: u64,
+        node: NodeId,
+        result: Box<WriteResult>,
         before: Box<BeforeWrite>,
+        /// The text asked for (not for a secret).
+        typed: Option<String>,
     },
     /// Wait, then send [`Msg::Timer`].
     Timer { id: TimerId, after: Duration },
@@ -445,11 +458,12 @@ impl App {
             Msg::Partial { root, snap } => self.on_partial(root, *snap),
             Msg::NodesRead { results, details } => self.on_nodes(results, details, &mut fx),
             Msg::Diagnosed(report) => self.diagnosis = report,
-            Msg::WriteDone {
+            Msg::WriteDone { write, result } => self.on_write_done(write, *result, &mut fx),
+            Msg::Landed {
                 write,
-                result,
                 landed,
-            } => self.on_write_done(write, *result, landed.map(|l| *l), &mut fx),
+                advice,
+            } => self.on_landed(write, landed.map(|l| *l), advice),
             Msg::Backend(ev) => self.on_event(&ev, &mut fx),
             Msg::Lagged(n) => {
                 self.log_event(format!(

@@ -57,7 +57,7 @@ async fn changes(
         node,
         result,
         false,
-        typed.filter(|_| !before.secret),
+        typed,
         before.secret,
     )
     .await
@@ -99,15 +99,26 @@ pub fn plan(ctx: &Arc<Ctx>, effect: Effect) -> Work {
             node,
             place,
             value,
-            before,
         } => Work::Job(Box::pin(async move {
-            let mut result =
+            let result =
                 write::set_value(ctx.backend.as_ref(), &node, &place, &value, &ctx.write).await;
-            let landed = changes(&ctx, &before, &node, &mut result, Some(&value)).await;
             Msg::WriteDone {
                 write,
                 result: Box::new(result),
+            }
+        })),
+        Effect::Landed {
+            write,
+            node,
+            mut result,
+            before,
+            typed,
+        } => Work::Job(Box::pin(async move {
+            let landed = changes(&ctx, &before, &node, &mut result, typed.as_deref()).await;
+            Msg::Landed {
+                write,
                 landed,
+                advice: result.advice,
             }
         })),
         Effect::Invoke {
@@ -115,9 +126,8 @@ pub fn plan(ctx: &Arc<Ctx>, effect: Effect) -> Work {
             node,
             place,
             action,
-            before,
         } => Work::Job(Box::pin(async move {
-            let mut result = write::invoke(
+            let result = write::invoke(
                 ctx.backend.as_ref(),
                 &node,
                 &place,
@@ -125,11 +135,9 @@ pub fn plan(ctx: &Arc<Ctx>, effect: Effect) -> Work {
                 &ctx.write,
             )
             .await;
-            let landed = changes(&ctx, &before, &node, &mut result, None).await;
             Msg::WriteDone {
                 write,
                 result: Box::new(result),
-                landed,
             }
         })),
         Effect::CancelRead => Work::Job(Box::pin(async move {

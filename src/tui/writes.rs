@@ -52,6 +52,10 @@ pub struct WriteEntry {
     pub result: Option<WriteResult>,
     /// What changed elsewhere, for a write that is not verified (`write::landed`).
     pub landed: Option<Landed>,
+    /// The window is being read again for `landed`.
+    pub landed_pending: bool,
+    /// What the change set compares with, until the write is done.
+    before: Option<Box<BeforeWrite>>,
 }
 
 impl App {
@@ -117,6 +121,8 @@ impl App {
             snapshot: self.recording.then_some((snap, row)),
             result: None,
             landed: None,
+            landed_pending: false,
+            before: Some(before),
         });
         self.writes_sel = self.writes.len() - 1;
         fx.push(Effect::SetValue {
@@ -124,7 +130,6 @@ impl App {
             node: node.id,
             place,
             value,
-            before,
         });
     }
 
@@ -165,6 +170,8 @@ impl App {
             snapshot: self.recording.then_some((snap, row)),
             result: None,
             landed: None,
+            landed_pending: false,
+            before: Some(before),
         });
         self.writes_sel = self.writes.len() - 1;
         fx.push(Effect::Invoke {
@@ -173,7 +180,6 @@ impl App {
             place,
             // Handed back to the app, which matches it against its own names.
             action: action.map(|a| a.as_str().to_string()),
-            before,
         });
     }
 
@@ -181,7 +187,6 @@ impl App {
         &mut self,
         write: u64,
         mut result: WriteResult,
-        landed: Option<Landed>,
         fx: &mut Vec<Effect>,
     ) {
         let Some(i) = self.writes.iter().position(|w| w.id == write) else {
@@ -196,6 +201,23 @@ impl App {
             self.unconfirmed.remove(&entry.node.id);
         }
         entry.result = Some(result.clone());
+        // Not verified: the window is read again for what changed elsewhere, after the verdict
+        // is on screen.
+        let verified = matches!(
+            result.outcome,
+            Outcome::Verified | Outcome::Already | Outcome::Secure
+        );
+        let before = entry.before.take();
+        if let Some(before) = before.filter(|_| result.dispatched && !verified) {
+            entry.landed_pending = true;
+            fx.push(Effect::Landed {
+                write,
+                node: entry.node.id.clone(),
+                result: Box::new(result.clone()),
+                typed: entry.value.clone().filter(|_| !before.secret),
+                before,
+            });
+        }
         self.notice = Some(format!(
             "#{} {}{}{}",
             entry.id,
@@ -204,13 +226,12 @@ impl App {
                 .mismatch
                 .map(|m| format!(" ({})", m.as_str()))
                 .unwrap_or_default(),
-            if landed.is_some() {
-                " — c: what changed elsewhere"
+            if entry.landed_pending {
+                " — reading the window again for what changed elsewhere"
             } else {
                 ""
             }
         ));
-        entry.landed = landed;
         fx.push(Effect::WriteCompleted(Box::new(CompletedWrite {
             kind: entry.kind.clone(),
             target: entry.target.clone(),
@@ -223,5 +244,28 @@ impl App {
         let id = entry.node.id.clone();
         self.queue_node(id);
         self.arm(fx);
+    }
+
+    /// A write's change set arrived: shown, and its advice now ends with the likeliest
+    /// landing place.
+    pub(super) fn on_landed(&mut self, write: u64, landed: Option<Landed>, advice: String) {
+        let Some(entry) = self.writes.iter_mut().find(|w| w.id == write) else {
+            return;
+        };
+        entry.landed_pending = false;
+        if let Some(r) = &mut entry.result {
+            r.advice = advice;
+            if landed.is_some() {
+                self.notice = Some(format!(
+                    "#{} {}{} — c: what changed elsewhere",
+                    entry.id,
+                    r.outcome.as_str(),
+                    r.mismatch
+                        .map(|m| format!(" ({})", m.as_str()))
+                        .unwrap_or_default(),
+                ));
+            }
+        }
+        entry.landed = landed;
     }
 }

@@ -126,6 +126,12 @@ fn timeline(w: &WriteEntry, out: &mut Vec<Line<'static>>) {
     }
     if let Some(l) = &w.landed {
         elsewhere(l, out);
+    } else if w.landed_pending {
+        out.push(field(
+            "elsewhere",
+            "… reading the window again for what changed".into(),
+            theme::DIM,
+        ));
     }
     out.push(field(
         "before",
