@@ -81,25 +81,9 @@ impl AuditApp {
     }
 
     fn wait_settled(&self) {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let (mut last, mut same) = (0, 0);
-        while Instant::now() < deadline {
-            let o = treeglass(&["tree", "--app", &self.app_arg(), "--json"]);
-            if o.status.success() {
-                let count = json_of(&o)["node_count"].as_u64().unwrap_or(0);
-                if count > 50 && count == last {
-                    same += 1;
-                    if same >= 2 {
-                        return;
-                    }
-                } else {
-                    same = 0;
-                }
-                last = count;
-            }
-            std::thread::sleep(Duration::from_millis(150));
+        if let Err(last) = common::settled(&self.app_arg(), 50) {
+            panic!("the audit app never settled on the bus (last count {last})");
         }
-        panic!("the audit app never settled on the bus (last count {last})");
     }
 
     fn assert_alive(&mut self, after: &str) {

@@ -74,6 +74,31 @@ pub fn registered_app(pid: u32) -> Option<Value> {
         .cloned()
 }
 
+/// Waits up to 20 s until `tree --app APP` reads more than `min` nodes three times in a row
+/// with the same count; `Err` with the last count when it never does.
+pub fn settled(app: &str, min: u64) -> Result<(), u64> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let (mut last, mut same) = (0u64, 0);
+    while Instant::now() < deadline {
+        let o = treeglass(&["tree", "--app", app, "--json"]);
+        if o.status.success() {
+            let v: Value = serde_json::from_slice(&o.stdout).unwrap_or(Value::Null);
+            let count = v["node_count"].as_u64().unwrap_or(0);
+            if count > min && count == last {
+                same += 1;
+                if same >= 2 {
+                    return Ok(());
+                }
+            } else {
+                same = 0;
+            }
+            last = count;
+        }
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    Err(last)
+}
+
 /// Panics unless the app with this pid (`what` in messages) is registered on the bus and
 /// answers a plain call from an independent client within 2 s, after `after`: registered is
 /// not enough, a hung app stays registered.
@@ -193,30 +218,12 @@ impl FixtureApp {
 
     /// Waits until treeglass sees the app and its node count holds still.
     pub fn wait_settled(&self) {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let mut last = 0u64;
-        let mut same = 0;
-        while Instant::now() < deadline {
-            let o = treeglass(&["tree", "--app", &format!("^{}$", self.name), "--json"]);
-            if o.status.success() {
-                let v: Value = serde_json::from_slice(&o.stdout).unwrap_or(Value::Null);
-                let count = v["node_count"].as_u64().unwrap_or(0);
-                if count > 1 && count == last {
-                    same += 1;
-                    if same >= 2 {
-                        return;
-                    }
-                } else {
-                    same = 0;
-                }
-                last = count;
-            }
-            std::thread::sleep(Duration::from_millis(150));
+        if let Err(last) = settled(&self.app_arg(), 1) {
+            panic!(
+                "fixture app {} never appeared (or never settled) on the bus (last count {last})",
+                self.name
+            );
         }
-        panic!(
-            "fixture app {} never appeared (or never settled) on the bus",
-            self.name
-        );
     }
 
     /// `--app` pattern matching exactly this app.
