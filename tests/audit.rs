@@ -6,9 +6,9 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::{assert_answers, json_of, repo, require_stack, treeglass};
 use serde_json::Value;
@@ -103,16 +103,7 @@ impl AuditApp {
 
 impl Drop for AuditApp {
     fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "quit");
-        let deadline = Instant::now() + Duration::from_secs(3);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        common::quit_child(&mut self.stdin, &mut self.child);
     }
 }
 

@@ -254,17 +254,23 @@ impl Drop for FixtureApp {
             .arg("-CONT")
             .arg(self.pid.to_string())
             .status();
-        let _ = writeln!(self.stdin, "quit");
-        let deadline = Instant::now() + Duration::from_secs(3);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        quit_child(&mut self.stdin, &mut self.child);
     }
+}
+
+/// Stops an app that takes `quit` on its stdin (the project's own apps): asks, waits up to
+/// 3 s, then kills it.
+pub fn quit_child(stdin: &mut ChildStdin, child: &mut Child) {
+    let _ = writeln!(stdin, "quit");
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < deadline {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// Starts `gtk3-widget-factory` (a GtkApplication: one instance per bus) and waits until its
