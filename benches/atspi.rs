@@ -25,8 +25,8 @@ use common::matrix::{Kit, MatrixApp};
 use treeglass::backend::atspi::AtspiBackend;
 use treeglass::backend::{Backend, Limits};
 use treeglass::model::NodeId;
+use treeglass::selector::{Resolution, Target};
 use treeglass::session::Session;
-use treeglass::target::{Resolution, Target};
 use treeglass::write::{Outcome, Placement, WriteOptions, set_value};
 
 const RUNS: usize = 21;

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use treeglass::audit::{self, Options};
 use treeglass::model::{Role, Snapshot, SnapshotId, synthetic};
-use treeglass::target::{SnapshotIndex, suggest_all_with};
+use treeglass::selector::{SnapshotIndex, suggest_all_with};
 
 const RUNS: usize = 11;
 

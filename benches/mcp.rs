@@ -27,8 +27,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use treeglass::backend::Limits;
 use treeglass::backend::atspi::AtspiBackend;
+use treeglass::selector::Target;
 use treeglass::session::Session;
-use treeglass::target::Target;
 use treeglass::write::{Outcome, Placement, WriteOptions, set_value};
 
 const RUNS: usize = 11;

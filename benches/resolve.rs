@@ -7,7 +7,9 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use treeglass::model::{Role, Snapshot, SnapshotId, synthetic};
-use treeglass::target::{Grade, Resolution, SnapshotIndex, Target, resolve_with, suggest_all_with};
+use treeglass::selector::{
+    Grade, Resolution, SnapshotIndex, Target, resolve_with, suggest_all_with,
+};
 
 const RUNS: usize = 31;
 

@@ -13,7 +13,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use crate::backend::{Backend, BackendError, Limits};
 use crate::model::{Node, NodeId, Role, Snapshot, SnapshotId, Token};
-use crate::target::{Resolution, RoleSpec, Target, resolve, resolve_for_write};
+use crate::selector::{Resolution, RoleSpec, Target, resolve, resolve_for_write};
 
 /// The longest a target may be waited for.
 pub const MAX_RESOLVE_TIMEOUT: Duration = Duration::from_secs(120);

@@ -12,8 +12,8 @@ use common::*;
 use treeglass::backend::atspi::AtspiBackend;
 use treeglass::backend::{AppInfo, Backend, BackendError, Event, Limits, WriteAck, WriteOp};
 use treeglass::model::{Node, NodeId, Snapshot};
+use treeglass::selector::{Resolution, suggest_all};
 use treeglass::session::Session;
-use treeglass::target::{Resolution, suggest_all};
 
 fn rt() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
@@ -54,7 +54,7 @@ async fn suggestions_resolve_back(app: &str) -> (usize, Vec<String>) {
             continue;
         };
         // Round trip through the string form, then resolve against a fresh read.
-        let parsed = treeglass::target::Target::parse(&t.to_string()).unwrap();
+        let parsed = treeglass::selector::Target::parse(&t.to_string()).unwrap();
         let fresh = session
             .resolve_fresh(&root, &parsed, Duration::from_secs(2), &Limits::default())
             .await
@@ -149,7 +149,7 @@ fn find_waits_for_an_element_that_appears_later() {
         let inner = AtspiBackend::connect(Duration::from_secs(5)).await.unwrap();
         let window = window_of(&inner, &name).await;
         let session = Session::new(Arc::new(Watched { inner, read: tx }));
-        let target = treeglass::target::Target::parse("button \"Item 1\"").unwrap();
+        let target = treeglass::selector::Target::parse("button \"Item 1\"").unwrap();
         let finder = tokio::spawn(async move {
             session
                 .resolve_fresh(

@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 use treeglass::model::{Role, State};
-use treeglass::target::{
+use treeglass::selector::{
     MAX_TARGET_CHARS, Neighbour, Parts, Query, QueryMode, RoleSpec, StateReq, Target,
 };
 

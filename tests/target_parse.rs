@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used)]
 
 use treeglass::model::{Role, State};
-use treeglass::target::{
+use treeglass::selector::{
     MAX_TARGET_CHARS, MAX_WITHIN, ParseError, Query, QueryMode, RoleSpec, StateReq, Target,
 };
 
@@ -383,7 +383,7 @@ fn positions_labels_and_neighbours() {
 
 #[test]
 fn grades() {
-    use treeglass::target::Grade;
+    use treeglass::selector::Grade;
     for (s, grade) in [
         (r#"button "Save""#, Grade::Stable),
         ("slider", Grade::Stable),

@@ -5,7 +5,7 @@
 use treeglass::model::{
     Node, NodeId, Role, Snapshot, SnapshotId, State, States, Truncation, Value, synthetic,
 };
-use treeglass::target::{
+use treeglass::selector::{
     Field, Grade, Resolution, SnapshotIndex, Target, Tier, match_all, matches, resolve,
     resolve_with, suggest, suggest_all, suggest_with,
 };
@@ -607,7 +607,7 @@ fn suggestions_resolve_back_on_a_generated_tree() {
 }
 
 fn suggest_all_with_index(ix: &SnapshotIndex, s: &Snapshot) -> Vec<Option<Target>> {
-    treeglass::target::suggest_all_with(ix, s)
+    treeglass::selector::suggest_all_with(ix, s)
 }
 
 #[test]
@@ -648,11 +648,11 @@ fn suggestions_never_use_a_name_that_is_the_current_value() {
         unreadable: 0,
         read_ms: 0.0,
     };
-    let t = treeglass::target::suggest(&snap, 1).unwrap().to_string();
+    let t = treeglass::selector::suggest(&snap, 1).unwrap().to_string();
     assert_eq!(t, "combo-box \"Colour\"");
     // A name that is not the value is still the first choice.
     assert_eq!(
-        treeglass::target::suggest(&snap, 2).unwrap().to_string(),
+        treeglass::selector::suggest(&snap, 2).unwrap().to_string(),
         "combo-box \"Size\""
     );
 }

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use treeglass::backend::strategy::{NoWay, WritePlan, option_rows, steps_to};
 use treeglass::backend::{ax, uia};
 use treeglass::model::{Node, Role, Snapshot, State, Toggle, Value};
-use treeglass::target::{Resolution, Target, resolve};
+use treeglass::selector::{Resolution, Target, resolve};
 use treeglass::write::rules::{
     Observed, Refusal, Requested, choose_option, observe, plan_request, satisfies,
 };

@@ -12,8 +12,8 @@ use serde_json::Value;
 use treeglass::backend::Backend;
 use treeglass::backend::fixture::FixtureBackend;
 use treeglass::model::{Toggle, Value as NodeValue};
+use treeglass::selector::Target;
 use treeglass::session::Session;
-use treeglass::target::Target;
 use treeglass::workflow::record::RECORDING_VERSION;
 use treeglass::workflow::schema;
 use treeglass::workflow::{

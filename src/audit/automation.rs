@@ -5,7 +5,7 @@ use super::{Context, Hit, Needs, Rule, Severity};
 use std::collections::HashMap;
 
 use crate::model::Role;
-use crate::target::Grade;
+use crate::selector::Grade;
 
 pub(super) const TARGET_POSITIONAL: Rule = Rule {
     id: "target-positional",

@@ -22,7 +22,7 @@ mod unique;
 use serde::Serialize;
 
 use crate::model::{Node, Role, Snapshot, State, Toolkit};
-use crate::target::{Grade, SnapshotIndex, Target, suggest_all_with};
+use crate::selector::{Grade, SnapshotIndex, Target, suggest_all_with};
 
 /// How much a finding matters. Ordered: `Review < Warning < Error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

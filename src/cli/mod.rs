@@ -14,8 +14,8 @@ use regex::Regex;
 
 use crate::backend::{AppInfo, Backend, BackendError, Limits, WindowInfo};
 use crate::model::{NodeId, Snapshot, Token, Truncation, sanitize, scrub_lines};
+use crate::selector::{Resolution, Target};
 use crate::session::{Fresh, MAX_RESOLVE_TIMEOUT, Session, TokenRefusal};
-use crate::target::{Resolution, Target};
 use crate::write::{Outcome, Placement, WriteOptions, WriteResult};
 
 /// Exit codes, documented in `--help`.
@@ -971,7 +971,7 @@ pub async fn tree(backend: &dyn Backend, args: &TreeArgs) -> Result<(Printed, i3
         _ => exit::OK,
     };
     let targets: Option<Vec<Option<output::Suggested>>> = args.targets.then(|| {
-        crate::target::suggest_all(&snap)
+        crate::selector::suggest_all(&snap)
             .into_iter()
             .map(|t| t.as_ref().map(output::Suggested::of))
             .collect()
@@ -999,7 +999,7 @@ fn parse_target(raw: &str) -> Result<Target, Failure> {
 }
 
 /// A target that does not parse: the error with a caret under its column.
-pub fn target_failure(raw: &str, e: &crate::target::ParseError) -> Failure {
+pub fn target_failure(raw: &str, e: &crate::selector::ParseError) -> Failure {
     Failure::new(
         exit::TARGET_SYNTAX,
         format!(

@@ -12,8 +12,8 @@ pub use crate::model::display::{ECHO_CHARS, key_states, node_line, value_text};
 pub use crate::model::json::node_json;
 use crate::model::json::value_json;
 use crate::model::{Snapshot, literal, sanitize};
+use crate::selector::{Candidate, Grade, Resolution, SnapshotIndex, Target, suggest_with};
 use crate::session::Fresh;
-use crate::target::{Candidate, Grade, Resolution, SnapshotIndex, Target, suggest_with};
 use crate::write::WriteResult;
 
 /// Pretty, terminal-safe JSON through the one JSON writer ([`crate::json`]).
@@ -606,7 +606,7 @@ mod tests {
             .snapshot(&apps[0].windows[0].id, &Limits::default())
             .await
             .unwrap();
-        let targets: Vec<Option<Suggested>> = crate::target::suggest_all(&snap)
+        let targets: Vec<Option<Suggested>> = crate::selector::suggest_all(&snap)
             .iter()
             .map(|t| t.as_ref().map(Suggested::of))
             .collect();

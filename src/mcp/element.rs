@@ -11,8 +11,8 @@ use super::reply::Fault;
 use crate::backend::{AppInfo, Limits};
 use crate::cli::{self, Scope, exit};
 use crate::model::{NodeId, Snapshot, Token, sanitize};
+use crate::selector::Target;
 use crate::session::{DEFAULT_RESOLVE_TIMEOUT, MAX_RESOLVE_TIMEOUT, Session, TokenRefusal};
-use crate::target::Target;
 
 /// A target as given: its parsed form and the text it was given as (for messages and results).
 pub struct Given {
@@ -147,7 +147,7 @@ pub async fn locate(
                 fault: token_fault(e),
                 refusal: true,
             })?;
-            let target = crate::target::suggest(&snap, row).map(|t| t.to_string());
+            let target = crate::selector::suggest(&snap, row).map(|t| t.to_string());
             let root = snap.nodes[0].id.clone();
             Ok(Located {
                 snap,

@@ -37,7 +37,7 @@ pub async fn window_state(session: &Session, args: &WindowStateArgs) -> Result<R
         Err(e) => return Err(e.into()),
     };
     let raw = args.raw.unwrap_or(false);
-    let targets: Vec<Option<output::Suggested>> = crate::target::suggest_all(&snap)
+    let targets: Vec<Option<output::Suggested>> = crate::selector::suggest_all(&snap)
         .iter()
         .map(|t| t.as_ref().map(output::Suggested::of))
         .collect();
@@ -198,7 +198,7 @@ mod tests {
             .snapshot(&apps[0].windows[0].id, &Limits::default())
             .await
             .unwrap();
-        let targets: Vec<Option<output::Suggested>> = crate::target::suggest_all(&snap)
+        let targets: Vec<Option<output::Suggested>> = crate::selector::suggest_all(&snap)
             .iter()
             .map(|t| t.as_ref().map(output::Suggested::of))
             .collect();

@@ -508,7 +508,7 @@ impl App {
         if stale {
             self.suggestion = key.map(|k| {
                 let s = self.tree.as_ref().and_then(|t| {
-                    crate::target::suggest_with(&t.index, &t.snap, k.1).map(|t| t.to_string())
+                    crate::selector::suggest_with(&t.index, &t.snap, k.1).map(|t| t.to_string())
                 });
                 (k, s)
             });

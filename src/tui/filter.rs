@@ -6,7 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use super::app::App;
 use super::input::LineInput;
 use super::mode::Mode;
-use crate::target::{ParseError, Target};
+use crate::selector::{ParseError, Target};
 
 /// The filter bar's uniqueness badge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,7 +119,7 @@ impl App {
                 Ok(t) => {
                     f.error = None;
                     f.matches = match &self.tree {
-                        Some(tree) => crate::target::matches(&tree.index, &tree.snap, &t),
+                        Some(tree) => crate::selector::matches(&tree.index, &tree.snap, &t),
                         None => Vec::new(),
                     };
                     let complete = self.tree.as_ref().is_none_or(|t| t.snap.complete());

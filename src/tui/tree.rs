@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use crate::fold::{self, Line};
 use crate::model::{Node, NodeId, Snapshot, State};
-use crate::target::SnapshotIndex;
+use crate::selector::SnapshotIndex;
 
 /// FNV-1a: a cheap, stable hash for the id lookup table (collisions are checked by comparing
 /// ids, so quality only affects speed).
@@ -411,7 +411,10 @@ mod tests {
         let e = t.patch(3, fresh);
         assert!(e.matchable && e.visible);
         assert_eq!(t.node(3).unwrap().parent, Some(2));
-        let target = crate::target::Target::parse("\"A2\"").unwrap();
-        assert_eq!(crate::target::matches(&t.index, &t.snap, &target), vec![3]);
+        let target = crate::selector::Target::parse("\"A2\"").unwrap();
+        assert_eq!(
+            crate::selector::matches(&t.index, &t.snap, &target),
+            vec![3]
+        );
     }
 }

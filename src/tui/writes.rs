@@ -79,7 +79,7 @@ impl App {
         let target = if self.selection.as_ref().is_some_and(|s| s.row == row) {
             self.suggestion().map(str::to_string)
         } else {
-            crate::target::suggest_with(&tree.index, &tree.snap, row).map(|t| t.to_string())
+            crate::selector::suggest_with(&tree.index, &tree.snap, row).map(|t| t.to_string())
         };
         (target.unwrap_or_else(|| token.clone()), token)
     }

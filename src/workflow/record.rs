@@ -28,7 +28,7 @@ use super::format::*;
 use super::schema::Issue;
 use super::validate;
 use crate::model::{AppText, Node, NodeId, Role, Snapshot, State, Toggle, Value, format_number};
-use crate::target::{
+use crate::selector::{
     Grade, Query, Resolution, RoleSpec, SnapshotIndex, StateReq, Target, matches, resolve, suggest,
 };
 use crate::write::{Outcome, WriteResult};
@@ -385,12 +385,12 @@ fn with_state(t: &Target, req: StateReq) -> Option<Target> {
         return None;
     }
     let out = t
-        .with_parts(crate::target::Parts {
+        .with_parts(crate::selector::Parts {
             states,
             ..t.parts()
         })
         .ok()?;
-    (out.to_string().chars().count() <= crate::target::MAX_TARGET_CHARS).then_some(out)
+    (out.to_string().chars().count() <= crate::selector::MAX_TARGET_CHARS).then_some(out)
 }
 
 /// The first line of `s`, trimmed, at most 1024 characters: a `textContains` that holds
@@ -528,7 +528,7 @@ fn stable_alternative(snap: &Snapshot, row: usize, t: &Target) -> Stability {
     let unique_here =
         |c: &Target| matches!(resolve(snap, c), Resolution::Unique { row: r, .. } if r == row);
     match tries.into_iter().find(|c| {
-        c.to_string().chars().count() <= crate::target::MAX_TARGET_CHARS && unique_here(c)
+        c.to_string().chars().count() <= crate::selector::MAX_TARGET_CHARS && unique_here(c)
     }) {
         Some(alt) => Stability::Replaced(alt),
         None => Stability::ValueNamed(value),
@@ -762,7 +762,7 @@ impl Recorder {
         let given = r
             .given
             .and_then(|g| Target::parse(g).ok())
-            .filter(|t| t.to_string().chars().count() <= crate::target::MAX_TARGET_CHARS)
+            .filter(|t| t.to_string().chars().count() <= crate::selector::MAX_TARGET_CHARS)
             .filter(|t| names_row(t));
         let built = || {
             let query = (!node.name.as_str().trim().is_empty())
@@ -770,7 +770,7 @@ impl Recorder {
                 .flatten();
             Target::new(Some(RoleSpec::Role(node.role)), query, Vec::new())
                 .ok()
-                .filter(|t| t.to_string().chars().count() <= crate::target::MAX_TARGET_CHARS)
+                .filter(|t| t.to_string().chars().count() <= crate::selector::MAX_TARGET_CHARS)
         };
         let t = given.or_else(built);
         let n = t.as_ref().map(count);
@@ -986,7 +986,7 @@ impl Recorder {
             })
             .unwrap_or_else(|| "target".into());
         let mut flags = Vec::new();
-        if target.to_string().chars().count() > crate::target::MAX_TARGET_CHARS {
+        if target.to_string().chars().count() > crate::selector::MAX_TARGET_CHARS {
             flags.push("the target is longer than 1024 characters".into());
         }
         let mut expect = expect_for(Action::Wait, Some(target), None, None, None, false);

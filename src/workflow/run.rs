@@ -33,8 +33,8 @@ use super::schema::Issue;
 use super::validate::{self, WAIT_CONDITIONS, substitute};
 use crate::backend::{BackendError, Limits};
 use crate::model::{AppText, NodeId, Role, Snapshot, sanitize};
+use crate::selector::{Candidate, Resolution, Target, resolve_for_write};
 use crate::session::Session;
-use crate::target::{Candidate, Resolution, Target, resolve_for_write};
 use crate::write::{MismatchKind, Outcome, Placement, WriteOptions, WriteResult};
 
 /// Secrets shorter than this are masked in reports only where they stand as whole words.

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::format::*;
 use super::schema::{self, Issue};
 use crate::model::Role;
-use crate::target::{RoleSpec, Target};
+use crate::selector::{RoleSpec, Target};
 
 /// Files larger than this are refused before parsing (1 MiB).
 pub const MAX_FILE_BYTES: u64 = 1 << 20;

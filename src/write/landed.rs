@@ -231,7 +231,7 @@ pub async fn landed(
         }
         // Each element still there gets the target a script would name it by.
         if !out.changes.is_empty() {
-            let ix = crate::target::SnapshotIndex::new(&after);
+            let ix = crate::selector::SnapshotIndex::new(&after);
             for c in &mut out.changes {
                 if c.kind == Kind::Removed {
                     continue;
@@ -240,7 +240,7 @@ pub async fn landed(
                     .nodes
                     .iter()
                     .position(|n| n.id.0 == c.id)
-                    .and_then(|row| crate::target::suggest_with(&ix, &after, row))
+                    .and_then(|row| crate::selector::suggest_with(&ix, &after, row))
                     .map(|t| t.to_string());
             }
         }

@@ -11,7 +11,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{block, theme};
 use crate::model::{AppText, Node, Value, display, format_number, sanitize};
-use crate::target::{Grade, Target};
+use crate::selector::{Grade, Target};
 use crate::tui::app::App;
 
 fn field(label: &'static str, value: String, style: ratatui::style::Style) -> Line<'static> {

@@ -227,7 +227,7 @@ impl SnapshotIndex {
 mod tests {
     use super::*;
     use crate::model::{Value, synthetic};
-    use crate::target::{Target, matches};
+    use crate::selector::{Target, matches};
 
     #[test]
     fn update_row_matches_a_fresh_build() {

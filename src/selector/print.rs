@@ -129,7 +129,7 @@ impl fmt::Display for Target {
 mod tests {
     use super::*;
     use crate::model::{Role, State};
-    use crate::target::{Neighbour, Parts, Query, QueryMode, StateReq};
+    use crate::selector::{Neighbour, Parts, Query, QueryMode, StateReq};
     use proptest::prelude::*;
 
     fn hostile_text() -> impl Strategy<Value = String> {
