@@ -198,12 +198,14 @@ async fn main() {
     );
     println!("  GetItems: the app's own Cache.GetItems call; level walk: pipelined per-level");
     println!("  GetRole + Name + GetChildren (raw D-Bus); pyatspi: recursive walk, in-process;");
-    println!("  process: the whole `treeglass tree --json` command (median of {PROCESS_RUNS}).");
+    println!("  process: the whole `treeglass tree --json` command (median of {PROCESS_RUNS});");
+    println!("  py/level: pyatspi over the level walk, the most any reader that asks each element");
+    println!("  at least its role, name and children can gain on pyatspi with this app.");
     if baseline().is_some() {
         println!("  base: the same process with the baseline binary, runs alternating.");
     }
     println!(
-        "{:<22} {:>6} {:>8} {:>8} {:>9} {:>6} {:>8} {:>8} {:>9} {:>8} {:>9} {:>9} {:>9}",
+        "{:<22} {:>6} {:>8} {:>8} {:>9} {:>6} {:>8} {:>8} {:>9} {:>8} {:>9} {:>9} {:>9} {:>9}",
         "app",
         "nodes",
         "warm",
@@ -215,6 +217,7 @@ async fn main() {
         "process",
         "warm/GI",
         "py/proc",
+        "py/level",
         "base",
         "py/base"
     );
@@ -224,7 +227,7 @@ async fn main() {
             None => ("—".into(), "—".into()),
         };
         println!(
-            "{:<22} {:>6} {:>8.2} {:>8.2} {:>9.2} {:>6} {:>8.2} {:>8.2} {:>9.2} {:>7.2}× {:>8.2}× {:>9} {:>9}",
+            "{:<22} {:>6} {:>8.2} {:>8.2} {:>9.2} {:>6} {:>8.2} {:>8.2} {:>9.2} {:>7.2}× {:>8.2}× {:>8.2}× {:>9} {:>9}",
             r.label,
             r.nodes,
             r.warm,
@@ -236,6 +239,7 @@ async fn main() {
             r.process,
             r.warm / r.getitems,
             r.pyatspi / r.process,
+            r.pyatspi / r.level,
             base,
             py_base
         );
@@ -393,6 +397,8 @@ fn big_row(kit: Kit) -> String {
             format!("{:.2}", median(v))
         }
     };
+    // What the app answers: a read call by call (no cache) cannot beat this per element.
+    let costs = kit.is_big_page().then(|| call_costs(app.pid));
     let (paint, whole, tui_mb) = tui_paint(&pid);
     let mut lines = Vec::new();
     for b in 0..n {
@@ -428,7 +434,39 @@ fn big_row(kit: Kit) -> String {
             tui
         ));
     }
+    if let Some(costs) = costs {
+        let sum: f64 = costs.iter().map(|(_, us)| us).sum();
+        let each: Vec<String> = costs
+            .iter()
+            .map(|(kind, us)| format!("{kind} {us:.0}"))
+            .collect();
+        lines.push(format!(
+            "  the app's answers, µs a call (every check box asked at once, one kind at a time): {}; \
+             Σ {sum:.0} µs an element: {:.2} s for the page asked call by call",
+            each.join(" · "),
+            sum * nodes[0] as f64 / 1e6
+        ));
+    }
     lines.join("\n")
+}
+
+/// [`AtspiBackend::call_costs`] on the check boxes of `pid`'s window, on a connection and
+/// runtime of its own (the big trees' part runs outside the bench's runtime).
+fn call_costs(pid: u32) -> Vec<(&'static str, f64)> {
+    let root = root_of(pid);
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Runtime::new().expect("a runtime");
+        rt.block_on(async {
+            let b = AtspiBackend::connect(Duration::from_secs(5))
+                .await
+                .expect("connect to the a11y bus");
+            b.call_costs(&root, treeglass::model::Role::CheckBox)
+                .await
+                .expect("the app's call costs")
+        })
+    })
+    .join()
+    .expect("the call-cost thread")
 }
 
 /// The inspector on `pid`'s window, whole process: seconds to the first frame with tree lines

@@ -250,20 +250,43 @@ impl Session {
         {
             return Ok(None);
         }
-        let Some((root_node, found)) = self.backend.candidates(root, *role, limits.labels).await?
-        else {
-            return Ok(None);
+        let mut named = None;
+        // Names first: when one element of the role bears the query's text exactly and passes
+        // the other clauses, no other can be named as well (`Target::exact_name`).
+        if let Some(exact) = target.exact_name() {
+            let Some(c) = self
+                .backend
+                .candidates(root, *role, limits.labels, Some(exact))
+                .await?
+            else {
+                return Ok(None);
+            };
+            let flat = flat_snapshot(c.root, c.nodes);
+            // Row 0 is the root, read whatever its name: only a named candidate is proof.
+            if let Resolution::Unique { row, .. } = resolve(&flat, target)
+                && row > 0
+            {
+                named = Some((flat.nodes[row].id.clone(), c.searched));
+            }
+        }
+        let (id, count) = match named {
+            Some(n) => n,
+            None => {
+                let Some(c) = self
+                    .backend
+                    .candidates(root, *role, limits.labels, None)
+                    .await?
+                else {
+                    return Ok(None);
+                };
+                let flat = flat_snapshot(c.root, c.nodes);
+                let Resolution::Unique { row, .. } = resolve(&flat, target) else {
+                    return Ok(None);
+                };
+                (flat.nodes[row].id.clone(), c.searched)
+            }
         };
-        let count = found.len();
-        let flat = flat_snapshot(root_node, found);
-        let Resolution::Unique { row, .. } = resolve(&flat, target) else {
-            return Ok(None);
-        };
-        let path = match self
-            .backend
-            .path_to(root, &flat.nodes[row].id, limits.labels)
-            .await
-        {
+        let path = match self.backend.path_to(root, &id, limits.labels).await {
             Ok(p) => p,
             Err(e @ BackendError::AppGone { .. }) => return Err(e),
             Err(e) => {

@@ -309,6 +309,15 @@ impl WriteOp {
 /// out; only a read-back proves the effect.
 pub type WriteAck = Result<bool, BackendError>;
 
+/// What [`Backend::candidates`] found: the root read as a candidate, the candidates it
+/// returns, and how many elements of the role the app found in all.
+#[derive(Debug, Clone)]
+pub struct Candidates {
+    pub root: Node,
+    pub nodes: Vec<Node>,
+    pub searched: usize,
+}
+
 /// The one layer every platform implements.
 #[async_trait]
 pub trait Backend: Send + Sync {
@@ -366,12 +375,17 @@ pub trait Backend: Send + Sync {
     /// role, each read as a target's resolution needs it (fields, states, value; the label
     /// relation when `labels`), in document order, with no children. `None`: this backend or
     /// this app cannot narrow (read the tree instead). The set is complete or not given.
+    ///
+    /// With `named`, every candidate's name is read first and only those named exactly so
+    /// (`Target::name_is_exactly`) are read further and returned; `searched` still counts them
+    /// all. On a big page that is one call per candidate instead of three or more.
     async fn candidates(
         &self,
         _root: &NodeId,
         _role: Role,
         _labels: bool,
-    ) -> Result<Option<(Node, Vec<Node>)>, BackendError> {
+        _named: Option<&str>,
+    ) -> Result<Option<Candidates>, BackendError> {
         Ok(None)
     }
 

@@ -456,6 +456,24 @@ impl Target {
     /// The 1-based position among this clause's matches, in document order.
     /// Whether matching needs the label relation (`labelled-by` here or in an ancestor
     /// clause): a backend reads it only when asked (`Limits::labels`).
+    /// The name an element must have, exactly, to reach the best level this target's query
+    /// can reach (exact, on the name): `Some` for a target with a query in the tiered or exact
+    /// mode and no label clause. An element named otherwise can meet such a query only at a
+    /// lower level (on its description or value, or as a substring), so when exactly one
+    /// element so named passes the target's other clauses, it is the one the target names,
+    /// whatever the rest hold: the app can be asked for names first and the rest only of those.
+    pub fn exact_name(&self) -> Option<&str> {
+        let q = self.query()?;
+        let exact_first = matches!(q.mode(), QueryMode::Tiered | QueryMode::Exact);
+        (exact_first && self.label().is_none()).then(|| q.text())
+    }
+
+    /// Whether `name` meets [`Target::exact_name`]'s `exact` as resolution's exact tier
+    /// compares them (outer white space aside, case kept).
+    pub fn name_is_exactly(name: &str, exact: &str) -> bool {
+        name.trim() == exact
+    }
+
     pub fn uses_labels(&self) -> bool {
         self.label().is_some() || self.within().is_some_and(Target::uses_labels)
     }

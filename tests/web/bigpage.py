@@ -6,7 +6,11 @@ Usage: /usr/bin/python3 tests/web/bigpage.py OUT.html [ROWS]
 
 Row i (1-based) has the text input labelled "Row i name" (value "name i"), the check box
 "Row i done" (checked when i is a multiple of 7) and the select "Row i colour" (Red, Green, Blue;
-Green selected when i is even). Every name is unique, so a target for any one of them is unique.
+Green selected when i is even). Every row's names are unique, so a target for any one of them is
+unique.
+
+After the rows, a few check boxes that make resolving by name alone wrong: two named "Twin"; one
+named "Echo" and one whose description is "Echo"; "Shade" unchecked beside "Shade 2" checked.
 """
 
 import sys
@@ -32,6 +36,16 @@ def page(rows):
             f"<option>Red</option><option{green}>Green</option><option>Blue</option>"
             "</select></div>"
         )
+    out.append(
+        '<div id="decoys">'
+        '<input id="t1" type="checkbox"><label for="t1">Twin</label>'
+        '<input id="t2" type="checkbox"><label for="t2">Twin</label>'
+        '<input id="e1" type="checkbox"><label for="e1">Echo</label>'
+        '<input id="e2" type="checkbox" aria-description="Echo"><label for="e2">Other</label>'
+        '<input id="s1" type="checkbox"><label for="s1">Shade</label>'
+        '<input id="s2" type="checkbox" checked><label for="s2">Shade 2</label>'
+        "</div>"
+    )
     out.append("</form></body></html>")
     return "\n".join(out) + "\n"
 

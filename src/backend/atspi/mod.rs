@@ -21,7 +21,8 @@ use self::bus::*;
 use self::calls::{Caller, GoneApps, KeySynth, Listable, ROOT_PATH};
 use super::toolkit::Toolkit;
 use super::{
-    AppInfo, Backend, BackendError, Event, EventKind, Limits, WindowInfo, WriteAck, WriteOp,
+    AppInfo, Backend, BackendError, Candidates, Event, EventKind, Limits, WindowInfo, WriteAck,
+    WriteOp,
 };
 use crate::model::{AppText, Bounds, Interface, Node, NodeId, Role, Snapshot};
 
@@ -205,6 +206,24 @@ impl AtspiBackend {
 
     fn caller(&self) -> &Caller {
         &self.caller
+    }
+
+    /// How fast an app answers each kind of call an element's read sends (microseconds per
+    /// call, every element asked at once, one kind at a time), measured on the elements of
+    /// `role` under `root` that `Collection.GetMatches` finds (the browsers). For the
+    /// benchmark, which compares a read without the app's cache with what the app can answer.
+    pub async fn call_costs(
+        &self,
+        root: &NodeId,
+        role: Role,
+    ) -> Result<Vec<(&'static str, f64)>, BackendError> {
+        let obj = ObjRef::from_id(root)?;
+        let c = self
+            .caller()
+            .with_deadline(Instant::now() + Duration::from_secs(60));
+        let roles: Vec<u32> = (0..=ROLE_MAX).filter(|r| role_of(*r).0 == role).collect();
+        let found = c.matches_by_role(&obj, &roles).await?;
+        Ok(reader::call_costs(&c, &found).await)
     }
 
     /// Keeps the toolkit an app listing read (its `ToolkitName` and `Version`), so a read that
@@ -666,7 +685,8 @@ impl Backend for AtspiBackend {
         root: &NodeId,
         role: Role,
         labels: bool,
-    ) -> Result<Option<(Node, Vec<Node>)>, BackendError> {
+        named: Option<&str>,
+    ) -> Result<Option<Candidates>, BackendError> {
         /// More candidates than this cost more to read one by one than the tree does.
         const MAX: usize = 5_000;
         let obj = ObjRef::from_id(root)?;
@@ -681,10 +701,12 @@ impl Backend for AtspiBackend {
         if roles.is_empty() {
             return Ok(None);
         }
+        let asked = Instant::now();
         let (root_node, found) = tokio::join!(
             reader::read_candidate(&c, &obj, toolkit, labels),
             c.matches_by_role(&obj, &roles)
         );
+        let matched_ms = asked.elapsed().as_secs_f64() * 1e3;
         let gone = |e: &BackendError| matches!(e, BackendError::AppGone { .. });
         let (root_node, found) = match (root_node, found) {
             (Ok(r), Ok(f)) => (r, f),
@@ -697,6 +719,14 @@ impl Backend for AtspiBackend {
         if found.len() > MAX {
             return Ok(None);
         }
+        let searched = found.len();
+        let found = match named {
+            Some(exact) => match reader::named_exactly(&c, found, exact).await? {
+                Some(f) => f,
+                None => return Ok(None),
+            },
+            None => found,
+        };
         // Found by one AT-SPI role (the usual case): it is not asked again.
         let one_role = match roles.as_slice() {
             [r] => Some(*r),
@@ -727,7 +757,18 @@ impl Backend for AtspiBackend {
                 }
             }
         }
-        Ok(Some((root_node, out)))
+        tracing::debug!(
+            searched,
+            read = out.len(),
+            matched_ms,
+            read_ms = asked.elapsed().as_secs_f64() * 1e3 - matched_ms,
+            "candidates read"
+        );
+        Ok(Some(Candidates {
+            root: root_node,
+            nodes: out,
+            searched,
+        }))
     }
 
     async fn path_to(

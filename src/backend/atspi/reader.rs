@@ -1585,6 +1585,84 @@ pub async fn read_match(
     candidate_node(c, raw, toolkit, label).await
 }
 
+/// Of the elements `Collection.GetMatches` found, those whose name is exactly `exact`
+/// (`Target::name_is_exactly`), by one `Name` call each, in their order. A name the toolkit
+/// refuses counts as empty, as a full read would take it. `None` when an element could not be
+/// read at all (it vanished, the app is slow): the set would not be whole.
+pub async fn named_exactly(
+    c: &Caller,
+    found: Vec<ObjRef>,
+    exact: &str,
+) -> Result<Option<Vec<ObjRef>>, BackendError> {
+    let names: Vec<(ObjRef, Result<String, BackendError>)> = stream::iter(found)
+        .map(|o| async move {
+            let name = c.name(&o).await;
+            let name = field(name, &o, "Name");
+            (o, name)
+        })
+        .buffered(IN_FLIGHT)
+        .collect()
+        .await;
+    let mut kept = Vec::new();
+    for (o, name) in names {
+        match name {
+            Ok(n) if crate::selector::Target::name_is_exactly(&n, exact) => kept.push(o),
+            Ok(_) => {}
+            Err(e @ BackendError::AppGone { .. }) => return Err(e),
+            Err(e) => {
+                tracing::debug!(error = %e, "a candidate's name unreadable: reading the tree");
+                return Ok(None);
+            }
+        }
+    }
+    Ok(Some(kept))
+}
+
+/// How fast the app answers each kind of call an element's read sends: for each kind, every
+/// element of `objs` asked at once ([`IN_FLIGHT`] in flight), one kind at a time, in
+/// microseconds per call. What a read that asks each element call by call (no cache) cannot
+/// beat: the sum of these per element. For the benchmark.
+pub async fn call_costs(c: &Caller, objs: &[ObjRef]) -> Vec<(&'static str, f64)> {
+    async fn timed<F, Fut, T>(objs: &[ObjRef], f: F) -> f64
+    where
+        F: Fn(ObjRef) -> Fut,
+        Fut: std::future::Future<Output = Result<T, BackendError>>,
+    {
+        let started = Instant::now();
+        let _: Vec<_> = stream::iter(objs.iter().cloned().map(f))
+            .buffer_unordered(IN_FLIGHT)
+            .collect()
+            .await;
+        started.elapsed().as_secs_f64() * 1e6 / objs.len().max(1) as f64
+    }
+    vec![
+        (
+            "GetRole",
+            timed(objs, |o| async move { c.role(&o).await }).await,
+        ),
+        (
+            "GetState",
+            timed(objs, |o| async move { c.state(&o).await }).await,
+        ),
+        (
+            "GetInterfaces",
+            timed(objs, |o| async move { c.interfaces(&o).await }).await,
+        ),
+        (
+            "Name",
+            timed(objs, |o| async move { c.name(&o).await }).await,
+        ),
+        (
+            "Description",
+            timed(objs, |o| async move { c.description(&o).await }).await,
+        ),
+        (
+            "ChildCount",
+            timed(objs, |o| async move { c.child_count(&o).await }).await,
+        ),
+    ]
+}
+
 /// The elements from `root` down to `obj`: `root` first, `obj` last, each read by
 /// [`read_candidate`]. Fails when `obj` is not under `root` (within 256 levels).
 pub async fn path_to(
