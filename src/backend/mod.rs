@@ -389,6 +389,15 @@ pub trait Backend: Send + Sync {
         Ok(None)
     }
 
+    /// Before a write to `node` (as [`Backend::read_node`] read it): where the toolkit
+    /// exposes an element it has not laid out (off screen) without what a write needs (its
+    /// actions, its place on screen), the backend asks the toolkit to scroll it into view and
+    /// reads it again. `Some((node read again, what was sent))` when it did; `None` when
+    /// nothing was needed or possible (the write then goes on, or is refused, on `node`).
+    async fn bring_into_view(&self, _node: &Node) -> Option<(Node, String)> {
+        None
+    }
+
     /// The elements from `root` down to `id` (`root` first, `id` last), read as
     /// [`Backend::candidates`] reads them, with no children.
     async fn path_to(

@@ -522,7 +522,15 @@ pub async fn set_value(
         );
     }
 
-    // 3. Plan.
+    // 3. Plan, on the element as the toolkit shows it once it is in view (a browser may give
+    // an element it has not laid out no actions and no place on screen).
+    let node = match backend.bring_into_view(&node).await {
+        Some((again, sent)) => {
+            res.acks.push(sent.into());
+            again
+        }
+        None => node,
+    };
     let gathered = match gather(backend, &node, place, &req).await {
         Ok(g) => g,
         Err(reason) => return res.finish(Outcome::Refused, reason, started),

@@ -794,6 +794,25 @@ impl Caller {
             .await
     }
 
+    /// `Component.ScrollTo(ANYWHERE)`: the toolkit scrolls the element into view (libatspi's
+    /// `atspi_component_scroll_to`; Orca sends it to web content in browse mode). Sent only to
+    /// Gecko, before a write, for an element it lays out nowhere: Firefox ESR gives an
+    /// off-screen check box of the 2,000-row page no action (`NActions` 0) and extents
+    /// (-1, -1, -1, -1) until it is scrolled to; after `ScrollTo` → true it has `check` and
+    /// extents on screen (measured on the page, the app answering afterwards).
+    pub async fn scroll_to(&self, obj: &ObjRef) -> Result<bool, BackendError> {
+        /// `ATSPI_SCROLL_ANYWHERE`.
+        const ANYWHERE: u32 = 6;
+        self.call(
+            &obj.bus,
+            &obj.path,
+            IFACE_COMPONENT,
+            "ScrollTo",
+            &(ANYWHERE,),
+        )
+        .await
+    }
+
     /// `Component.GetAccessibleAtPoint` in screen coordinates: the deepest child at a point,
     /// how Orca and Accerciser reach the cells of a table that manages its descendants
     /// (LibreOffice Calc answers in well under a millisecond). `None` for a null reference.

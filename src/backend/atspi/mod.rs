@@ -661,6 +661,50 @@ impl Backend for AtspiBackend {
         }
     }
 
+    async fn bring_into_view(&self, node: &Node) -> Option<(Node, String)> {
+        use crate::model::State;
+        // Gecko only (see `Caller::scroll_to`): an element it has not laid out is not
+        // showing and has no extents (and a control among them no actions).
+        let placed = |n: &Node| n.bounds.is_some_and(|b| b.width > 0 && b.height > 0);
+        let needs = !node.states.has(State::Showing)
+            && node.interfaces.has(Interface::Component)
+            && !placed(node);
+        if !needs {
+            return None;
+        }
+        let obj = ObjRef::from_id(&node.id).ok()?;
+        let c = self
+            .caller()
+            .with_deadline(Instant::now() + self.caller.call_timeout);
+        if self.toolkit(&c, &obj.bus).await.ok()? != Toolkit::Gecko {
+            return None;
+        }
+        let said = match c.scroll_to(&obj).await {
+            Ok(said) => said,
+            Err(e) => {
+                tracing::debug!(error = %e, "ScrollTo failed");
+                return None;
+            }
+        };
+        // Gecko lays the element out on its next refresh: read it again until it is placed.
+        let until = Instant::now() + Duration::from_millis(500);
+        let mut again = None;
+        while Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            match self.read_node(&node.id).await {
+                Ok(n) if placed(&n) => {
+                    again = Some(n);
+                    break;
+                }
+                Ok(n) => again = Some(n),
+                Err(_) => break,
+            }
+        }
+        let sent =
+            format!("Component.ScrollTo(anywhere) → {said} (off screen: scrolled into view first)");
+        again.map(|n| (n, sent))
+    }
+
     async fn children(&self, id: &NodeId) -> Result<Vec<Node>, BackendError> {
         let obj = ObjRef::from_id(id)?;
         match self.children_of(obj.clone()).await {
