@@ -67,6 +67,27 @@ impl Report {
         &self.findings[a..b]
     }
 
+    /// The findings a tree line shows: its row's and those of the wrappers folded into it
+    /// (its `folded` nearest ancestors, found with `parent`), worst first. A folded wrapper
+    /// has no line of its own, so its findings would otherwise show nowhere in the tree.
+    pub fn of_line(
+        &self,
+        row: usize,
+        folded: usize,
+        parent: impl Fn(usize) -> Option<usize>,
+    ) -> Vec<&Finding> {
+        let mut here: Vec<&Finding> = self.of_row(row).iter().collect();
+        let mut r = row;
+        for _ in 0..folded {
+            let Some(p) = parent(r) else { break };
+            here.extend(self.of_row(p));
+            r = p;
+        }
+        // Stable: on one row the worst already comes first.
+        here.sort_by_key(|f| std::cmp::Reverse(f.rule.severity));
+        here
+    }
+
     /// The worst severity on `row`.
     pub fn worst(&self, row: usize) -> Option<Severity> {
         self.of_row(row).first().map(|f| f.rule.severity)
@@ -368,5 +389,54 @@ impl App {
         }
         self.focus = Pane::Tree;
         self.select_row(row);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(id: &str, row: usize) -> Finding {
+        Finding {
+            rule: audit::rule(id).expect("a rule"),
+            row,
+            detail: String::new(),
+            fix: None,
+        }
+    }
+
+    /// frame (0) > panel (1, folded) > filler (2, folded) > button (3): the button's line shows
+    /// the wrappers' findings too, worst first; the frame's line shows only its own.
+    #[test]
+    fn a_line_shows_the_findings_of_the_wrappers_folded_into_it() {
+        let findings = vec![
+            finding("focused-not-focusable", 1),
+            finding("name-missing", 2),
+            finding("target-positional", 3),
+            finding("focus-multiple", 0),
+        ];
+        let mut sorted = findings;
+        sorted.sort_by_key(|f| (f.row, std::cmp::Reverse(f.rule.severity)));
+        let report = Report {
+            findings: sorted,
+            by_severity: Vec::new(),
+            counts: [0; 3],
+            complete: true,
+            targets: Vec::new(),
+            not_evaluated: Vec::new(),
+        };
+        let parent = |r: usize| r.checked_sub(1);
+        let ids = |v: Vec<&Finding>| v.iter().map(|f| f.rule.id).collect::<Vec<_>>();
+        let line = report.of_line(3, 2, parent);
+        assert_eq!(line.len(), 3, "{:?}", ids(line));
+        assert!(
+            line.windows(2)
+                .all(|w| w[0].rule.severity >= w[1].rule.severity),
+            "{:?}",
+            ids(line)
+        );
+        assert!(!ids(report.of_line(3, 2, parent)).contains(&"focus-multiple"));
+        assert_eq!(ids(report.of_line(3, 0, parent)), ["target-positional"]);
+        assert_eq!(ids(report.of_line(0, 0, parent)), ["focus-multiple"]);
     }
 }

@@ -183,7 +183,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
             spans.push(Span::styled(format!(" — {}", m.describe()), theme::WARN));
         }
         if let Some(r) = app.report() {
-            let here = r.of_row(l.row);
+            let here = r.of_line(l.row, l.folded, |row| tree.node(row).and_then(|n| n.parent));
             if let Some(f) = here.first() {
                 let more = if here.len() > 1 {
                     format!(" +{}", here.len() - 1)
