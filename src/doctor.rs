@@ -1,11 +1,13 @@
 //! `treeglass doctor`: why a tree is missing or tiny. The report (checks, apps, hints) is plain
 //! data with a text and a JSON form; the platform probe that fills it lives with its backend
-//! (`backend::atspi::doctor`). The per-toolkit advice is one table, here.
+//! (`backend::atspi::doctor`), with the per-toolkit advice (`backend::atspi::toolkit`).
 
 use serde::Serialize;
 
-use crate::backend::toolkit::Toolkit;
+/// The per-toolkit advice (AT-SPI toolkits), which the reports carry.
+pub use crate::backend::atspi::toolkit::toolkit_hint;
 use crate::model::AppText;
+use crate::model::Toolkit;
 
 /// How one check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -173,38 +175,6 @@ impl Report {
             "problems found (see above)\n"
         });
         out
-    }
-}
-
-/// What makes a toolkit's tree appear, for an app whose tree is missing or tiny.
-pub fn toolkit_hint(toolkit: Option<Toolkit>, registered: bool) -> String {
-    match toolkit {
-        Some(Toolkit::Chromium) => "Chromium and Electron expose page content only when started \
-             with --force-renderer-accessibility (or when a screen reader is detected)"
-            .into(),
-        Some(t) if t.is_qt() => {
-            if registered {
-                "Qt builds its tree on demand; if it stays tiny, restart the app with \
-                 QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1"
-                    .into()
-            } else {
-                "Qt registers only when org.a11y.Status.IsEnabled is true when it starts, or \
-                 with QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 in its environment; restart it after \
-                 fixing either"
-                    .into()
-            }
-        }
-        Some(t) if t.is_gtk() => "GTK registers unless NO_AT_BRIDGE=1 (GTK 3) or GTK_A11Y=none \
-             (GTK 4) is in its environment; restart it without them"
-            .into(),
-        Some(Toolkit::Java) => "Java apps need the ATK wrapper (Debian: libatk-wrapper-java-jni) \
-             and assistive_technologies=org.GNOME.Accessibility.AtkWrapper in \
-             accessibility.properties"
-            .into(),
-        Some(Toolkit::Gecko) => "Firefox exposes its tree when accessibility is not disabled \
-             (accessibility.force_disabled = 0 in about:config)"
-            .into(),
-        _ => "the toolkit exposes no more than this; check its accessibility settings".into(),
     }
 }
 

@@ -433,7 +433,7 @@ mod tests {
                     tokio::time::sleep(Duration::from_millis(200)).await;
                     let add = backend.find_by_name("Add item").unwrap();
                     backend
-                        .write(&add, &crate::backend::WriteOp::DoAction("click".into()))
+                        .write(&add, &crate::backend::WriteOp::Action("click".into()))
                         .await
                         .unwrap();
                 })

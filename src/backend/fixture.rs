@@ -865,7 +865,7 @@ impl FixtureBackend {
                         evs = store_value(entry, v);
                     }
                 }
-                WriteOp::DoAction(name) => {
+                WriteOp::Action(name) => {
                     if !e.node.actions.iter().any(|a| a == name) {
                         return Err(BackendError::Unsupported(format!(
                             "no action `{}`",

@@ -155,9 +155,9 @@ impl State {
 }
 
 impl Interface {
-    /// Maps a D-Bus interface name (`org.a11y.atspi.EditableText`) to an interface.
-    pub fn from_dbus_name(raw: &str) -> Option<Interface> {
-        let short = raw.rsplit('.').next().unwrap_or(raw);
+    /// The interface a platform names `EditableText`, `Value`, … (AT-SPI's D-Bus names end in
+    /// these: the backend strips its prefix).
+    pub fn from_short_name(short: &str) -> Option<Interface> {
         Some(match short {
             "Accessible" => Interface::Accessible,
             "Action" => Interface::Action,
@@ -191,7 +191,7 @@ mod tests {
         assert_eq!(s.names(), vec!["enabled"]);
         assert_eq!(State::from_atspi_name("read_only"), Some(State::ReadOnly));
         assert_eq!(
-            Interface::from_dbus_name("org.a11y.atspi.EditableText"),
+            Interface::from_short_name("EditableText"),
             Some(Interface::EditableText)
         );
     }

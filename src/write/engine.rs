@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::readback::{ReadBack, Watch};
 use super::rules::*;
-use crate::backend::strategy::{self, Context, Dest, Path, Plan};
+use crate::backend::strategy::{Context, Dest, Path, Plan};
 use crate::backend::{Backend, BackendError, WriteOp};
 use crate::model::{AppText, Interface, Node, NodeId, Role, Snapshot, Value};
 
@@ -390,11 +390,12 @@ async fn send(
                 None => return Delivery::NotSent("the option list is gone".into()),
             },
         };
+        let method = backend.platform().method(op);
         let shown = match dest {
-            Dest::Option(i) => op.method().map(|m| format!("option {i} {m}")),
-            Dest::OptionList => op.method().map(|m| format!("option list {m}")),
-            Dest::Parent => op.method().map(|m| format!("parent {m}")),
-            Dest::Element => op.method(),
+            Dest::Option(i) => method.map(|m| format!("option {i} {m}")),
+            Dest::OptionList => method.map(|m| format!("option list {m}")),
+            Dest::Parent => method.map(|m| format!("parent {m}")),
+            Dest::Element => method,
         };
         // Raising and focusing a window or the element, or selecting its text, changes no
         // value: it does not count as having sent the write.
@@ -551,7 +552,7 @@ pub async fn set_value(
             .is_some_and(|l| l.interfaces.has(Interface::Selection)),
         parent_selection: gathered.parent_selection,
     };
-    let plans = match strategy::plan(&ctx, &req) {
+    let plans = match ctx.platform.plan(&ctx, &req) {
         Ok(p) => p,
         Err(why) => {
             return res.finish(

@@ -153,8 +153,9 @@ pub async fn invoke(
     };
     res.requested = chosen.literal(80).into_owned();
     res.requested_value = chosen.as_str().into();
-    let op = WriteOp::DoAction(chosen.clone());
-    res.method = Some(op.method());
+    let op = WriteOp::Action(chosen.clone());
+    let method = backend.platform().method(&op);
+    res.method = Some(method.clone());
     res.path = Some(Path::Semantic);
 
     // Sample the app's background activity first.
@@ -174,13 +175,14 @@ pub async fn invoke(
     let dispatch_at = Instant::now();
     match backend.write(id, &op).await {
         Ok(ok) => {
-            res.acks.push(op.method().map(|m| format!("{m} → {ok}")));
+            res.acks.push(method.clone().map(|m| format!("{m} → {ok}")));
             res.dispatched = true;
         }
         Err(BackendError::Timeout { what, ms: waited }) => {
             res.dispatched = true;
             res.acks.push(
-                op.method()
+                method
+                    .clone()
                     .map(|m| format!("{m} → no answer in {waited} ms")),
             );
             return res.finish(

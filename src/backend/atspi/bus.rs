@@ -88,10 +88,25 @@ pub fn states_of(words: &[u32]) -> States {
     out
 }
 
+/// Maps a D-Bus interface name (`org.a11y.atspi.EditableText`) to an interface.
+pub fn interface_of(raw: &str) -> Option<Interface> {
+    Interface::from_short_name(raw.rsplit('.').next().unwrap_or(raw))
+}
+
 /// D-Bus interface names to interfaces.
 pub fn interfaces_of(names: &[String]) -> Interfaces {
-    names
-        .iter()
-        .filter_map(|n| Interface::from_dbus_name(n))
-        .collect()
+    names.iter().filter_map(|n| interface_of(n)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dbus_interface_names() {
+        assert_eq!(
+            interface_of("org.a11y.atspi.EditableText"),
+            Some(Interface::EditableText)
+        );
+    }
 }

@@ -18,10 +18,11 @@ use super::AtspiBackend;
 use super::bus::ObjRef;
 use super::calls::Caller;
 use super::process;
+use super::toolkit::toolkit_hint;
 use super::x11::{self, OwnedWindow};
-use crate::backend::toolkit::Toolkit;
 use crate::backend::{Backend, BackendError, Limits};
-use crate::doctor::{AppReport, Check, Report, Status, TINY_TREE, WindowSeen, toolkit_hint};
+use crate::doctor::{AppReport, Check, Report, Status, TINY_TREE, WindowSeen};
+use crate::model::Toolkit;
 use crate::model::Truncation;
 
 const STEP: Duration = Duration::from_secs(3);

@@ -5,8 +5,11 @@
 mod bus;
 mod calls;
 pub mod doctor;
+pub mod method;
 pub(crate) mod process;
 mod reader;
+pub mod strategy;
+pub mod toolkit;
 mod x11;
 
 use std::collections::{HashMap, HashSet};
@@ -19,11 +22,11 @@ use tokio::sync::broadcast;
 
 use self::bus::*;
 use self::calls::{Caller, GoneApps, KeySynth, Listable, ROOT_PATH};
-use super::toolkit::Toolkit;
 use super::{
     AppInfo, Backend, BackendError, Candidates, Event, EventKind, Limits, WindowInfo, WriteAck,
     WriteOp,
 };
+use crate::model::Toolkit;
 use crate::model::{AppText, Bounds, Interface, Node, NodeId, Role, Snapshot};
 
 /// The AT-SPI2 backend over one connection to the accessibility bus.
@@ -837,7 +840,7 @@ impl Backend for AtspiBackend {
         match op {
             WriteOp::SetText(text) => c.set_text_contents(&obj, text).await,
             WriteOp::SetNumber(v) => c.set_current_value(&obj, *v).await.map(|_| true),
-            WriteOp::DoAction(name) => {
+            WriteOp::Action(name) => {
                 let (names, _) = reader::read_actions(&c, &obj, false).await?;
                 let index = names
                     .iter()
@@ -889,7 +892,7 @@ impl Backend for AtspiBackend {
             WriteOp::SelectAllText => self.select_all(&c, &obj).await,
             WriteOp::TypeText(text) => c.key_event(0, text, KeySynth::String).await.map(|_| true),
             WriteOp::Key(k) => c
-                .key_event(k.keysym() as i32, "", KeySynth::Sym)
+                .key_event(method::keysym(*k) as i32, "", KeySynth::Sym)
                 .await
                 .map(|_| true),
             WriteOp::ActivateWindow(title) => {

@@ -12,8 +12,8 @@ use futures::stream;
 
 use super::bus::*;
 use super::calls::{CacheItemWire, Caller, Listable, Unlisted, ValueProp};
+use super::toolkit::{Toolkit, normalise_states};
 use crate::backend::progress::READ;
-use crate::backend::toolkit::{Toolkit, normalise_states};
 use crate::backend::{BackendError, Limits};
 use crate::model::{
     AppText, Interface, Interfaces, Managed, ManagedReason, Node, Role, Snapshot, SnapshotId,

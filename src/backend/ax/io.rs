@@ -227,7 +227,7 @@ impl Backend for AxBackend {
             .call(
                 Request::Write(id.clone(), op.clone()),
                 deadline,
-                &op.method(),
+                &crate::backend::strategy::Platform::Ax.method(op),
             )
             .await?
         {
@@ -856,7 +856,7 @@ impl Worker {
     fn write(&mut self, id: &NodeId, op: &WriteOp) -> WriteAck {
         let (el, node, pid, path) = self.fresh(id)?;
         let plan = map::plan_for(&node);
-        let what = op.method();
+        let what = crate::backend::strategy::Platform::Ax.method(op);
         let done = |r: Result<(), AxError>| r.map(|()| true).map_err(|e| err(e, &what));
         match op {
             WriteOp::SetText(text) => match plan {
@@ -875,7 +875,7 @@ impl Worker {
                     "no settable number (plan: {other:?})"
                 ))),
             },
-            WriteOp::DoAction(name) => match name.as_str() {
+            WriteOp::Action(name) => match name.as_str() {
                 "select" => {
                     done(el.set_attribute(&attr("AXSelected"), CFBoolean::true_value().as_CFType()))
                 }

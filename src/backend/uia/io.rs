@@ -255,7 +255,7 @@ impl Backend for UiaBackend {
             .call(
                 Request::Write(id.clone(), op.clone()),
                 self.call_timeout,
-                &op.method(),
+                &crate::backend::strategy::Platform::Uia.method(op),
             )
             .await?
         {
@@ -903,7 +903,7 @@ impl Worker {
     fn write(&mut self, id: &NodeId, op: &WriteOp) -> WriteAck {
         let (el, node) = self.fresh(id)?;
         let plan = map::plan_for(&node);
-        let what = op.method();
+        let what = crate::backend::strategy::Platform::Uia.method(op);
         let done = |r: uiautomation::Result<()>| r.map(|()| true).map_err(|e| err(e, &what));
         match op {
             WriteOp::SetText(text) => match plan {
@@ -928,7 +928,7 @@ impl Worker {
                     "no settable number (plan: {other:?})"
                 ))),
             },
-            WriteOp::DoAction(name) => match map::action_pattern(name.as_str()) {
+            WriteOp::Action(name) => match map::action_pattern(name.as_str()) {
                 Some(Pattern::Invoke) => {
                     done(el.get_pattern::<UIInvokePattern>().and_then(|p| p.invoke()))
                 }
@@ -1000,7 +1000,7 @@ impl Worker {
             | WriteOp::AwaitFocus
             | WriteOp::AwaitMenuKeyboard => Err(BackendError::Unsupported(format!(
                 "{} is not planned on Windows",
-                op.method()
+                crate::backend::strategy::Platform::Uia.method(op)
             ))),
         }
     }
