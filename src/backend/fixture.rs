@@ -165,7 +165,6 @@ struct Inner {
 #[derive(Clone)]
 pub struct FixtureBackend {
     inner: Arc<Inner>,
-    demo: bool,
 }
 
 /// A fixture file that could not be loaded.
@@ -228,10 +227,7 @@ impl FixtureBackend {
     /// The built-in demo app.
     pub fn demo() -> FixtureBackend {
         // The demo JSON is compiled in and covered by a unit test; it cannot fail to parse.
-        let mut b =
-            FixtureBackend::from_json(DEMO_APP_JSON).unwrap_or_else(|_| FixtureBackend::empty());
-        b.demo = true;
-        b
+        FixtureBackend::from_json(DEMO_APP_JSON).unwrap_or_else(|_| FixtureBackend::empty())
     }
 
     fn empty() -> FixtureBackend {
@@ -246,7 +242,6 @@ impl FixtureBackend {
                 events: tx,
                 latency: Duration::ZERO,
             }),
-            demo: false,
         }
     }
 
@@ -411,7 +406,6 @@ impl FixtureBackend {
                 events: tx,
                 latency,
             }),
-            demo: self.demo,
         }
     }
 
@@ -1129,7 +1123,7 @@ impl Backend for FixtureBackend {
     }
 
     fn is_demo(&self) -> bool {
-        self.demo
+        true
     }
 
     async fn apps(&self) -> Result<Vec<AppInfo>, BackendError> {

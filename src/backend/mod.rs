@@ -320,7 +320,8 @@ pub trait Backend: Send + Sync {
         None
     }
 
-    /// Whether this backend is the built-in demo (so the UI can say so).
+    /// Whether this backend simulates its apps (the built-in demo, a fixture file): nothing of
+    /// it is on a screen, so the UI neither frames its elements nor takes its bounds as real.
     fn is_demo(&self) -> bool {
         false
     }

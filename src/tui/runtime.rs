@@ -334,8 +334,8 @@ pub async fn run(backend: Arc<dyn Backend>, opts: Options) -> Result<Ended, TuiE
     let size = terminal.size()?;
     let mut bus = backend.subscribe();
     let (tx, mut rx) = mpsc::unbounded_channel();
-    // The fixture's elements have made-up bounds: a frame on the real screen would lie.
-    let start = if backend.name() == "fixture" {
+    // A simulated app's elements have made-up bounds: a frame on the real screen would lie.
+    let start = if backend.is_demo() {
         Err("the fixture app's elements are not on the screen".to_string())
     } else {
         FrameWindow::start()
