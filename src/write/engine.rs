@@ -3,7 +3,9 @@
 //! (`backend::strategy::plan`); this module carries it out. A toolkit's "ok" is recorded but
 //! never taken as evidence; only the read-back decides.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use serde::Serialize;
 
@@ -910,7 +912,7 @@ mod tests {
 
     const EDITABLE: &[Interface] = &[Interface::Text, Interface::EditableText];
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn no_answer_is_unconfirmed_and_no_second_write_follows() {
         // Chromium plans the semantic call, then typing: the first never answers.
         let b = Scripted::new(text_field(EDITABLE), Toolkit::Chromium, |op, _| match op {
@@ -932,7 +934,7 @@ mod tests {
         assert_eq!(b.sent(), [WriteOp::SetText("new".into())]);
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn a_call_known_to_be_ignored_that_changed_nothing_lets_the_next_strategy_run() {
         let b = Scripted::new(text_field(EDITABLE), Toolkit::Chromium, |op, n| {
             if let WriteOp::TypeText(t) = op {
@@ -955,7 +957,7 @@ mod tests {
         assert_eq!(sent.last(), Some(&WriteOp::TypeText("new".into())));
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn a_call_not_known_to_be_ignored_is_never_followed_by_another_write() {
         // GTK: SetTextContents says yes and (this time) does nothing. It may still land, so
         // nothing else is sent and the verdict says so.
@@ -972,7 +974,7 @@ mod tests {
         assert_eq!(b.sent(), [WriteOp::SetText("new".into())]);
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn an_app_gone_before_delivery_is_refused_after_it_unconfirmed() {
         let b = Scripted::new(text_field(EDITABLE), Toolkit::Gtk3, |_, _| {
             Err(BackendError::AppGone {
@@ -1009,7 +1011,7 @@ mod tests {
         assert!(r.reason.contains("may have landed"), "{}", r.reason);
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn a_tri_state_check_box_is_pressed_until_it_shows_the_state() {
         // Qt's tri-state cycle: mixed → on → off.
         let mut n = Node::new(NodeId("c".into()), Role::CheckBox, "check box");
@@ -1046,7 +1048,7 @@ mod tests {
         assert_eq!(b.sent().len(), 2, "two presses: mixed → on → off");
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn a_late_revert_within_the_watch_window_turns_the_verdict() {
         let mut b = Scripted::new(text_field(EDITABLE), Toolkit::Gtk3, |op, n| {
             if let WriteOp::SetText(t) = op {
@@ -1073,7 +1075,7 @@ mod tests {
         assert_eq!(r.observed.as_deref(), Some("\"old\""));
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn typed_text_still_arriving_is_waited_for() {
         // A busy app takes the keys one by one: "ne" holds for longer than the settle window
         // before the last key lands. The keyboard path waits for the rest (to the timeout).

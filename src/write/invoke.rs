@@ -9,7 +9,9 @@
 
 use crate::model::display::counted;
 use std::collections::HashSet;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use tokio::sync::broadcast::error::RecvError;
 
@@ -162,7 +164,7 @@ pub async fn invoke(
     let mut events = backend.subscribe();
     let mut busy: HashSet<NodeId> = HashSet::new();
     let baseline_end = Instant::now() + BASELINE;
-    while let Ok(got) = tokio::time::timeout_at(baseline_end.into(), events.recv()).await {
+    while let Ok(got) = tokio::time::timeout_at(baseline_end, events.recv()).await {
         match got {
             Ok(ev) if ev.app == node_app(&node, &ev) => {
                 busy.insert(ev.source);

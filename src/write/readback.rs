@@ -2,7 +2,9 @@
 //! the timeout passes), and after the verdict keep watching it for the watch window, so a field
 //! that puts its old value back later is caught. Only these reads are evidence.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use super::engine::{Sample, WriteOptions, WriteResult, ms};
 use super::rules::{Observed, Requested, observe, satisfies};
