@@ -101,8 +101,10 @@ async fn plain_text_is_a_query() {
 async fn incomplete_tree_never_claims_unique() {
     let b = FixtureBackend::demo();
     let mut h = Harness::new(Arc::new(b), 140, 40, None);
+    // Breadth-first, as every backend lays a capped tree out: 40 of the demo's 58 nodes reach
+    // the profile group's fields.
     std::sync::Arc::get_mut(&mut h.ctx).unwrap().limits = Limits {
-        max_nodes: 20,
+        max_nodes: 40,
         ..Limits::default()
     };
     let fx = h.app.init();

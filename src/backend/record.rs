@@ -16,17 +16,46 @@ pub trait Record: Sized {
     fn to_node(&self) -> Node;
 }
 
-/// Lays out the tree under `root` breadth-first within `limits` (nodes, depth, siblings) and
-/// returns it in pre-order. `started` is when the read began (for `read_ms`).
-pub fn layout<R: Record>(app: &str, root: &R, limits: &Limits, started: Instant) -> Snapshot {
+/// A tree the layout walks: its elements by handle (a recorded element itself, a fixture
+/// node's id).
+pub trait Tree {
+    type Item;
+    /// The element's children, in order.
+    fn children<'a>(&'a self, item: &'a Self::Item) -> &'a [Self::Item];
+    /// The element as a model node (its `children` left empty); `None` leaves it out (it is
+    /// gone).
+    fn node(&self, item: &Self::Item) -> Option<Node>;
+}
+
+/// Recorded trees, whose elements hold their children.
+struct Records<R>(std::marker::PhantomData<R>);
+
+impl<R: Record> Tree for Records<R> {
+    type Item = R;
+    fn children<'a>(&'a self, item: &'a R) -> &'a [R] {
+        item.children()
+    }
+    fn node(&self, item: &R) -> Option<Node> {
+        Some(item.to_node())
+    }
+}
+
+/// The one tree-layout walk, for every backend that has its tree at hand (recorded platform
+/// reads, traces, the fixture app): breadth-first within `limits` (nodes, depth, siblings), so
+/// a capped read keeps the top levels whole, as the AT-SPI reader does. Returns the nodes in
+/// pre-order and the first cap that cut the tree.
+pub fn walk<T: Tree>(tree: &T, root: &T::Item, limits: &Limits) -> (Vec<Node>, Option<Truncation>) {
     let mut truncated: Option<Truncation> = None;
-    let mut collected: Vec<Node> = vec![root.to_node()];
-    // (record, index in `collected`, depth)
-    let mut level: Vec<(&R, usize, usize)> = vec![(root, 0, 0)];
+    let Some(first) = tree.node(root) else {
+        return (Vec::new(), None);
+    };
+    let mut collected: Vec<Node> = vec![first];
+    // (element, index in `collected`, depth)
+    let mut level: Vec<(&T::Item, usize, usize)> = vec![(root, 0, 0)];
     'levels: while !level.is_empty() {
         let mut next = Vec::new();
-        for (rec, idx, depth) in level {
-            let kids = rec.children();
+        for (item, idx, depth) in level {
+            let kids = tree.children(item);
             if kids.is_empty() {
                 continue;
             }
@@ -34,7 +63,7 @@ pub fn layout<R: Record>(app: &str, root: &R, limits: &Limits, started: Instant)
                 truncated.get_or_insert(Truncation::DepthCap);
                 continue;
             }
-            let mut kids: &[R] = kids;
+            let mut kids = kids;
             if kids.len() > limits.max_siblings {
                 kids = &kids[..limits.max_siblings];
                 truncated.get_or_insert(Truncation::SiblingCap);
@@ -44,15 +73,23 @@ pub fn layout<R: Record>(app: &str, root: &R, limits: &Limits, started: Instant)
                     truncated.get_or_insert(Truncation::NodeCap);
                     break 'levels;
                 }
+                let Some(node) = tree.node(kid) else { continue };
                 let k = collected.len();
-                collected.push(kid.to_node());
+                collected.push(node);
                 collected[idx].children.push(k);
                 next.push((kid, k, depth + 1));
             }
         }
         level = next;
     }
-    let mut nodes = preorder(collected, 0);
+    (preorder(collected, 0), truncated)
+}
+
+/// Lays out the recorded tree under `root` ([`walk`]) into a snapshot, with the choice
+/// elements' values filled from their options. `started` is when the read began (for
+/// `read_ms`).
+pub fn layout<R: Record>(app: &str, root: &R, limits: &Limits, started: Instant) -> Snapshot {
+    let (mut nodes, truncated) = walk(&Records(std::marker::PhantomData), root, limits);
     fill_choice_values(&mut nodes);
     let window = match nodes.first() {
         Some(n) if n.role != Role::Application => n.name.clone(),
