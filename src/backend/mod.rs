@@ -233,6 +233,9 @@ pub enum WriteOp {
     SetText(String),
     /// Set the current value (Value).
     SetNumber(f64),
+    /// Step the number to this value with the element's increment and decrement actions,
+    /// reading it after each press: a stepper whose value cannot be set (AX).
+    StepTo(f64),
     /// Run a named action, e.g. `click`, `toggle`, `activate`, `press`: one of the element's
     /// own action names.
     Action(AppText),

@@ -86,7 +86,11 @@ pub enum Platform {
 impl Platform {
     /// How a write's result names one op sent on this platform.
     pub fn method(self, op: &WriteOp) -> AppText {
-        super::atspi::method::of(op)
+        match self {
+            Platform::Atspi | Platform::Fixture => super::atspi::method::of(op),
+            Platform::Uia => super::uia::map::op_method(op),
+            Platform::Ax => super::ax::map::op_method(op),
+        }
     }
 }
 
@@ -425,16 +429,151 @@ impl Platform {
     /// This platform's planner: the strategies for writing `req` into the element, in the
     /// order to try them; `Err` with what is missing when there is none. Refusals of the
     /// request itself (disabled, read-only, wrong kind) are the rules' business and come
-    /// first.
+    /// first. UI Automation and AX decide with their mapping's [`WritePlan`] (the one place
+    /// each chooses); their backends then only carry the ops out.
     pub fn plan(self, ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
-        super::atspi::strategy::plan(ctx, req)
+        match self {
+            Platform::Atspi | Platform::Fixture => super::atspi::strategy::plan(ctx, req),
+            Platform::Uia => ops_for(self, super::uia::map::plan_for(ctx.node), ctx, req),
+            Platform::Ax => ops_for(self, super::ax::map::plan_for(ctx.node), ctx, req),
+        }
     }
+}
+
+/// The ops that carry a mapping's [`WritePlan`] out for `req`, as one semantic (or, for
+/// [`WritePlan::Keyboard`], keyboard) strategy named by [`WritePlan::method`].
+pub fn ops_for(
+    platform: Platform,
+    wp: WritePlan,
+    ctx: &Context<'_>,
+    req: &Requested,
+) -> Result<Vec<Plan>, String> {
+    let node = ctx.node;
+    let action = |prefs: &[&str]| pick_action(&node.actions, prefs).cloned();
+    let missing = |what: &str| format!("no {what} action (plan: {})", wp.method(platform));
+    let (path, ops, max_sends) = match (wp, req) {
+        (WritePlan::Refuse(why), _) => {
+            return Err(format!("nothing can write it ({})", why.as_str()));
+        }
+        (WritePlan::SetValue, Requested::Text(t) | Requested::Option(t)) => {
+            (Path::Semantic, vec![WriteOp::SetText(t.clone())], 1)
+        }
+        (WritePlan::SetValue, Requested::Number(v)) => (
+            Path::Semantic,
+            vec![WriteOp::SetText(crate::model::format_number(*v))],
+            1,
+        ),
+        (WritePlan::Keyboard, Requested::Text(t)) => {
+            if t.is_empty() || t.contains(['\n', '\r', '\t']) {
+                return Err(
+                    "only text without line breaks or tabs can be typed here, and not nothing"
+                        .into(),
+                );
+            }
+            let mut ops = vec![WriteOp::Focus];
+            if node.interfaces.has(Interface::Text) {
+                ops.push(WriteOp::SelectAllText);
+            }
+            ops.push(WriteOp::TypeText(t.clone()));
+            (Path::Keyboard, ops, 1)
+        }
+        (WritePlan::SetRange, Requested::Number(v)) => {
+            (Path::Semantic, vec![WriteOp::SetNumber(*v)], 1)
+        }
+        (WritePlan::Step, Requested::Number(v)) => (Path::Semantic, vec![WriteOp::StepTo(*v)], 1),
+        (WritePlan::Toggle { max_presses }, Requested::Toggle(_)) => {
+            let a = action(TOGGLE_ACTIONS).ok_or_else(|| missing("toggle"))?;
+            (Path::Semantic, vec![WriteOp::Action(a)], max_presses)
+        }
+        (WritePlan::SelectItem, Requested::Select(_) | Requested::Toggle(_)) => {
+            let a = action(SELECT_ACTIONS).ok_or_else(|| missing("select"))?;
+            (Path::Semantic, vec![WriteOp::Action(a)], 1)
+        }
+        (WritePlan::SelectChild | WritePlan::OpenMenuAndPick, Requested::Option(_)) => {
+            let i = ctx.chosen.ok_or("no option chosen")?;
+            (Path::Semantic, vec![WriteOp::SelectChild(i)], 1)
+        }
+        (WritePlan::Expand { .. }, Requested::Expand(want)) => {
+            let explicit = if *want { "expand" } else { "collapse" };
+            let a = action(&[explicit])
+                .or_else(|| action(EXPAND_ACTIONS))
+                .or_else(|| action(&["invoke"]))
+                .ok_or_else(|| missing("expand"))?;
+            (Path::Semantic, vec![WriteOp::Action(a)], 1)
+        }
+        (wp, _) => {
+            return Err(format!(
+                "the element is written by {}, which does not take this value",
+                wp.method(platform)
+            ));
+        }
+    };
+    Ok(vec![Plan {
+        path,
+        ops: ops.into_iter().map(|op| (Dest::Element, op)).collect(),
+        max_sends,
+        method: wp.method(platform).into(),
+        reason: format!("the element's {}", wp.method(platform)),
+        known_ignored: false,
+    }])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::{Interfaces, NodeId, Value, preorder};
+
+    #[test]
+    fn uia_and_ax_plans_are_their_mappings_write_plan_carried_out() {
+        let w: AppText = "w".into();
+        let ctx = |node| Context {
+            platform: Platform::Uia,
+            node,
+            toolkit: None,
+            in_web_content: false,
+            window: &w,
+            options: &[],
+            chosen: Some(1),
+            current: None,
+            option_list_selection: false,
+            parent_selection: None,
+        };
+        let mut text = Node::new(NodeId("t".into()), Role::Text, "edit");
+        text.interfaces = Interfaces::EMPTY
+            .with(Interface::EditableText)
+            .with(Interface::Text);
+        text.states = [State::Enabled, State::Editable].into_iter().collect();
+        let plans = Platform::Uia
+            .plan(&ctx(&text), &Requested::Text("hi".into()))
+            .unwrap();
+        assert_eq!(plans.len(), 1);
+        assert_eq!(
+            plans[0].ops,
+            [(Dest::Element, WriteOp::SetText("hi".into()))]
+        );
+        assert_eq!(plans[0].method.as_str(), "ValuePattern.SetValue");
+        assert_eq!(
+            Platform::Uia.method(&plans[0].ops[0].1).as_str(),
+            "ValuePattern.SetValue"
+        );
+        // A stepper whose value cannot be set is stepped on AX.
+        let mut spin = Node::new(NodeId("s".into()), Role::SpinButton, "AXIncrementor");
+        spin.actions = ["increment", "decrement"].map(AppText::from).to_vec();
+        spin.states = [State::Enabled].into_iter().collect();
+        let mut c = ctx(&spin);
+        c.platform = Platform::Ax;
+        let plans = Platform::Ax.plan(&c, &Requested::Number(4.0)).unwrap();
+        assert_eq!(plans[0].ops, [(Dest::Element, WriteOp::StepTo(4.0))]);
+        assert_eq!(plans[0].method.as_str(), "AXIncrement/AXDecrement");
+        // A disabled element: nothing to send.
+        let mut off = text.clone();
+        off.states = States::EMPTY;
+        assert!(
+            Platform::Uia
+                .plan(&ctx(&off), &Requested::Text("hi".into()))
+                .is_err()
+        );
+    }
 
     #[test]
     fn the_default_action_prefers_press_like_names() {

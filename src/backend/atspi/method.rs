@@ -11,6 +11,7 @@ pub fn of(op: &WriteOp) -> AppText {
     AppText::from(match op {
         WriteOp::SetText(_) => "EditableText.SetTextContents".into(),
         WriteOp::SetNumber(_) => "Value.CurrentValue".into(),
+        WriteOp::StepTo(_) => "increment/decrement actions".into(),
         WriteOp::Action(a) => format!("Action.DoAction({})", a.as_str()),
         WriteOp::SelectChild(i) => format!("Selection.SelectChild({i})"),
         WriteOp::Focus => "Component.GrabFocus".into(),

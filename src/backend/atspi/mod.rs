@@ -840,6 +840,7 @@ impl Backend for AtspiBackend {
         match op {
             WriteOp::SetText(text) => c.set_text_contents(&obj, text).await,
             WriteOp::SetNumber(v) => c.set_current_value(&obj, *v).await.map(|_| true),
+            WriteOp::StepTo(_) => Err(BackendError::Unsupported("stepping (AX only)".into())),
             WriteOp::Action(name) => {
                 let (names, _) = reader::read_actions(&c, &obj, false).await?;
                 let index = names

@@ -35,13 +35,11 @@ use tokio::sync::{broadcast, oneshot};
 
 use super::map::{self, AxElement, AxValue, ErrorKind};
 use crate::backend::record::layout;
-use crate::backend::strategy::{MAX_STEPS, WritePlan, option_rows, step_done, steps_to};
+use crate::backend::strategy::{MAX_STEPS, option_rows, step_done, steps_to};
 use crate::backend::{
     AppInfo, Backend, BackendError, Event, EventKind, Limits, WindowInfo, WriteAck, WriteOp,
 };
-use crate::model::{
-    AppText, Node, NodeId, Role, Snapshot, SnapshotId, Truncation, Value, format_number,
-};
+use crate::model::{AppText, Node, NodeId, Role, Snapshot, SnapshotId, Truncation, Value};
 
 /// How often the thread polls the apps it has read for focus and window changes.
 const POLL_INTERVAL: Duration = Duration::from_millis(250);
@@ -855,26 +853,13 @@ impl Worker {
 
     fn write(&mut self, id: &NodeId, op: &WriteOp) -> WriteAck {
         let (el, node, pid, path) = self.fresh(id)?;
-        let plan = map::plan_for(&node);
         let what = crate::backend::strategy::Platform::Ax.method(op);
         let done = |r: Result<(), AxError>| r.map(|()| true).map_err(|e| err(e, &what));
         match op {
-            WriteOp::SetText(text) => match plan {
-                WritePlan::SetValue => done(el.set_value(CFString::new(text).as_CFType())),
-                other => Err(BackendError::Unsupported(format!(
-                    "AXValue is not settable (plan: {other:?})"
-                ))),
-            },
-            WriteOp::SetNumber(v) => match plan {
-                WritePlan::SetRange => done(el.set_value(CFNumber::from(*v).as_CFType())),
-                WritePlan::Step => self.step(&el, &node, *v),
-                WritePlan::SetValue => {
-                    done(el.set_value(CFString::new(&format_number(*v)).as_CFType()))
-                }
-                other => Err(BackendError::Unsupported(format!(
-                    "no settable number (plan: {other:?})"
-                ))),
-            },
+            // The planner chose how (`map::plan_for`); the op says it.
+            WriteOp::SetText(text) => done(el.set_value(CFString::new(text).as_CFType())),
+            WriteOp::SetNumber(v) => done(el.set_value(CFNumber::from(*v).as_CFType())),
+            WriteOp::StepTo(v) => self.step(&el, &node, *v),
             WriteOp::Action(name) => match name.as_str() {
                 "select" => {
                     done(el.set_attribute(&attr("AXSelected"), CFBoolean::true_value().as_CFType()))
@@ -900,12 +885,8 @@ impl Worker {
                     ))),
                 },
             },
+            // Planned for pop-ups only (`WritePlan::OpenMenuAndPick`).
             WriteOp::SelectChild(index) => {
-                if plan != WritePlan::OpenMenuAndPick {
-                    return Err(BackendError::Unsupported(format!(
-                        "no option list to pick from (plan: {plan:?})"
-                    )));
-                }
                 // Listed the way `children` listed them for the engine, menu open.
                 let (options, _) = self.options(&el, &node, pid, &path, true)?;
                 match options.get(*index) {

@@ -8,10 +8,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::EventKind;
 use crate::backend::strategy::{
     Capabilities, Capability, NoWay, WritePlan, enabled, toggle_budget,
 };
+use crate::backend::{EventKind, WriteOp};
 use crate::model::{
     AppText, Bounds, Interface, Interfaces, Node, NodeId, Role, State, States, Toggle, Value,
 };
@@ -663,6 +663,29 @@ pub fn write_plan(role: Role, caps: Capabilities, states: States) -> WritePlan {
 /// [`write_plan`] for a mapped node.
 pub fn plan_for(node: &Node) -> WritePlan {
     write_plan(node.role, Capabilities::of(node), node.states)
+}
+
+/// How a write's result names an op sent through AX.
+pub fn op_method(op: &WriteOp) -> AppText {
+    AppText::from(match op {
+        WriteOp::SetText(_) => "AXValue (string)".to_string(),
+        WriteOp::SetNumber(_) => "AXValue (number)".into(),
+        WriteOp::StepTo(_) => "AXIncrement/AXDecrement".into(),
+        WriteOp::Action(a) => match a.as_str() {
+            "select" => "AXSelected".into(),
+            "expand" | "collapse" => format!("AXExpanded ({})", a.as_str()),
+            other => raw_action(other).unwrap_or_else(|| format!("action {other}")),
+        },
+        WriteOp::SelectChild(i) => format!("menu item {i} AXPress"),
+        WriteOp::Focus => "AXFocused".into(),
+        WriteOp::SelectAllText => "select all (not available)".into(),
+        WriteOp::TypeText(_) => "typing (not available)".into(),
+        WriteOp::Key(_) => "a key (not available)".into(),
+        WriteOp::Click => "a click (not available)".into(),
+        WriteOp::ActivateWindow(_) => "raising the window (not available)".into(),
+        WriteOp::AwaitFocus => "waiting for the focus (not available)".into(),
+        WriteOp::AwaitMenuKeyboard => "waiting for the menu (not available)".into(),
+    })
 }
 
 /// An application's name from its executable path: the bundle name before `.app`

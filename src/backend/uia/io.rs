@@ -12,9 +12,9 @@
 //!
 //! Reads are bulk: one `BuildUpdatedCache` with a cache request for every property and
 //! pattern-availability flag the mapping needs, `TreeScope::Subtree`, then the cached tree is
-//! walked locally (`GetCachedChildren`). Writes re-read the element, choose the plan with
-//! [`map::plan_for`] and call the pattern it names; only the read-back (in `write::engine`)
-//! decides what happened.
+//! walked locally (`GetCachedChildren`). Writes carry out the ops the planner made from
+//! [`map::plan_for`], each op calling the pattern it stands for; only the read-back (in
+//! `write::engine`) decides what happened.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::mpsc;
@@ -37,11 +37,11 @@ use uiautomation::variants::Variant;
 
 use super::map::{self, ErrorKind, Pattern, UiaElement, UiaRange};
 use crate::backend::record::layout;
-use crate::backend::strategy::{WritePlan, option_rows};
+use crate::backend::strategy::{Capabilities, Capability, option_rows};
 use crate::backend::{
     AppInfo, Backend, BackendError, Event, EventKind, Limits, WindowInfo, WriteAck, WriteOp,
 };
-use crate::model::{AppText, Bounds, Node, NodeId, Role, Snapshot, Truncation, format_number};
+use crate::model::{AppText, Bounds, Node, NodeId, Role, Snapshot, Truncation};
 
 /// Properties cached on every element (besides the `Is…PatternAvailable` flags).
 const PROPERTIES: &[UIProperty] = &[
@@ -902,32 +902,18 @@ impl Worker {
 
     fn write(&mut self, id: &NodeId, op: &WriteOp) -> WriteAck {
         let (el, node) = self.fresh(id)?;
-        let plan = map::plan_for(&node);
         let what = crate::backend::strategy::Platform::Uia.method(op);
         let done = |r: uiautomation::Result<()>| r.map(|()| true).map_err(|e| err(e, &what));
         match op {
-            WriteOp::SetText(text) => match plan {
-                WritePlan::SetValue => done(
-                    el.get_pattern::<UIValuePattern>()
-                        .and_then(|p| p.set_value(text)),
-                ),
-                other => Err(BackendError::Unsupported(format!(
-                    "no settable value (plan: {other:?})"
-                ))),
-            },
-            WriteOp::SetNumber(v) => match plan {
-                WritePlan::SetRange => done(
-                    el.get_pattern::<UIRangeValuePattern>()
-                        .and_then(|p| p.set_value(*v)),
-                ),
-                WritePlan::SetValue => done(
-                    el.get_pattern::<UIValuePattern>()
-                        .and_then(|p| p.set_value(&format_number(*v))),
-                ),
-                other => Err(BackendError::Unsupported(format!(
-                    "no settable number (plan: {other:?})"
-                ))),
-            },
+            // The planner chose the pattern (`map::plan_for`); the op names it.
+            WriteOp::SetText(text) => done(
+                el.get_pattern::<UIValuePattern>()
+                    .and_then(|p| p.set_value(text)),
+            ),
+            WriteOp::SetNumber(v) => done(
+                el.get_pattern::<UIRangeValuePattern>()
+                    .and_then(|p| p.set_value(*v)),
+            ),
             WriteOp::Action(name) => match map::action_pattern(name.as_str()) {
                 Some(Pattern::Invoke) => {
                     done(el.get_pattern::<UIInvokePattern>().and_then(|p| p.invoke()))
@@ -961,7 +947,8 @@ impl Worker {
             },
             WriteOp::SelectChild(index) => {
                 // The same listing `children` gave the engine, so the index names the same item.
-                let open = plan == WritePlan::OpenMenuAndPick;
+                // A pop-up is opened for the pick (and closed after) where it can be.
+                let open = node.role.is_choice() && Capabilities::of(&node).has(Capability::Expand);
                 let (items, expanded) = if node.role.is_choice() {
                     self.options(&el, open)?
                 } else {
@@ -993,8 +980,9 @@ impl Worker {
             ),
             // Focuses the element, then types through SendInput.
             WriteOp::TypeText(text) => done(el.send_text(text, 10)),
-            // The planner sends these on AT-SPI only.
-            WriteOp::Key(_)
+            // The planner sends these on AT-SPI (and stepping on AX) only.
+            WriteOp::StepTo(_)
+            | WriteOp::Key(_)
             | WriteOp::Click
             | WriteOp::ActivateWindow(_)
             | WriteOp::AwaitFocus

@@ -10,10 +10,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::EventKind;
 use crate::backend::strategy::{
     Capabilities, Capability, NoWay, WritePlan, enabled, toggle_budget,
 };
+use crate::backend::{EventKind, WriteOp};
 use crate::model::{
     AppText, Bounds, Interface, Interfaces, Node, NodeId, Role, State, States, Toggle, Value,
 };
@@ -739,9 +739,38 @@ pub fn write_plan(role: Role, caps: Capabilities, states: States) -> WritePlan {
     }
 }
 
-/// [`write_plan`] for a mapped node.
+/// [`write_plan`] for a mapped node: the one choice of how it is written, which the planner
+/// turns into ops (`Platform::plan`) and the backend only carries out.
 pub fn plan_for(node: &Node) -> WritePlan {
     write_plan(node.role, Capabilities::of(node), node.states)
+}
+
+/// How a write's result names an op sent through UI Automation.
+pub fn op_method(op: &WriteOp) -> AppText {
+    AppText::from(match op {
+        WriteOp::SetText(_) => "ValuePattern.SetValue".to_string(),
+        WriteOp::SetNumber(_) => "RangeValuePattern.SetValue".into(),
+        WriteOp::Action(a) => match action_pattern(a.as_str()) {
+            Some(Pattern::Invoke) => "InvokePattern.Invoke".into(),
+            Some(Pattern::Toggle) => "TogglePattern.Toggle".into(),
+            Some(Pattern::SelectionItem) => "SelectionItemPattern.Select".into(),
+            Some(Pattern::ExpandCollapse) if a.as_str().eq_ignore_ascii_case("collapse") => {
+                "ExpandCollapsePattern.Collapse".into()
+            }
+            Some(Pattern::ExpandCollapse) => "ExpandCollapsePattern.Expand".into(),
+            _ => format!("action {}", a.as_str()),
+        },
+        WriteOp::SelectChild(i) => format!("option {i} SelectionItemPattern.Select"),
+        WriteOp::Focus => "SetFocus".into(),
+        WriteOp::SelectAllText => "TextPattern select all".into(),
+        WriteOp::TypeText(_) => "SendInput (typed text)".into(),
+        WriteOp::StepTo(_) => "stepping".into(),
+        WriteOp::Key(_) => "a key".into(),
+        WriteOp::Click => "a click".into(),
+        WriteOp::ActivateWindow(_) => "raising the window".into(),
+        WriteOp::AwaitFocus => "waiting for the focus".into(),
+        WriteOp::AwaitMenuKeyboard => "waiting for the menu".into(),
+    })
 }
 
 /// The node id of an application (all top-level windows of one process): `uia:app:<pid>`.
