@@ -43,6 +43,12 @@ pub fn process_words(pid: u32) -> Vec<String> {
     }
 }
 
+/// Whether the element is a browser's page (its platform's raw role says so: AT-SPI's
+/// `document web`), so what sits under it is web content.
+pub fn is_web_document(node: &Node) -> bool {
+    node.raw_role == atspi::toolkit::WEB_DOCUMENT
+}
+
 /// What went wrong talking to an accessibility backend.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum BackendError {

@@ -214,7 +214,7 @@ pub struct Placement {
     pub parent: Option<NodeId>,
     /// Whether the element was a password (or otherwise sensitive) field when resolved.
     pub secret: bool,
-    /// Under a web document (`document web`): a browser's page content.
+    /// Under a web document ([`crate::backend::is_web_document`]): a browser's page content.
     pub in_web_content: bool,
     /// The title of the element's window.
     pub window: AppText,
@@ -237,7 +237,7 @@ impl Placement {
         let mut at = node.parent;
         while let Some(p) = at {
             let n = &snap.nodes[p];
-            in_web_content |= n.raw_role == "document web";
+            in_web_content |= crate::backend::is_web_document(n);
             if matches!(n.role, Role::Frame | Role::Window | Role::Dialog) {
                 window = n.name.clone();
             }
