@@ -197,7 +197,7 @@ impl AppText {
         self.0.capacity()
     }
 
-    /// A new app string built from this one (`Action.DoAction(<name>)`, `<method> → true`):
+    /// A new app string built from this one (a method naming an action, `<method> → true`):
     /// what is made of an app's text stays an app's text.
     pub fn map(&self, f: impl FnOnce(&str) -> String) -> AppText {
         AppText(f(&self.0))
