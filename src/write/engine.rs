@@ -1,6 +1,6 @@
 //! The write driver: `set_value` is read → preconditions → plan → dispatch → read-back →
-//! verdict → watch, each a small step. The plan comes from the one planner
-//! (`backend::strategy::plan`); this module carries it out. A toolkit's "ok" is recorded but
+//! verdict → watch, each a small step. The plan comes from the platform's one planner
+//! (`Platform::plan`); this module carries it out. A toolkit's "ok" is recorded but
 //! never taken as evidence; only the read-back decides.
 
 use std::time::Duration;
