@@ -225,7 +225,7 @@ impl Backend for AxBackend {
             .call(
                 Request::Write(id.clone(), op.clone()),
                 deadline,
-                &crate::backend::strategy::Platform::Ax.method(op),
+                crate::backend::strategy::Platform::Ax.method(op).as_str(),
             )
             .await?
         {
@@ -825,7 +825,8 @@ impl Worker {
         let Some(Value::Number { current, step, .. }) = node.value else {
             return Err(BackendError::Unsupported("no numeric value to step".into()));
         };
-        let plan = steps_to(current, target, step.unwrap_or(0.0));
+        let step = step.unwrap_or(0.0);
+        let plan = steps_to(current, target, step);
         let action = CFString::new(if plan.up {
             "AXIncrement"
         } else {
@@ -853,7 +854,10 @@ impl Worker {
 
     fn write(&mut self, id: &NodeId, op: &WriteOp) -> WriteAck {
         let (el, node, pid, path) = self.fresh(id)?;
-        let what = crate::backend::strategy::Platform::Ax.method(op);
+        let what = crate::backend::strategy::Platform::Ax
+            .method(op)
+            .as_str()
+            .to_string();
         let done = |r: Result<(), AxError>| r.map(|()| true).map_err(|e| err(e, &what));
         match op {
             // The planner chose how (`map::plan_for`); the op says it.

@@ -255,7 +255,7 @@ impl Backend for UiaBackend {
             .call(
                 Request::Write(id.clone(), op.clone()),
                 self.call_timeout,
-                &crate::backend::strategy::Platform::Uia.method(op),
+                crate::backend::strategy::Platform::Uia.method(op).as_str(),
             )
             .await?
         {
@@ -902,7 +902,10 @@ impl Worker {
 
     fn write(&mut self, id: &NodeId, op: &WriteOp) -> WriteAck {
         let (el, node) = self.fresh(id)?;
-        let what = crate::backend::strategy::Platform::Uia.method(op);
+        let what = crate::backend::strategy::Platform::Uia
+            .method(op)
+            .as_str()
+            .to_string();
         let done = |r: uiautomation::Result<()>| r.map(|()| true).map_err(|e| err(e, &what));
         match op {
             // The planner chose the pattern (`map::plan_for`); the op names it.
@@ -988,7 +991,7 @@ impl Worker {
             | WriteOp::AwaitFocus
             | WriteOp::AwaitMenuKeyboard => Err(BackendError::Unsupported(format!(
                 "{} is not planned on Windows",
-                crate::backend::strategy::Platform::Uia.method(op)
+                crate::backend::strategy::Platform::Uia.method(op).as_str()
             ))),
         }
     }
