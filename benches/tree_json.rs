@@ -261,7 +261,7 @@ fn output_growth_mb(snap: &Snapshot) -> Option<f64> {
     let before = status_mb("VmRSS:")?;
     std::fs::write("/proc/self/clear_refs", "5").ok()?;
     std::thread::scope(|s| {
-        s.spawn(|| treeglass::cli::output::write_tree_json(&mut std::io::sink(), snap, None, false))
+        s.spawn(|| treeglass::app::output::write_tree_json(&mut std::io::sink(), snap, None, false))
             .join()
             .ok()
     })?

@@ -677,7 +677,7 @@ mod tests {
             read_ms: 0.0,
         };
         let mut buf = Vec::new();
-        crate::cli::output::write_tree_json(&mut buf, &snap, None, false).unwrap();
+        crate::app::output::write_tree_json(&mut buf, &snap, None, false).unwrap();
         let file = Tree::from_json(&String::from_utf8(buf).unwrap()).unwrap();
         let live = Tree::from_snapshot(&snap).unwrap();
         assert_eq!(live.entries.len(), 500);

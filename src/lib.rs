@@ -1,7 +1,9 @@
 //! treeglass: an inspector for desktop accessibility trees with verified writes.
 //!
-//! Layers point one way: `model ← target ← backend ← write ← workflow ← tui/cli ← mcp`.
+//! Layers point one way: `model ← selector ← backend ← write ← session ← workflow ← app ←
+//! cli / tui / mcp`.
 
+pub mod app;
 pub mod audit;
 pub mod backend;
 pub mod cli;

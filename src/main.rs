@@ -3,28 +3,28 @@
 use std::sync::Arc;
 
 use clap::Parser;
+use treeglass::app::{Error, Kind};
 use treeglass::backend::Backend;
 use treeglass::backend::fixture::FixtureBackend;
-use treeglass::cli::{self, Cli, Command, Failure, Printed, exit};
+use treeglass::cli::{self, Cli, Command, Printed, exit};
 use treeglass::session::Session;
 
 /// Picks the backend named by `--backend`, or AT-SPI when reachable, else the demo app.
-async fn pick_backend(spec: Option<&str>) -> Result<Arc<dyn Backend>, Failure> {
+async fn pick_backend(spec: Option<&str>) -> Result<Arc<dyn Backend>, Error> {
     match spec {
         Some("fixture") | Some("demo") => Ok(Arc::new(FixtureBackend::demo())),
         Some(s) if s.starts_with("fixture:") => {
             let path = &s["fixture:".len()..];
             FixtureBackend::from_path(path)
                 .map(|b| Arc::new(b) as Arc<dyn Backend>)
-                .map_err(|e| Failure::new(exit::USAGE, e.to_string()))
+                .map_err(|e| Error::usage(e.to_string()))
         }
         Some("atspi") => connect_atspi().await,
         Some("uia") => connect_uia().await,
         Some("ax") => connect_ax().await,
-        Some(other) => Err(Failure::new(
-            exit::USAGE,
-            format!("unknown backend `{other}` (use atspi, uia, ax, fixture or fixture:PATH)"),
-        )),
+        Some(other) => Err(Error::usage(format!(
+            "unknown backend `{other}` (use atspi, uia, ax, fixture or fixture:PATH)"
+        ))),
         None => match connect_atspi().await {
             Ok(b) => Ok(b),
             Err(f) => {
@@ -39,60 +39,59 @@ async fn pick_backend(spec: Option<&str>) -> Result<Arc<dyn Backend>, Failure> {
 }
 
 #[cfg(target_os = "linux")]
-async fn connect_atspi() -> Result<Arc<dyn Backend>, Failure> {
+async fn connect_atspi() -> Result<Arc<dyn Backend>, Error> {
     treeglass::backend::atspi::AtspiBackend::connect(cli::CONNECT_TIMEOUT)
         .await
         .map(|b| Arc::new(b) as Arc<dyn Backend>)
-        .map_err(Failure::from)
+        .map_err(Error::from)
 }
 
 #[cfg(not(target_os = "linux"))]
-async fn connect_atspi() -> Result<Arc<dyn Backend>, Failure> {
-    Err(Failure::new(
-        exit::BUS_UNAVAILABLE,
+async fn connect_atspi() -> Result<Arc<dyn Backend>, Error> {
+    Err(Error::new(
+        Kind::BusUnavailable,
         "AT-SPI is only available on Linux",
     ))
 }
 
 /// Windows UI Automation (implemented, not yet verified on Windows).
 #[cfg(windows)]
-async fn connect_uia() -> Result<Arc<dyn Backend>, Failure> {
+async fn connect_uia() -> Result<Arc<dyn Backend>, Error> {
     treeglass::backend::uia::UiaBackend::connect(cli::CONNECT_TIMEOUT)
         .await
         .map(|b| Arc::new(b) as Arc<dyn Backend>)
-        .map_err(Failure::from)
+        .map_err(Error::from)
 }
 
 #[cfg(not(windows))]
-async fn connect_uia() -> Result<Arc<dyn Backend>, Failure> {
-    Err(Failure::new(
-        exit::BUS_UNAVAILABLE,
+async fn connect_uia() -> Result<Arc<dyn Backend>, Error> {
+    Err(Error::new(
+        Kind::BusUnavailable,
         "UI Automation is only available on Windows",
     ))
 }
 
 /// macOS Accessibility (implemented, not yet verified on macOS).
 #[cfg(target_os = "macos")]
-async fn connect_ax() -> Result<Arc<dyn Backend>, Failure> {
+async fn connect_ax() -> Result<Arc<dyn Backend>, Error> {
     treeglass::backend::ax::AxBackend::connect(cli::CONNECT_TIMEOUT)
         .await
         .map(|b| Arc::new(b) as Arc<dyn Backend>)
-        .map_err(Failure::from)
+        .map_err(Error::from)
 }
 
 #[cfg(not(target_os = "macos"))]
-async fn connect_ax() -> Result<Arc<dyn Backend>, Failure> {
-    Err(Failure::new(
-        exit::BUS_UNAVAILABLE,
+async fn connect_ax() -> Result<Arc<dyn Backend>, Error> {
+    Err(Error::new(
+        Kind::BusUnavailable,
         "the macOS Accessibility API is only available on macOS",
     ))
 }
 
-async fn run(cli: Cli) -> Result<(Printed, i32), Failure> {
+async fn run(cli: Cli) -> Result<(Printed, i32), Error> {
     // `treeglass --app X tree` would silently read the default window.
     if cli.command.is_some() && cli.scope.is_set() {
-        return Err(Failure::new(
-            exit::USAGE,
+        return Err(Error::usage(
             "--app, --pid and --window go after the command (treeglass tree --app …); before \
              it they choose the window the inspector opens on",
         ));
@@ -116,7 +115,7 @@ async fn run(cli: Cli) -> Result<(Printed, i32), Failure> {
         let cmd = cmd.clone();
         return tokio::task::spawn_blocking(move || cli::clipboard(&cmd))
             .await
-            .map_err(|e| Failure::new(exit::ERROR, e.to_string()))?
+            .map_err(|e| Error::other(e.to_string()))?
             .map(ok);
     }
     // The doctor must work exactly when nothing else does: it connects by itself.
@@ -129,7 +128,7 @@ async fn run(cli: Cli) -> Result<(Printed, i32), Failure> {
     // No command on a terminal: the interactive inspector. (Piped, it prints the tree.)
     if cli.command.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         // A pattern that does not compile is a usage error, not a window that is missing.
-        cli::check_scope(&cli.scope)?;
+        cli.scope.scope().check()?;
         return run_tui(cli.backend.as_deref(), &cli.scope).await.map(text);
     }
     let backend = pick_backend(cli.backend.as_deref()).await?;
@@ -161,7 +160,7 @@ async fn run(cli: Cli) -> Result<(Printed, i32), Failure> {
         Some(Command::Apps { json }) => cli::apps(backend.as_ref(), json).await.map(ok),
         Some(Command::Tree(args)) => cli::tree(backend.as_ref(), &args).await,
         Some(Command::Diff(args)) => cli::diff(Some(backend.as_ref()), &args).await.map(text),
-        Some(Command::Audit(args)) => cli::audit::run(backend.as_ref(), &args).await.map(text),
+        Some(Command::Audit(args)) => cli::audit::run(&session, &args).await.map(text),
         Some(Command::Find(args)) => cli::find(&session, &args).await.map(text),
         Some(Command::Get(args)) => cli::get(&session, &args).await.map(ok),
         Some(Command::Set(args)) => cli::set(&session, &args).await.map(text),
@@ -169,9 +168,8 @@ async fn run(cli: Cli) -> Result<(Printed, i32), Failure> {
         Some(Command::Workflow(args)) => cli::workflow::with_backend(backend.clone(), &args)
             .await
             .map(text),
-        Some(Command::Clipboard(_)) => Err(Failure::new(exit::ERROR, "unreachable: handled above")),
-        Some(Command::Doctor { .. }) | Some(Command::Mcp) => {
-            Err(Failure::new(exit::ERROR, "unreachable: handled above"))
+        Some(Command::Clipboard(_)) | Some(Command::Doctor { .. }) | Some(Command::Mcp) => {
+            Err(Error::other("unreachable: handled above"))
         }
         None => {
             let args = cli::TreeArgs {
@@ -186,7 +184,7 @@ async fn run(cli: Cli) -> Result<(Printed, i32), Failure> {
 /// The TUI on the backend `--backend` names; by default AT-SPI when reachable, else the demo
 /// app with a banner saying so. A `scope` (`--app`, `--pid`, `--window`) is matched as `tree`
 /// matches it; when it names nothing, the TUI opens on the apps pane with the reason.
-async fn run_tui(spec: Option<&str>, scope: &cli::Scope) -> Result<(String, i32), Failure> {
+async fn run_tui(spec: Option<&str>, scope: &cli::Scope) -> Result<(String, i32), Error> {
     let (backend, banner) = match spec {
         Some(s) => (pick_backend(Some(s)).await?, None),
         None => match connect_atspi().await {
@@ -203,7 +201,7 @@ async fn run_tui(spec: Option<&str>, scope: &cli::Scope) -> Result<(String, i32)
     };
     let open = if scope.is_set() {
         Some(
-            cli::pick(backend.as_ref(), scope)
+            treeglass::app::pick(backend.as_ref(), &scope.scope())
                 .await
                 .map(|(app, root)| treeglass::tui::app::OpenAt {
                     bus_name: app.bus_name,
@@ -225,7 +223,7 @@ async fn run_tui(spec: Option<&str>, scope: &cli::Scope) -> Result<(String, i32)
             cli::warn(&format!("stopped by {name}; the terminal was restored"));
             Ok((String::new(), 128 + number))
         }
-        Err(e) => Err(Failure::new(exit::ERROR, e.to_string())),
+        Err(e) => Err(Error::other(e.to_string())),
     }
 }
 
@@ -299,9 +297,9 @@ fn main() {
             let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
             cli::finish(code, cli::emit(printed, &mut out))
         }
-        Err(f) => {
-            cli::warn(&f.message);
-            f.code
+        Err(e) => {
+            cli::warn(&e.message);
+            cli::code(Some(e.kind))
         }
     };
     std::process::exit(code);

@@ -2,10 +2,13 @@
 
 use clap::Args;
 
-use super::{Failure, Scope, app_gone, exit, named, not_responding, output, pick};
-use crate::audit::{self, Options, Read, Severity};
-use crate::backend::{Backend, BackendError, Limits};
-use crate::model::{Snapshot, Truncation};
+use super::{Scope, code, warn};
+use crate::app::audit::{self, Audited};
+use crate::app::scope::{app_gone, named, not_responding};
+use crate::app::{Error, output};
+use crate::audit::report;
+use crate::model::Truncation;
+use crate::session::Session;
 
 #[derive(Debug, Args, Default)]
 pub struct AuditArgs {
@@ -35,7 +38,7 @@ pub struct AuditArgs {
 /// What `audit --help` lists after the options: the rules, the checks left out, exit codes.
 pub fn help() -> String {
     let mut s = String::from("Rules (id, severity, standard):\n");
-    for r in audit::RULES {
+    for r in crate::audit::RULES {
         s.push_str(&format!(
             "  {:<24} {:<8} {:<11} {}\n",
             r.id,
@@ -49,7 +52,7 @@ pub fn help() -> String {
          reads do not include: there it is reported as not evaluated. Left out (the snapshot \
          does not hold what they need):\n",
     );
-    for (what, why) in audit::LEFT_OUT {
+    for (what, why) in crate::audit::LEFT_OUT {
         s.push_str(&format!("  {what}: {why}\n"));
     }
     s.push_str(
@@ -61,87 +64,40 @@ pub fn help() -> String {
     s
 }
 
-/// The options `args` asks for, or a usage error.
-pub fn options(
-    rules: &[String],
-    min_severity: &str,
-    backend: &dyn Backend,
-    toolkit: Option<crate::model::Toolkit>,
-) -> Result<Options, Failure> {
-    let min_severity = Severity::from_name(min_severity).ok_or_else(|| {
-        Failure::new(
-            exit::USAGE,
-            format!(
-                "unknown severity `{}` (review, warning or error)",
-                crate::model::sanitize(min_severity, 40)
-            ),
-        )
-    })?;
-    audit::select(rules).map_err(|e| Failure::new(exit::USAGE, e))?;
-    Ok(Options {
-        rules: rules.to_vec(),
-        min_severity,
-        read: Read {
-            // UI Automation and AX do not read the label relation yet.
-            labels: matches!(backend.name(), "atspi" | "fixture"),
-            bounds: None,
-            toolkit,
-        },
-    })
-}
-
-/// The read an audit makes: the scope's limits, with the label relation of every interactive
-/// element (`name-missing` needs it).
-pub fn limits(scope: &Scope) -> Limits {
-    Limits {
-        labels: true,
-        ..scope.limits()
-    }
-}
-
-/// The exit code of an audit: an incomplete read first (never a clean result), then findings.
-pub fn code(a: &audit::Audit, snap: &Snapshot) -> i32 {
-    match snap.truncated {
-        Some(Truncation::AppGone) => exit::APP_GONE,
-        Some(Truncation::NotResponding) => exit::NOT_RESPONDING,
-        _ if !snap.complete() => exit::INCOMPLETE,
-        _ if !a.findings.is_empty() => exit::AUDIT_FINDINGS,
-        _ => exit::OK,
-    }
-}
-
 /// `treeglass audit`.
-pub async fn run(backend: &dyn Backend, args: &AuditArgs) -> Result<(String, i32), Failure> {
-    options(&args.rules, &args.min_severity, backend, None)?;
-    let (app, root) = pick(backend, &args.scope).await?;
-    let toolkit = backend.toolkit(&root).await;
-    let opts = options(&args.rules, &args.min_severity, backend, toolkit)?;
-    let snap = match backend.snapshot(&root, &limits(&args.scope)).await {
-        Ok(s) => s,
-        Err(BackendError::AppGone { .. }) => return Err(app_gone(&app, "the read")),
-        Err(e) => return Err(named(&app, e)),
-    };
-    let a = audit::audit(&snap, &opts).map_err(|e| Failure::new(exit::USAGE, e))?;
-    let code = code(&a, &snap);
+pub async fn run(session: &Session, args: &AuditArgs) -> Result<(String, i32), Error> {
+    let Audited {
+        app,
+        snap,
+        audit: a,
+        kind,
+    } = audit::run(
+        session,
+        &args.scope.scope(),
+        &args.rules,
+        &args.min_severity,
+        named,
+    )
+    .await?;
     match snap.truncated {
-        Some(Truncation::AppGone) => super::warn(&app_gone(&app, "the read").message),
-        Some(Truncation::NotResponding) => super::warn(&format!(
+        Some(Truncation::AppGone) => warn(&app_gone(&app, "the read").message),
+        Some(Truncation::NotResponding) => warn(&format!(
             "{}; the read stopped after {} nodes: the audit covers only what was read",
             not_responding(&app).message,
             snap.nodes.len()
         )),
-        _ if !snap.complete() => super::warn(&format!(
+        _ if !snap.complete() => warn(&format!(
             "the tree is incomplete ({}): the audit covers only what was read",
             output::completeness(&snap).trim()
         )),
         _ => {}
     }
     let out = if args.sarif {
-        output::json_pretty(&audit::report::sarif(&a, &snap))
+        output::json_pretty(&report::sarif(&a, &snap))
     } else if args.json {
-        output::json_pretty(&audit::report::json(&a, &snap))
+        output::json_pretty(&report::json(&a, &snap))
     } else {
-        audit::report::text(&a, &snap)
+        report::text(&a, &snap)
     };
-    Ok((out, code))
+    Ok((out, code(kind)))
 }

@@ -8,18 +8,17 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use serde_json::json;
 
-use super::{Failure, Scope, exit, output, pick};
+use super::{Scope, code, warn};
+use crate::app::run::{self as use_case, NotRun, issues_text, refusal_text, validation_value};
+use crate::app::{Error, Kind, output, pick};
 use crate::backend::Backend;
-use crate::model::{Snapshot, sanitize};
+use crate::model::sanitize;
 use crate::session::Session;
-use crate::workflow::record::{ExportError, ExportOptions, Recorder};
-use crate::workflow::run::{Place, RunOptions, Runner, preflight};
+use crate::workflow::record::{ExportError, ExportOptions, RecordError, Recorder};
 use crate::workflow::validate::{Validation, validate_path};
 use crate::workflow::watch::{Watch, WatchOptions};
 use crate::workflow::{Issue, Workflow};
-use crate::write::WriteResult;
 
 const WORKFLOW_HELP: &str = "\
 Workflow files follow workflow-v1.schema.json (schemaVersion 1); see the README.
@@ -143,104 +142,49 @@ pub struct RecordArgs {
     pub name: Option<String>,
 }
 
-/// Text for a validation.
-pub fn issues_text(file: &Path, v: &Validation) -> String {
-    let mut out = String::new();
-    if v.is_valid() {
-        let wf = v.workflow.as_ref();
-        out.push_str(&format!(
-            "{}: valid — {}, {}{}\n",
-            file.display(),
-            counted(wf.map_or(0, |w| w.steps.len()), "step", "steps"),
-            counted(wf.map_or(0, |w| w.inputs.len()), "input", "inputs"),
-            wf.map(|w| {
-                let secret: Vec<&str> = w
-                    .inputs
-                    .iter()
-                    .filter(|(_, i)| i.is_sensitive())
-                    .map(|(k, _)| k.as_str())
-                    .collect();
-                if secret.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({} sensitive)", secret.join(", "))
-                }
-            })
-            .unwrap_or_default()
-        ));
-    } else {
-        out.push_str(&format!(
-            "{}: invalid — {} error{}\n",
-            file.display(),
-            v.errors.len(),
-            if v.errors.len() == 1 { "" } else { "s" }
-        ));
-    }
-    for e in &v.errors {
-        out.push_str(&format!("  error   {}\n", sanitize(&e.to_string(), 400)));
-    }
-    for w in &v.warnings {
-        out.push_str(&format!("  warning {}\n", sanitize(&w.to_string(), 400)));
-    }
-    out
-}
-
 fn validation_json(file: &Path, v: &Validation) -> String {
     output::json_pretty(&validation_value(file, v))
 }
 
-/// `workflow validate --json`.
-pub fn validation_value(file: &Path, v: &Validation) -> serde_json::Value {
-    json!({
-        "file": file.display().to_string(),
-        "valid": v.is_valid(),
-        "steps": v.workflow.as_ref().map(|w| w.steps.len()),
-        "errors": v.errors,
-        "warnings": v.warnings,
-    })
-}
-
-/// `workflow run --json` for a workflow that was not run (refused before its first step).
-pub fn refusal_value(file: &Path, issues: &[Issue], message: &str) -> serde_json::Value {
-    json!({
-        "file": file.display().to_string(),
-        "valid": false,
-        "ran": false,
-        "message": message,
-        "errors": issues,
-    })
-}
-
 /// Text or JSON for a workflow that was not run.
-pub fn refusal_output(file: &Path, issues: &[Issue], message: &str, as_json: bool) -> String {
+fn refusal_output(file: &Path, issues: &[Issue], message: &str, as_json: bool) -> String {
     if as_json {
-        output::json_pretty(&refusal_value(file, issues, message))
+        output::json_pretty(&use_case::refusal_value(file, issues, message))
     } else {
-        let mut out = format!("{}: not run — {message}\n", file.display());
-        for i in issues {
-            out.push_str(&format!("  error   {}\n", sanitize(&i.to_string(), 400)));
-        }
-        out
+        refusal_text(file, issues, message)
     }
 }
 
+/// The output of a workflow that was not run, and its exit code.
+fn not_run(file: &Path, why: NotRun, as_json: bool) -> (String, i32) {
+    let code = code(Some(why.kind()));
+    let out = match why {
+        NotRun::Invalid(v) if as_json => validation_json(file, &v),
+        NotRun::Invalid(v) => format!("{}nothing was run\n", issues_text(file, &v)),
+        NotRun::Refused(r) => refusal_output(file, &r.issues(), &r.to_string(), as_json),
+    };
+    (out, code)
+}
+
+/// A recording that could not be read or written.
+fn failed(e: RecordError) -> Error {
+    Error::other(e.to_string())
+}
+
 /// Reads `--input` and `--inputs-file` values.
-fn given_inputs(args: &RunArgs) -> Result<BTreeMap<String, String>, Failure> {
+fn given_inputs(args: &RunArgs) -> Result<BTreeMap<String, String>, Error> {
     let mut out = BTreeMap::new();
     if let Some(path) = &args.inputs_file {
         let bytes = crate::files::read_capped(path, crate::files::MAX_DOCUMENT_BYTES)
-            .map_err(|e| Failure::new(exit::USAGE, format!("--inputs-file: {e}")))?;
+            .map_err(|e| Error::usage(format!("--inputs-file: {e}")))?;
         let v = crate::json::parse_strict(&bytes).map_err(|e| {
-            Failure::new(
-                exit::USAGE,
-                format!("{}: not a JSON object of inputs: {e}", path.display()),
-            )
+            Error::usage(format!(
+                "{}: not a JSON object of inputs: {e}",
+                path.display()
+            ))
         })?;
         let obj = v.as_object().ok_or_else(|| {
-            Failure::new(
-                exit::USAGE,
-                format!("{}: inputs must be a JSON object", path.display()),
-            )
+            Error::usage(format!("{}: inputs must be a JSON object", path.display()))
         })?;
         for (k, v) in obj {
             let s = match v {
@@ -252,10 +196,10 @@ fn given_inputs(args: &RunArgs) -> Result<BTreeMap<String, String>, Failure> {
     }
     for kv in &args.inputs {
         let (k, v) = kv.split_once('=').ok_or_else(|| {
-            Failure::new(
-                exit::USAGE,
-                format!("--input takes NAME=VALUE, got {:?}", sanitize(kv, 60)),
-            )
+            Error::usage(format!(
+                "--input takes NAME=VALUE, got {:?}",
+                sanitize(kv, 60)
+            ))
         })?;
         out.insert(k.trim().to_string(), v.to_string());
     }
@@ -264,32 +208,22 @@ fn given_inputs(args: &RunArgs) -> Result<BTreeMap<String, String>, Failure> {
 
 /// Validates a workflow file, or says why it cannot be run: the part of `workflow run` that
 /// happens before any backend is touched.
-fn checked(args: &RunArgs) -> Result<Result<Workflow, (String, i32)>, Failure> {
-    let v = validate_path(&args.file).map_err(Failure::from)?;
-    let Some(wf) = v.valid_workflow().cloned() else {
-        let out = if args.json {
-            validation_json(&args.file, &v)
-        } else {
-            format!("{}nothing was run\n", issues_text(&args.file, &v))
-        };
-        return Ok(Err((out, exit::WORKFLOW_INVALID)));
-    };
-    let given = given_inputs(args)?;
-    if let Err(refusal) = preflight(&wf, &given) {
-        let out = refusal_output(
+fn checked(args: &RunArgs) -> Result<Result<Workflow, (String, i32)>, Error> {
+    let v = validate_path(&args.file)?;
+    if v.valid_workflow().is_none() {
+        return Ok(Err(not_run(
             &args.file,
-            &refusal.issues(),
-            &refusal.to_string(),
+            NotRun::Invalid(Box::new(v)),
             args.json,
-        );
-        return Ok(Err((out, exit::WORKFLOW_INVALID)));
+        )));
     }
-    Ok(Ok(wf))
+    let given = given_inputs(args)?;
+    Ok(use_case::check(&v, &given).map_err(|why| not_run(&args.file, why, args.json)))
 }
 
 /// The workflow commands that need no backend; `None` for the ones that do (`run` answers
 /// here only when the file or its inputs are refused, so nothing connects for a bad file).
-pub fn without_backend(args: &WorkflowArgs) -> Option<Result<(String, i32), Failure>> {
+pub fn without_backend(args: &WorkflowArgs) -> Option<Result<(String, i32), Error>> {
     match &args.command {
         WorkflowCommand::Validate { file, json } => Some(validate(file, *json)),
         WorkflowCommand::Export(a) => Some(export(a)),
@@ -308,71 +242,46 @@ pub fn without_backend(args: &WorkflowArgs) -> Option<Result<(String, i32), Fail
 pub async fn with_backend(
     backend: Arc<dyn Backend>,
     args: &WorkflowArgs,
-) -> Result<(String, i32), Failure> {
+) -> Result<(String, i32), Error> {
     match &args.command {
         WorkflowCommand::Run(a) => run(backend, a).await,
         WorkflowCommand::Record(a) => record(backend, a).await,
         _ => without_backend(args)
-            .unwrap_or_else(|| Err(Failure::new(exit::ERROR, "unreachable workflow command"))),
+            .unwrap_or_else(|| Err(Error::other("unreachable workflow command"))),
     }
 }
 
-fn validate(file: &Path, as_json: bool) -> Result<(String, i32), Failure> {
-    let v = validate_path(file).map_err(Failure::from)?;
-    let code = if v.is_valid() {
-        exit::OK
-    } else {
-        exit::WORKFLOW_INVALID
-    };
+fn validate(file: &Path, as_json: bool) -> Result<(String, i32), Error> {
+    let v = validate_path(file)?;
     let out = if as_json {
         validation_json(file, &v)
     } else {
         issues_text(file, &v)
     };
-    Ok((out, code))
+    Ok((out, code(use_case::validation_kind(&v))))
 }
 
-async fn run(backend: Arc<dyn Backend>, args: &RunArgs) -> Result<(String, i32), Failure> {
+async fn run(backend: Arc<dyn Backend>, args: &RunArgs) -> Result<(String, i32), Error> {
     let wf = match checked(args)? {
         Ok(wf) => wf,
         Err(done) => return Ok(done),
     };
     let given = given_inputs(args)?;
-    let (app, root) = pick(backend.as_ref(), &args.scope).await?;
     let session = Arc::new(Session::new(backend));
-    let place = Place {
-        root,
-        app: Some(app.id.clone()),
-    };
-    let runner = match Runner::new(session, place, wf, given, RunOptions::default()) {
-        Ok(r) => r,
-        Err(refusal) => {
-            let out = refusal_output(
-                &args.file,
-                &refusal.issues(),
-                &refusal.to_string(),
-                args.json,
-            );
-            return Ok((out, exit::WORKFLOW_INVALID));
-        }
-    };
-    let report = runner.run().await;
-    let code = if report.passed {
-        exit::OK
-    } else {
-        exit::WORKFLOW_FAILED
+    let report = match use_case::run(session, &args.scope.scope(), wf, given).await? {
+        Ok(report) => report,
+        Err(why) => return Ok(not_run(&args.file, why, args.json)),
     };
     let out = if args.json {
         crate::json::to_string(&report) + "\n"
     } else {
         report.text()
     };
-    Ok((out, code))
+    Ok((out, code(use_case::report_kind(&report))))
 }
 
-fn export(args: &ExportArgs) -> Result<(String, i32), Failure> {
-    let rec =
-        Recorder::load(&args.recording).map_err(|e| Failure::new(exit::ERROR, e.to_string()))?;
+fn export(args: &ExportArgs) -> Result<(String, i32), Error> {
+    let rec = Recorder::load(&args.recording).map_err(failed)?;
     let opts = ExportOptions {
         name: args.name.clone(),
         description: args.description.clone(),
@@ -381,10 +290,9 @@ fn export(args: &ExportArgs) -> Result<(String, i32), Failure> {
         max_retries: args.max_retries,
         terminal: match &args.terminal {
             Some(t) => Some(serde_json::from_str(t).map_err(|e| {
-                Failure::new(
-                    exit::USAGE,
-                    format!("--terminal is not a predicate ({{\"visible\": TARGET}}, …): {e}"),
-                )
+                Error::usage(format!(
+                    "--terminal is not a predicate ({{\"visible\": TARGET}}, …): {e}"
+                ))
             })?),
             None => None,
         },
@@ -396,25 +304,20 @@ fn export(args: &ExportArgs) -> Result<(String, i32), Failure> {
         .map(|s| format!("  ⚑ {}", sanitize(&s.summary(), 200)))
         .collect();
     let refused = |e: ExportError| match e {
-        ExportError::Io(m) => Failure::new(exit::ERROR, m),
-        e => Failure::new(exit::WORKFLOW_INVALID, format!("not exported: {e}")),
+        ExportError::Io(m) => Error::other(m),
+        e => Error::new(Kind::WorkflowInvalid, format!("not exported: {e}")),
     };
     if args.output.as_os_str() == "-" {
         let wf = rec.export_workflow(&opts).map_err(refused)?;
         warn_flagged(&flagged);
         let text = crate::json::to_string(&wf) + "\n";
-        return Ok((text, exit::OK));
+        return Ok((text, code(None)));
     }
     let wf = rec
         .export_to(&args.output, &opts, crate::files::Existing::Replace)
         .map_err(refused)?;
     warn_flagged(&flagged);
-    let secret: Vec<&str> = wf
-        .inputs
-        .iter()
-        .filter(|(_, i)| i.is_sensitive())
-        .map(|(k, _)| k.as_str())
-        .collect();
+    let secret = use_case::sensitive_inputs(&wf);
     Ok((
         format!(
             "wrote {}: workflow {:?}, {} steps{}\n",
@@ -430,13 +333,13 @@ fn export(args: &ExportArgs) -> Result<(String, i32), Failure> {
                 )
             }
         ),
-        exit::OK,
+        code(None),
     ))
 }
 
 fn warn_flagged(flagged: &[String]) {
     if !flagged.is_empty() {
-        super::warn(&format!(
+        warn(&format!(
             "exported {} flagged step{} as recorded (review them, or export with \
              --skip-flagged):\n{}",
             flagged.len(),
@@ -446,12 +349,12 @@ fn warn_flagged(flagged: &[String]) {
     }
 }
 
-fn steps(path: &Path, as_json: bool) -> Result<(String, i32), Failure> {
-    let rec = Recorder::load(path).map_err(|e| Failure::new(exit::ERROR, e.to_string()))?;
+fn steps(path: &Path, as_json: bool) -> Result<(String, i32), Error> {
+    let rec = Recorder::load(path).map_err(failed)?;
     if as_json {
         return Ok((
             output::json_pretty(&serde_json::to_value(rec.to_recording()).unwrap_or_default()),
-            exit::OK,
+            code(None),
         ));
     }
     let mut out = format!(
@@ -466,11 +369,11 @@ fn steps(path: &Path, as_json: bool) -> Result<(String, i32), Failure> {
     for (i, s) in rec.steps().iter().enumerate() {
         out.push_str(&format!("{:>3}. {}\n", i + 1, sanitize(&s.summary(), 300)));
     }
-    Ok((out, exit::OK))
+    Ok((out, code(None)))
 }
 
-fn drop_steps(path: &Path, which: &[String]) -> Result<(String, i32), Failure> {
-    let mut rec = Recorder::load(path).map_err(|e| Failure::new(exit::ERROR, e.to_string()))?;
+fn drop_steps(path: &Path, which: &[String]) -> Result<(String, i32), Error> {
+    let mut rec = Recorder::load(path).map_err(failed)?;
     let mut indices = Vec::new();
     for w in which {
         let i = rec
@@ -484,10 +387,11 @@ fn drop_steps(path: &Path, which: &[String]) -> Result<(String, i32), Failure> {
                     .map(|n| n - 1)
             })
             .ok_or_else(|| {
-                Failure::new(
-                    exit::USAGE,
-                    format!("no step {:?} in {}", sanitize(w, 60), path.display()),
-                )
+                Error::usage(format!(
+                    "no step {:?} in {}",
+                    sanitize(w, 60),
+                    path.display()
+                ))
             })?;
         indices.push(i);
     }
@@ -499,8 +403,7 @@ fn drop_steps(path: &Path, which: &[String]) -> Result<(String, i32), Failure> {
             dropped.push(s.step.id);
         }
     }
-    rec.save(path)
-        .map_err(|e| Failure::new(exit::ERROR, e.to_string()))?;
+    rec.save(path).map_err(failed)?;
     dropped.reverse();
     Ok((
         format!(
@@ -509,24 +412,23 @@ fn drop_steps(path: &Path, which: &[String]) -> Result<(String, i32), Failure> {
             path.display(),
             rec.steps().len()
         ),
-        exit::OK,
+        code(None),
     ))
 }
 
-async fn record(backend: Arc<dyn Backend>, args: &RecordArgs) -> Result<(String, i32), Failure> {
+async fn record(backend: Arc<dyn Backend>, args: &RecordArgs) -> Result<(String, i32), Error> {
     if args.seconds == 0 || args.seconds > 3600 {
-        return Err(Failure::new(exit::USAGE, "--seconds takes 1 to 3600"));
+        return Err(Error::usage("--seconds takes 1 to 3600"));
     }
-    let mut rec = Recorder::load_or_new(&args.output)
-        .map_err(|e| Failure::new(exit::ERROR, e.to_string()))?;
+    let mut rec = Recorder::load_or_new(&args.output).map_err(failed)?;
     if let Some(n) = &args.name {
         rec.set_name(n.clone());
     }
     let before = rec.steps().len();
-    let (app, root) = pick(backend.as_ref(), &args.scope).await?;
+    let (app, root) = pick(backend.as_ref(), &args.scope.scope()).await?;
     let shared = Arc::new(Mutex::new(rec));
     let watch = Watch::start(backend, root, shared.clone(), WatchOptions::default()).await?;
-    super::warn(&format!(
+    warn(&format!(
         "recording changes made in {} for {} s (Ctrl-C stops earlier)",
         app.name.quoted(60),
         args.seconds
@@ -537,8 +439,7 @@ async fn record(backend: Arc<dyn Backend>, args: &RecordArgs) -> Result<(String,
     }
     let summary = watch.stop().await?;
     let rec = shared.lock().unwrap_or_else(|e| e.into_inner()).clone();
-    rec.save(&args.output)
-        .map_err(|e| Failure::new(exit::ERROR, e.to_string()))?;
+    rec.save(&args.output).map_err(failed)?;
     let mut out = format!(
         "recorded {} observed step{} into {} ({} seen{})\n",
         rec.steps().len().saturating_sub(before),
@@ -558,58 +459,5 @@ async fn record(backend: Arc<dyn Backend>, args: &RecordArgs) -> Result<(String,
     for (i, s) in rec.steps().iter().enumerate().skip(before) {
         out.push_str(&format!("{:>3}. {}\n", i + 1, sanitize(&s.summary(), 300)));
     }
-    Ok((out, exit::OK))
-}
-
-/// `set --record FILE`: appends the write as a step (nothing when the target did not resolve).
-pub fn record_write(
-    path: &Path,
-    snap: &Snapshot,
-    row: usize,
-    result: &WriteResult,
-    raw: &str,
-) -> Result<(), Failure> {
-    let mut rec =
-        Recorder::load_or_new(path).map_err(|e| Failure::new(exit::ERROR, e.to_string()))?;
-    let i = rec
-        .record_write(snap, row, result, raw, false)
-        .map_err(|e| Failure::new(exit::ERROR, e.to_string()))?;
-    rec.save(path)
-        .map_err(|e| Failure::new(exit::ERROR, e.to_string()))?;
-    note(path, &rec, i);
-    Ok(())
-}
-
-/// `invoke --record FILE`: appends the action as a `click` step.
-pub fn record_invoke(
-    path: &Path,
-    snap: &Snapshot,
-    row: usize,
-    result: &WriteResult,
-    action: Option<&str>,
-) -> Result<(), Failure> {
-    let mut rec =
-        Recorder::load_or_new(path).map_err(|e| Failure::new(exit::ERROR, e.to_string()))?;
-    let i = rec
-        .record_invoke(snap, row, result, action)
-        .map_err(|e| Failure::new(exit::ERROR, e.to_string()))?;
-    rec.save(path)
-        .map_err(|e| Failure::new(exit::ERROR, e.to_string()))?;
-    note(path, &rec, i);
-    Ok(())
-}
-
-fn note(path: &Path, rec: &Recorder, i: usize) {
-    if let Some(s) = rec.steps().get(i) {
-        super::warn(&format!(
-            "recorded step {} into {}{}",
-            sanitize(&s.step.id, 80),
-            path.display(),
-            if s.flagged {
-                format!(" (flagged: {})", sanitize(&s.flags.join("; "), 200))
-            } else {
-                String::new()
-            }
-        ));
-    }
+    Ok((out, code(None)))
 }

@@ -30,12 +30,12 @@ use std::sync::Arc;
 
 pub use server::{Doctor, Server, State};
 
+use crate::app::Error;
 use crate::backend::Backend;
-use crate::cli::Failure;
 use crate::session::Session;
 
 /// Serves MCP on standard input and output until the client closes its end.
-pub async fn serve(backend: Arc<dyn Backend>, doctor: Doctor) -> Result<(), Failure> {
+pub async fn serve(backend: Arc<dyn Backend>, doctor: Doctor) -> Result<(), Error> {
     let session = Arc::new(Session::new(backend));
     let server = Server::new(State::new(session, doctor));
     stdio::run(server, tokio::io::stdin(), tokio::io::stdout()).await

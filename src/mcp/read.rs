@@ -3,11 +3,14 @@
 
 use serde_json::{Map, Value as Json};
 
-use super::element::{parse_target, wait};
+use super::element::parse_target;
 use super::reply::{Fault, Reply};
 use super::tools::{AuditArgs, FindArgs, WindowStateArgs};
+use crate::app::audit::{self, Audited};
+use crate::app::locate::{self, as_reported, resolution_kind};
+use crate::app::scope::app_gone;
+use crate::app::{Kind, output, pick};
 use crate::backend::{BackendError, Limits};
-use crate::cli::{self, output};
 use crate::fold;
 use crate::model::{Snapshot, Truncation};
 use crate::session::Session;
@@ -17,14 +20,14 @@ pub async fn list_apps(session: &Session) -> Result<Reply, Fault> {
     let backend = session.backend.as_ref();
     let apps = backend.apps().await?;
     Ok(Reply::ok(
-        cli::apps_json(backend.name(), &apps),
+        output::apps_json(backend.name(), &apps),
         output::apps_text(&apps),
     ))
 }
 
 /// `get_window_state`: `tree --json --targets`, folded unless `raw`, with the app's pid.
 pub async fn window_state(session: &Session, args: &WindowStateArgs) -> Result<Reply, Fault> {
-    let (app, root) = cli::pick(session.backend.as_ref(), &args.scope()).await?;
+    let (app, root) = pick(session.backend.as_ref(), &args.scope()).await?;
     let limits = Limits {
         max_nodes: args.max_nodes.unwrap_or(Limits::default().max_nodes).max(1),
         // Suggested targets may name an element by its label.
@@ -33,7 +36,7 @@ pub async fn window_state(session: &Session, args: &WindowStateArgs) -> Result<R
     };
     let snap = match session.snapshot(&root, &limits).await {
         Ok(s) => s,
-        Err(BackendError::AppGone { .. }) => return Err(cli::app_gone(&app, "the read").into()),
+        Err(BackendError::AppGone { .. }) => return Err(app_gone(&app, "the read").into()),
         Err(e) => return Err(e.into()),
     };
     let raw = args.raw.unwrap_or(false);
@@ -46,7 +49,7 @@ pub async fn window_state(session: &Session, args: &WindowStateArgs) -> Result<R
     let text = output::tree_text(&snap, raw, Some(&targets));
     let reply = Reply::ok(doc, text);
     Ok(if snap.truncated == Some(Truncation::AppGone) {
-        reply.fault(cli::app_gone(&app, "the read").into())
+        reply.fault(app_gone(&app, "the read").into())
     } else {
         reply
     })
@@ -55,32 +58,24 @@ pub async fn window_state(session: &Session, args: &WindowStateArgs) -> Result<R
 /// `audit`: `audit --json` of a fresh read kept by the session (its tokens can be used with
 /// the other tools); findings are exit code 14, a read that was not whole 12, 8 or 6.
 pub async fn audit(session: &Session, args: &AuditArgs) -> Result<Reply, Fault> {
-    let backend = session.backend.as_ref();
     let rules = args.rules.clone().unwrap_or_default();
     let severity = args.min_severity.as_deref().unwrap_or("review");
-    cli::audit::options(&rules, severity, backend, None)?;
-    let (app, root) = cli::pick(backend, &args.scope()).await?;
-    let snap = match session
-        .snapshot(&root, &cli::audit::limits(&args.scope()))
-        .await
-    {
-        Ok(s) => s,
-        Err(BackendError::AppGone { .. }) => return Err(cli::app_gone(&app, "the read").into()),
-        Err(e) => return Err(e.into()),
-    };
-    let opts = cli::audit::options(&rules, severity, backend, backend.toolkit(&root).await)?;
-    let a = crate::audit::audit(&snap, &opts).map_err(Fault::usage)?;
-    let code = cli::audit::code(&a, &snap);
+    let Audited {
+        app,
+        snap,
+        audit: a,
+        kind,
+    } = audit::run(session, &args.scope(), &rules, severity, as_reported).await?;
     let mut doc = crate::audit::report::json(&a, &snap);
     doc["pid"] = app.pid.into();
-    let why = match code {
-        crate::cli::exit::AUDIT_FINDINGS => "findings at or above min_severity (see rules)",
+    let why = match kind {
+        Some(Kind::Findings) => "findings at or above min_severity (see rules)",
         _ => "the tree was not read whole: the audit covers only what was read",
     };
     Ok(Reply::coded(
         doc,
         crate::audit::report::text(&a, &snap),
-        code,
+        kind,
         why,
     ))
 }
@@ -167,18 +162,24 @@ pub fn tree_json(snap: &Snapshot, targets: &[Option<output::Suggested>], raw: bo
 
 /// `find`: `find --json`; not unique is an error with the resolution's exit code.
 pub async fn find(session: &Session, args: &FindArgs) -> Result<Reply, Fault> {
-    let given = parse_target(&args.target)?;
-    let (_, root) = cli::pick(session.backend.as_ref(), &args.scope()).await?;
-    let fresh = session
-        .resolve_fresh(&root, &given.target, wait(args.wait_ms), &Limits::default())
-        .await?;
-    let code = cli::resolution_code(&fresh.resolution);
-    let text = output::resolution_text(&given.target, &fresh);
+    let target = parse_target(&args.target)?;
+    let resolved = locate::resolve(
+        session,
+        &target,
+        &args.scope(),
+        locate::wait(args.wait_ms),
+        &Limits::default(),
+        false,
+        as_reported,
+    )
+    .await?;
+    let fresh = &resolved.fresh;
+    let text = output::resolution_text(&target, fresh);
     let message = text.lines().next().unwrap_or_default().to_string();
     Ok(Reply::coded(
-        cli::find_json(&given.target, &fresh),
+        output::find_json(&target, fresh),
         text,
-        code,
+        resolution_kind(&fresh.resolution),
         &message,
     ))
 }

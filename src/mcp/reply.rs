@@ -5,58 +5,34 @@
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value as Json, json};
 
-use crate::cli::{Failure, exit};
+use crate::app::{Error, Kind};
 use crate::model::scrub_lines;
 
-/// The machine-readable name of a CLI exit code.
-pub fn kind(code: i32) -> &'static str {
-    match code {
-        exit::OK => "ok",
-        exit::USAGE => "bad_arguments",
-        exit::NO_SUCH => "no_such",
-        exit::BUS_UNAVAILABLE => "bus_unavailable",
-        exit::TOKEN => "token_refused",
-        exit::APP_GONE => "app_gone",
-        exit::NOT_RESPONDING => "not_responding",
-        exit::DOCTOR => "problems_found",
-        exit::AMBIGUOUS => "ambiguous",
-        exit::NOT_FOUND => "not_found",
-        exit::INCOMPLETE => "incomplete",
-        exit::TARGET_SYNTAX => "bad_target",
-        exit::AUDIT_FINDINGS => "findings",
-        exit::MISMATCH => "mismatch",
-        exit::UNCONFIRMED => "unconfirmed",
-        exit::REFUSED => "refused",
-        exit::WORKFLOW_INVALID => "workflow_invalid",
-        exit::WORKFLOW_FAILED => "workflow_failed",
-        _ => "error",
-    }
-}
-
-/// Why a call did not do what was asked: the CLI's exit code, a message (app strings in it
-/// already escaped, as in the CLI's), and fields that locate the problem (`column` of a bad
-/// target, `current_snapshot` of a stale token, `terminal` for `unconfirmed`).
+/// Why a call did not do what was asked: the use case's kind (its name and the CLI's exit code
+/// go on the wire), a message (app strings in it already escaped, as in the CLI's), and fields
+/// that locate the problem (`column` of a bad target, `current_snapshot` of a stale token,
+/// `terminal` for `unconfirmed`).
 #[derive(Debug, Clone)]
 pub struct Fault {
-    pub code: i32,
-    /// A finer kind than the code's (`stale_token` among the token refusals).
-    pub kind: Option<&'static str>,
+    pub kind: Kind,
+    /// A finer name than the kind's (`stale_token` among the token refusals).
+    pub detail: Option<&'static str>,
     pub message: String,
     pub extra: Map<String, Json>,
 }
 
 impl Fault {
-    pub fn new(code: i32, message: impl Into<String>) -> Fault {
+    pub fn new(kind: Kind, message: impl Into<String>) -> Fault {
         Fault {
-            code,
-            kind: None,
+            kind,
+            detail: None,
             message: message.into(),
             extra: Map::new(),
         }
     }
 
     pub fn usage(message: impl Into<String>) -> Fault {
-        Fault::new(exit::USAGE, message)
+        Fault::new(Kind::Usage, message)
     }
 
     pub fn with(mut self, key: &str, value: impl Into<Json>) -> Fault {
@@ -64,20 +40,22 @@ impl Fault {
         self
     }
 
-    pub fn kind(mut self, kind: &'static str) -> Fault {
-        self.kind = Some(kind);
+    pub fn detail(mut self, name: &'static str) -> Fault {
+        self.detail = Some(name);
         self
+    }
+
+    /// The name on the wire: the finer one when there is one.
+    pub fn name(&self) -> &'static str {
+        self.detail.unwrap_or_else(|| self.kind.name())
     }
 
     fn json(&self) -> Json {
         let mut m = Map::new();
-        m.insert(
-            "kind".into(),
-            self.kind.unwrap_or_else(|| kind(self.code)).into(),
-        );
-        m.insert("exit_code".into(), self.code.into());
+        m.insert("kind".into(), self.name().into());
+        m.insert("exit_code".into(), self.kind.exit_code().into());
         m.insert("message".into(), self.message.clone().into());
-        if self.code == exit::UNCONFIRMED {
+        if self.kind == Kind::Unconfirmed {
             // The contract's one terminal outcome: the write may have landed anywhere.
             m.insert("terminal".into(), true.into());
         }
@@ -88,15 +66,15 @@ impl Fault {
     }
 }
 
-impl From<Failure> for Fault {
-    fn from(f: Failure) -> Fault {
-        Fault::new(f.code, f.message)
+impl From<Error> for Fault {
+    fn from(e: Error) -> Fault {
+        Fault::new(e.kind, e.message)
     }
 }
 
 impl From<crate::backend::BackendError> for Fault {
     fn from(e: crate::backend::BackendError) -> Fault {
-        Failure::from(e).into()
+        Error::from(e).into()
     }
 }
 
@@ -119,12 +97,18 @@ impl Reply {
         }
     }
 
-    /// A reply whose document is the CLI's, with the CLI's exit code: a failure unless 0.
-    pub fn coded(structured: Json, text: impl Into<String>, code: i32, message: &str) -> Reply {
+    /// A reply whose document is the CLI's, ended as the use case ended: a failure unless it
+    /// succeeded (`None`).
+    pub fn coded(
+        structured: Json,
+        text: impl Into<String>,
+        ended: Option<Kind>,
+        message: &str,
+    ) -> Reply {
         Reply {
             structured,
             text: text.into(),
-            fault: (code != exit::OK).then(|| Fault::new(code, message)),
+            fault: ended.map(|kind| Fault::new(kind, message)),
         }
     }
 
@@ -147,11 +131,7 @@ impl Reply {
         let mut text = text.trim_end().to_string();
         if let Some(f) = &fault {
             structured["error"] = f.json();
-            let head = format!(
-                "error: {} (exit code {})",
-                f.kind.unwrap_or_else(|| kind(f.code)),
-                f.code
-            );
+            let head = format!("error: {} (exit code {})", f.name(), f.kind.exit_code());
             text = if text.is_empty() {
                 format!("{head}: {}", f.message)
             } else {
@@ -188,8 +168,8 @@ mod tests {
     #[test]
     fn errors_carry_the_exit_code_taxonomy() {
         let r = Reply::from(
-            Fault::new(exit::TOKEN, "stale token s00000001:3")
-                .kind("stale_token")
+            Fault::new(Kind::Token, "stale token s00000001:3")
+                .detail("stale_token")
                 .with("current_snapshot", "s00000002"),
         )
         .into_result();
@@ -199,17 +179,23 @@ mod tests {
         assert_eq!(s["error"]["exit_code"], 5);
         assert_eq!(s["error"]["current_snapshot"], "s00000002");
 
-        let r = Reply::coded(json!({"outcome": "unconfirmed"}), "", 21, "why").into_result();
+        let r = Reply::coded(
+            json!({"outcome": "unconfirmed"}),
+            "",
+            Some(Kind::Unconfirmed),
+            "why",
+        )
+        .into_result();
         let s = r.structured_content.unwrap();
         assert_eq!(s["outcome"], "unconfirmed");
         assert_eq!(s["error"]["kind"], "unconfirmed");
         assert_eq!(s["error"]["terminal"], true);
 
-        let r = Reply::coded(json!({"outcome": "verified"}), "ok", 0, "").into_result();
+        let r = Reply::coded(json!({"outcome": "verified"}), "ok", None, "").into_result();
         assert_eq!(r.is_error, Some(false));
         assert!(r.structured_content.unwrap().get("error").is_none());
-        for code in [1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14, 20, 21, 22, 30, 31] {
-            assert_ne!(kind(code), "ok");
+        for kind in Kind::ALL {
+            assert_ne!(kind.name(), "ok");
         }
     }
 

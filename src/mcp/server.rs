@@ -20,7 +20,7 @@ use serde_json::Value as Json;
 
 use super::reply::{Fault, Reply};
 use super::tools;
-use crate::cli::exit;
+use crate::app::Kind;
 use crate::doctor::Report;
 use crate::session::Session;
 use crate::workflow::record::Recorder;
@@ -255,7 +255,7 @@ impl ServerHandler for Server {
                 Err(e) => {
                     tracing::error!(tool = %name, "tool call failed: {e}");
                     Reply::from(Fault::new(
-                        exit::ERROR,
+                        Kind::Error,
                         format!("internal error in {name}; the server keeps serving"),
                     ))
                 }
@@ -263,7 +263,7 @@ impl ServerHandler for Server {
         // Arguments are never logged: they may hold a secret.
         tracing::info!(
             tool = %name,
-            exit_code = reply.fault.as_ref().map_or(exit::OK, |f| f.code),
+            exit_code = reply.fault.as_ref().map_or(0, |f| f.kind.exit_code()),
             ms = started.elapsed().as_secs_f64() * 1000.0,
             "mcp tool call"
         );

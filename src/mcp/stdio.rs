@@ -18,7 +18,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::mpsc;
 
 use super::server::Server;
-use crate::cli::{Failure, exit};
+use crate::app::Error;
 
 /// The largest message taken: a 16 MiB value (the cap on `set -` from standard input) with
 /// room for its JSON escaping.
@@ -260,7 +260,7 @@ async fn write_lines<W: AsyncWrite + Unpin>(mut lines: mpsc::Receiver<String>, m
 }
 
 /// Serves `server` over `input`/`output` until the input ends.
-pub async fn run<R, W>(server: Server, input: R, output: W) -> Result<(), Failure>
+pub async fn run<R, W>(server: Server, input: R, output: W) -> Result<(), Error>
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -274,17 +274,11 @@ where
     let outcome = match rmcp::serve_server(server, (sdk_in, sdk_out)).await {
         Ok(running) => match running.waiting().await {
             Ok(_) => Ok(()),
-            Err(e) => Err(Failure::new(
-                exit::ERROR,
-                format!("mcp: the server stopped: {e}"),
-            )),
+            Err(e) => Err(Error::other(format!("mcp: the server stopped: {e}"))),
         },
         // The client left before it said anything.
         Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => Ok(()),
-        Err(e) => Err(Failure::new(
-            exit::ERROR,
-            format!("mcp: no session started: {e}"),
-        )),
+        Err(e) => Err(Error::other(format!("mcp: no session started: {e}"))),
     };
     // The SDK is done: stop reading, let what it wrote drain, then the writer ends.
     reader.abort();

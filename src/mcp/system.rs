@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::reply::{Fault, Reply};
 use super::server::State;
 use super::tools::{ClipboardReadArgs, ClipboardWriteArgs};
-use crate::cli::{self, exit};
+use crate::app::{Error, Kind, output};
 use crate::clipboard::{self as cb, ClipboardError, Item};
 
 /// How long a written clipboard is served at most: on X11 it lives in this process, and an
@@ -15,11 +15,7 @@ use crate::clipboard::{self as cb, ClipboardError, Item};
 const KEEP: Duration = Duration::from_secs(24 * 3600);
 
 fn fault(e: ClipboardError) -> Fault {
-    let code = match e {
-        ClipboardError::Input(_) => exit::USAGE,
-        _ => exit::ERROR,
-    };
-    Fault::new(code, e.to_string())
+    Error::from(e).into()
 }
 
 /// The clipboard calls block (arboard talks to the X server), so they run off the runtime.
@@ -28,7 +24,7 @@ async fn blocking<T: Send + 'static>(
 ) -> Result<T, Fault> {
     tokio::task::spawn_blocking(f)
         .await
-        .map_err(|e| Fault::new(exit::ERROR, format!("the clipboard call failed: {e}")))?
+        .map_err(|e| Fault::new(Kind::Error, format!("the clipboard call failed: {e}")))?
         .map_err(fault)
 }
 
@@ -37,8 +33,8 @@ pub async fn clipboard_read(args: &ClipboardReadArgs) -> Result<Reply, Fault> {
     let with_text = args.include_text;
     let contents = blocking(move || cb::read(with_text)).await?;
     let doc =
-        serde_json::to_value(&contents).map_err(|e| Fault::new(exit::ERROR, e.to_string()))?;
-    Ok(Reply::ok(doc, cli::clipboard_text(&contents)))
+        serde_json::to_value(&contents).map_err(|e| Fault::new(Kind::Error, e.to_string()))?;
+    Ok(Reply::ok(doc, output::clipboard_text(&contents)))
 }
 
 /// `clipboard_write`: exactly one value; paths must be absolute. The owner keeps serving it
@@ -67,8 +63,8 @@ pub async fn clipboard_write(state: &State, args: &ClipboardWriteArgs) -> Result
     };
     let written = blocking(move || cb::write(&item, KEEP)).await?;
     let doc = serde_json::to_value(&written.contents)
-        .map_err(|e| Fault::new(exit::ERROR, e.to_string()))?;
-    let text = cli::clipboard_text(&written.contents);
+        .map_err(|e| Fault::new(Kind::Error, e.to_string()))?;
+    let text = output::clipboard_text(&written.contents);
     // Keep the owner's handle for the server's life; the one it replaces has stopped serving.
     *state.clipboard() = Some(written);
     Ok(Reply::ok(doc, text))
@@ -77,11 +73,11 @@ pub async fn clipboard_write(state: &State, args: &ClipboardWriteArgs) -> Result
 /// `doctor`: `doctor --json`; problems found is exit code 7.
 pub async fn doctor(state: &State) -> Result<Reply, Fault> {
     let report = (state.doctor)().await;
-    let (text, code) = cli::doctor(report.clone(), false);
+    let kind = (!report.healthy()).then_some(Kind::ProblemsFound);
     Ok(Reply::coded(
-        cli::doctor_json(&report),
-        text,
-        code,
+        output::doctor_json(&report),
+        report.text(),
+        kind,
         "problems found (see checks and apps)",
     ))
 }

@@ -31,8 +31,8 @@ macro_rules! scope_fields {
         }
 
         impl $name {
-            pub fn scope(&self) -> crate::cli::Scope {
-                crate::cli::Scope {
+            pub fn scope(&self) -> crate::app::Scope {
+                crate::app::Scope {
                     app: self.app.clone(),
                     pid: self.pid,
                     window: self.window.clone(),

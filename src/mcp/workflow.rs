@@ -9,10 +9,13 @@ use serde_json::Value as Json;
 use super::reply::{Fault, Reply};
 use super::server::State;
 use super::tools::{RecordStartArgs, RecordStopArgs, RunArgs, ValidateArgs};
-use crate::cli::{self, exit, workflow as cliwf};
+use crate::app::run::{
+    self as use_case, NotRun, issues_text, refusal_text, refusal_value, sensitive_inputs,
+    validation_value,
+};
+use crate::app::{Error, Kind};
 use crate::model::sanitize;
 use crate::workflow::record::{ExportError, ExportOptions, Recorder};
-use crate::workflow::run::{Place, RunOptions, Runner, preflight};
 use crate::workflow::validate::{Validation, validate_bytes, validate_path};
 
 /// A path an agent gave: absolute, since the server's working directory is not the agent's.
@@ -68,9 +71,9 @@ pub fn record_stop(state: &State, args: &RecordStopArgs) -> Result<Reply, Fault>
         ..ExportOptions::default()
     };
     let refused = |e: ExportError| match e {
-        ExportError::Io(m) => Fault::new(exit::ERROR, m),
+        ExportError::Io(m) => Fault::new(Kind::Error, m),
         e => Fault::new(
-            exit::WORKFLOW_INVALID,
+            Kind::WorkflowInvalid,
             format!("not exported (the recording keeps running): {e}"),
         ),
     };
@@ -85,12 +88,7 @@ pub fn record_stop(state: &State, args: &RecordStopArgs) -> Result<Reply, Fault>
         .filter(|s| s.flagged && !args.skip_flagged)
         .count();
     *guard = None;
-    let secret: Vec<&str> = wf
-        .inputs
-        .iter()
-        .filter(|(_, i)| i.is_sensitive())
-        .map(|(k, _)| k.as_str())
-        .collect();
+    let secret = sensitive_inputs(&wf);
     let text = format!(
         "workflow {}: {} steps{}{}{}",
         crate::model::quoted(&wf.name, 80),
@@ -112,7 +110,7 @@ pub fn record_stop(state: &State, args: &RecordStopArgs) -> Result<Reply, Fault>
             .map(|p| format!("; written to {}", sanitize(&p.display().to_string(), 300)))
             .unwrap_or_default()
     );
-    let doc = serde_json::to_value(&wf).map_err(|e| Fault::new(exit::ERROR, e.to_string()))?;
+    let doc = serde_json::to_value(&wf).map_err(|e| Fault::new(Kind::Error, e.to_string()))?;
     Ok(Reply::ok(doc, text))
 }
 
@@ -121,7 +119,7 @@ fn validated(path: Option<&str>, doc: Option<&Json>) -> Result<(PathBuf, Validat
     match (path, doc) {
         (Some(p), None) => {
             let path = absolute(p, "path")?;
-            let v = validate_path(&path).map_err(|e| Fault::from(cli::Failure::from(e)))?;
+            let v = validate_path(&path).map_err(|e| Fault::from(Error::from(e)))?;
             Ok((path, v))
         }
         (None, Some(doc)) => {
@@ -137,73 +135,64 @@ fn validated(path: Option<&str>, doc: Option<&Json>) -> Result<(PathBuf, Validat
 /// `workflow_validate`: `workflow validate --json`; invalid is exit code 30.
 pub fn validate(args: &ValidateArgs) -> Result<Reply, Fault> {
     let (file, v) = validated(args.path.as_deref(), args.workflow.as_ref())?;
-    let code = if v.is_valid() {
-        exit::OK
-    } else {
-        exit::WORKFLOW_INVALID
-    };
-    let text = cliwf::issues_text(&file, &v);
+    let text = issues_text(&file, &v);
     Ok(Reply::coded(
-        cliwf::validation_value(&file, &v),
+        validation_value(&file, &v),
         text,
-        code,
+        use_case::validation_kind(&v),
         "the workflow is invalid",
     ))
 }
 
-fn not_run(file: &Path, issues: &[crate::workflow::Issue], message: &str) -> Reply {
-    Reply::coded(
-        cliwf::refusal_value(file, issues, message),
-        cliwf::refusal_output(file, issues, message, false),
-        exit::WORKFLOW_INVALID,
-        &sanitize(message, 400),
-    )
+/// The reply for a workflow that was not run.
+fn not_run(file: &Path, why: NotRun) -> Reply {
+    let kind = why.kind();
+    match why {
+        NotRun::Invalid(v) => Reply::coded(
+            validation_value(file, &v),
+            format!("{}nothing was run\n", issues_text(file, &v)),
+            Some(kind),
+            "the workflow is invalid; nothing was run",
+        ),
+        NotRun::Refused(r) => {
+            let (issues, message) = (r.issues(), r.to_string());
+            Reply::coded(
+                refusal_value(file, &issues, &message),
+                refusal_text(file, &issues, &message),
+                Some(kind),
+                &sanitize(&message, 400),
+            )
+        }
+    }
 }
 
 /// `workflow_run`: `workflow run --json` (every step's report), through this server's session.
 pub async fn run(state: &State, args: &RunArgs) -> Result<Reply, Fault> {
     let (file, v) = validated(args.path.as_deref(), args.workflow.as_ref())?;
-    let Some(wf) = v.valid_workflow().cloned() else {
-        return Ok(Reply::coded(
-            cliwf::validation_value(&file, &v),
-            format!("{}nothing was run\n", cliwf::issues_text(&file, &v)),
-            exit::WORKFLOW_INVALID,
-            "the workflow is invalid; nothing was run",
-        ));
+    let wf = match use_case::check(&v, &args.inputs) {
+        Ok(wf) => wf,
+        Err(why) => return Ok(not_run(&file, why)),
     };
-    if let Err(refusal) = preflight(&wf, &args.inputs) {
-        return Ok(not_run(&file, &refusal.issues(), &refusal.to_string()));
-    }
-    let (app, root) = cli::pick(state.session.backend.as_ref(), &args.scope()).await?;
-    let place = Place {
-        root,
-        app: Some(app.id.clone()),
-    };
-    let runner = match Runner::new(
+    let report = match use_case::run(
         state.session.clone(),
-        place,
+        &args.scope(),
         wf,
         args.inputs.clone(),
-        RunOptions::default(),
-    ) {
-        Ok(r) => r,
-        Err(refusal) => return Ok(not_run(&file, &refusal.issues(), &refusal.to_string())),
-    };
-    let report = runner.run().await;
-    let code = if report.passed {
-        exit::OK
-    } else {
-        exit::WORKFLOW_FAILED
+    )
+    .await?
+    {
+        Ok(report) => report,
+        Err(why) => return Ok(not_run(&file, why)),
     };
     let message = report
         .stopped
         .clone()
         .unwrap_or_else(|| "the terminal condition or an output failed".into());
-    let doc = serde_json::to_value(&report).map_err(|e| Fault::new(exit::ERROR, e.to_string()))?;
+    let doc = serde_json::to_value(&report).map_err(|e| Fault::new(Kind::Error, e.to_string()))?;
     Ok(Reply::coded(
         doc,
         report.text(),
-        code,
+        use_case::report_kind(&report),
         &sanitize(&message, 400),
     ))
 }

@@ -6,12 +6,14 @@ use std::time::Duration;
 
 use serde_json::Value as Json;
 
-use super::element::{Element, Located, Missed, locate};
+use super::element::{Missed, element, locate};
 use super::reply::{Fault, Reply};
 use super::server::State;
 use super::tools::{InvokeArgs, SetValueArgs};
-use crate::cli::{self, output};
-use crate::write::{Placement, WriteOptions, WriteResult};
+use crate::app::write::{Act, Written, verdict_kind, write};
+use crate::app::{Element, output, record};
+use crate::model::Snapshot;
+use crate::write::{WriteOptions, WriteResult};
 
 /// Longest read-back a call may ask for.
 const MAX_READBACK: Duration = Duration::from_secs(60);
@@ -44,55 +46,58 @@ fn unlocated(el: &Element, missed: Missed, requested: &str) -> Reply {
         WriteResult::refused_unresolved(&el.shown(), missed.fault.message.clone(), requested);
     output::cap_echoes(&mut r);
     Reply {
-        structured: cli::write_json(&r),
+        structured: output::write_json(&r),
         text: output::write_text(&r),
         fault: Some(missed.fault),
     }
 }
 
-/// The verdict as the command line prints it (echoes capped), with its exit code, and the step
-/// the recorder added (`recorded`).
-fn verdict(mut r: WriteResult, recorded: Option<Json>) -> Reply {
+/// The verdict as the command line prints it (echoes capped), with its kind, where it landed
+/// (`changes`) and the step the recorder added (`recorded`).
+fn verdict(w: Written<Option<Json>>) -> Reply {
+    let Written {
+        result: mut r,
+        landed,
+        recorded,
+    } = w;
+    r.changes = landed.and_then(|l| serde_json::to_value(l).ok());
     output::cap_echoes(&mut r);
-    let mut doc = cli::write_json(&r);
+    let mut doc = output::write_json(&r);
     if let Some(step) = recorded {
         doc["recorded"] = step;
     }
     let text = output::write_text(&r);
-    Reply::coded(doc, text, cli::write_code(&r), &r.reason)
+    Reply::coded(doc, text, verdict_kind(&r), &r.reason)
 }
 
-/// Runs `record` on the recorder when one is running; what it recorded, or why not.
-fn record(
-    state: &State,
-    record: impl FnOnce(&mut crate::workflow::record::Recorder) -> Result<usize, String>,
-) -> Option<Json> {
-    let mut guard = state.recorder();
-    let rec = guard.as_mut()?;
-    Some(match record(rec) {
-        Ok(i) => match rec.steps().get(i) {
-            Some(s) => serde_json::json!({
-                "step": s.step.id,
-                "flagged": s.flagged,
-                "flags": s.flags,
-            }),
-            None => Json::Null,
-        },
-        Err(e) => serde_json::json!({ "error": e }),
-    })
-}
-
-fn token_of(l: &Located) -> String {
-    l.snap.token(l.row).to_string()
+/// Records the write as a step when a recorder runs; what it recorded, or why not.
+fn record<'a>(
+    state: &'a State,
+    act: Act<'a>,
+) -> impl FnOnce(&Snapshot, usize, &WriteResult) -> Option<Json> + 'a {
+    move |snap, row, result| {
+        let mut guard = state.recorder();
+        let rec = guard.as_mut()?;
+        Some(match record::step(rec, act, snap, row, result) {
+            Ok(i) => match rec.steps().get(i) {
+                Some(s) => serde_json::json!({
+                    "step": s.step.id,
+                    "flagged": s.flagged,
+                    "flags": s.flags,
+                }),
+                None => Json::Null,
+            },
+            Err(e) => serde_json::json!({ "error": e.to_string() }),
+        })
+    }
 }
 
 /// `set_value`.
 pub async fn set_value(state: &State, args: &SetValueArgs) -> Result<Reply, Fault> {
     let value = value_text(&args.value)?;
-    let el = Element::of(args.element_token.as_deref(), args.target.as_ref())?;
-    let session = &state.session;
+    let el = element(args.element_token.as_deref(), args.target.as_ref())?;
     let placeholder = format!("(not echoed, {} chars)", value.chars().count());
-    let found = match locate(session, &el, &args.scope(), args.wait_ms).await {
+    let at = match locate(&state.session, &el, &args.scope(), args.wait_ms).await {
         Ok(l) => l,
         Err(m) => return Ok(unlocated(&el, m, &placeholder)),
     };
@@ -101,42 +106,16 @@ pub async fn set_value(state: &State, args: &SetValueArgs) -> Result<Reply, Faul
         force: args.force.unwrap_or(false),
         ..WriteOptions::default()
     };
-    let node = &found.snap.nodes[found.row];
-    let place = Placement::of(&found.snap, found.row);
-    let mut r =
-        crate::write::set_value(session.backend.as_ref(), &node.id, &place, &value, &opts).await;
-    r.target = found.target.clone();
-    r.token = Some(token_of(&found));
-    let recorded = record(state, |rec| {
-        rec.record_write(&found.snap, found.row, &r, &value, false)
-            .map_err(|e| e.to_string())
-    });
-    let typed = (!place.secret).then_some(value.as_str());
-    let landed = crate::write::landed::after_write(
-        session.backend.as_ref(),
-        &crate::write::landed::Before {
-            app: found.app.as_ref(),
-            root: &found.root,
-            snapshot: &found.snap,
-            narrowed: false,
-        },
-        &node.id,
-        &mut r,
-        false,
-        typed,
-        place.secret,
-    )
-    .await;
-    r.changes = landed.and_then(|l| serde_json::to_value(l).ok());
-    Ok(verdict(r, recorded))
+    let act = Act::Set(&value);
+    let w = write(&state.session, &at, act, &opts, false, record(state, act)).await;
+    Ok(verdict(w))
 }
 
 /// `invoke`.
 pub async fn invoke(state: &State, args: &InvokeArgs) -> Result<Reply, Fault> {
-    let el = Element::of(args.element_token.as_deref(), args.target.as_ref())?;
-    let session = &state.session;
+    let el = element(args.element_token.as_deref(), args.target.as_ref())?;
     let action = args.action.as_deref();
-    let found = match locate(session, &el, &args.scope(), args.wait_ms).await {
+    let at = match locate(&state.session, &el, &args.scope(), args.wait_ms).await {
         Ok(l) => l,
         Err(m) => {
             return Ok(unlocated(&el, m, action.unwrap_or("(default action)")));
@@ -146,32 +125,9 @@ pub async fn invoke(state: &State, args: &InvokeArgs) -> Result<Reply, Fault> {
         timeout: readback(args.timeout_ms),
         ..WriteOptions::default()
     };
-    let id = found.snap.nodes[found.row].id.clone();
-    let place = Placement::of(&found.snap, found.row);
-    let mut r = crate::write::invoke(session.backend.as_ref(), &id, &place, action, &opts).await;
-    r.target = found.target.clone();
-    r.token = Some(token_of(&found));
-    let recorded = record(state, |rec| {
-        rec.record_invoke(&found.snap, found.row, &r, action)
-            .map_err(|e| e.to_string())
-    });
-    let landed = crate::write::landed::after_write(
-        session.backend.as_ref(),
-        &crate::write::landed::Before {
-            app: found.app.as_ref(),
-            root: &found.root,
-            snapshot: &found.snap,
-            narrowed: false,
-        },
-        &id,
-        &mut r,
-        false,
-        None,
-        place.secret,
-    )
-    .await;
-    r.changes = landed.and_then(|l| serde_json::to_value(l).ok());
-    Ok(verdict(r, recorded))
+    let act = Act::Invoke(action);
+    let w = write(&state.session, &at, act, &opts, false, record(state, act)).await;
+    Ok(verdict(w))
 }
 
 #[cfg(test)]

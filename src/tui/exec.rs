@@ -6,6 +6,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use crate::app::write::{Act, send};
 use crate::backend::{Backend, Limits};
 use crate::write::{self, WriteOptions};
 
@@ -100,8 +101,8 @@ pub fn plan(ctx: &Arc<Ctx>, effect: Effect) -> Work {
             place,
             value,
         } => Work::Job(Box::pin(async move {
-            let result =
-                write::set_value(ctx.backend.as_ref(), &node, &place, &value, &ctx.write).await;
+            let act = Act::Set(&value);
+            let result = send(ctx.backend.as_ref(), &node, &place, act, &ctx.write).await;
             Msg::WriteDone {
                 write,
                 result: Box::new(result),
@@ -127,14 +128,8 @@ pub fn plan(ctx: &Arc<Ctx>, effect: Effect) -> Work {
             place,
             action,
         } => Work::Job(Box::pin(async move {
-            let result = write::invoke(
-                ctx.backend.as_ref(),
-                &node,
-                &place,
-                action.as_deref(),
-                &ctx.write,
-            )
-            .await;
+            let act = Act::Invoke(action.as_deref());
+            let result = send(ctx.backend.as_ref(), &node, &place, act, &ctx.write).await;
             Msg::WriteDone {
                 write,
                 result: Box::new(result),

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::app::{CompletedWrite, WriteKind};
 use super::runtime::Recorder;
+use crate::app::Act;
 use crate::model::AppText;
 use crate::workflow::{self, ExportOptions};
 
@@ -86,18 +87,11 @@ impl Recorder for WorkflowRecorder {
         if !w.result.dispatched && w.result.outcome != crate::write::Outcome::Already {
             return;
         }
-        let _ = match &w.kind {
-            WriteKind::Set => rec.record_write(
-                snap,
-                *row,
-                &w.result,
-                w.value.as_deref().unwrap_or(""),
-                false,
-            ),
-            WriteKind::Invoke { action } => {
-                rec.record_invoke(snap, *row, &w.result, action.as_ref().map(AppText::as_str))
-            }
+        let act = match &w.kind {
+            WriteKind::Set => Act::Set(w.value.as_deref().unwrap_or("")),
+            WriteKind::Invoke { action } => Act::Invoke(action.as_ref().map(AppText::as_str)),
         };
+        let _ = crate::app::record::step(rec, act, snap, *row, &w.result);
     }
 
     fn export(&mut self) -> Result<String, String> {

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use treeglass::app::{Scope, pick};
 use treeglass::backend::{Backend, Limits};
-use treeglass::cli::{Scope, pick};
 use treeglass::model::NodeId;
 use treeglass::selector::Target;
 use treeglass::session::Session;

@@ -1,5 +1,7 @@
-//! Text and JSON forms of apps, trees and nodes for the command line. Every string that came
-//! from an application goes through `sanitize` before it is printed.
+//! The text and JSON forms of what the use cases return — apps, trees, nodes, resolutions,
+//! write verdicts, the doctor's report, the clipboard — shared by the command line (its output
+//! and `--json`) and MCP (its text and `structuredContent`). Every string that came from an
+//! application goes through `sanitize` before it is printed.
 
 use std::io::{self, Write};
 
@@ -19,6 +21,40 @@ use crate::write::WriteResult;
 /// Pretty, terminal-safe JSON through the one JSON writer ([`crate::json`]).
 pub fn json_pretty(v: &Json) -> String {
     crate::json::to_string(v)
+}
+
+/// `apps --json`.
+pub fn apps_json(backend: &str, apps: &[AppInfo]) -> Json {
+    serde_json::json!({ "backend": backend, "apps": apps })
+}
+
+/// `doctor --json`.
+pub fn doctor_json(report: &crate::doctor::Report) -> Json {
+    let mut v = serde_json::to_value(report).unwrap_or_default();
+    v["healthy"] = report.healthy().into();
+    v
+}
+
+/// The text form of what the clipboard offers (its text escaped and cut to 2,000 characters).
+pub fn clipboard_text(contents: &crate::clipboard::Contents) -> String {
+    let mut out = format!(
+        "types: {}\n",
+        if contents.types.is_empty() {
+            "(empty)".to_string()
+        } else {
+            contents.types.join(", ")
+        }
+    );
+    if let Some(t) = &contents.text {
+        out.push_str(&format!("text: {}\n", crate::model::quoted(t, 2000)));
+    }
+    if let Some((w, h)) = contents.image {
+        out.push_str(&format!("image: {w}×{h}\n"));
+    }
+    for f in &contents.files {
+        out.push_str(&format!("file: {}\n", sanitize(f, 500)));
+    }
+    out
 }
 
 pub fn apps_text(apps: &[AppInfo]) -> String {
@@ -448,6 +484,32 @@ fn managed_note(snap: &Snapshot) -> String {
         ));
     }
     out
+}
+
+/// `find --json`: the resolution, the target, the snapshot it was resolved in, how many reads
+/// and how long it took.
+pub fn find_json(target: &Target, fresh: &Fresh) -> Json {
+    let mut v = resolution_json(&fresh.resolution, &fresh.snapshot);
+    if let Some(n) = fresh.narrowed {
+        // The snapshot holds the element's path alone: no suggestion from it is unique.
+        if let Some(o) = v.as_object_mut() {
+            o.remove("suggestion");
+        }
+        v["narrowed"] = serde_json::json!({ "candidates": n });
+    }
+    if let Some(row) = fresh.resolution.unique_row() {
+        v["id"] = serde_json::to_value(&fresh.snapshot.nodes[row].id).unwrap_or_default();
+    }
+    v["target"] = target.to_string().into();
+    v["snapshot"] = fresh.snapshot.id.to_string().into();
+    v["reads"] = fresh.reads.into();
+    v["waited_ms"] = (fresh.waited.as_millis() as u64).into();
+    v
+}
+
+/// `set --json` / `invoke --json` of a result whose echoes are capped ([`cap_echoes`]).
+pub fn write_json(r: &WriteResult) -> Json {
+    serde_json::to_value(r).unwrap_or_default()
 }
 
 /// Cuts every echoed value of `r` to [`ECHO_CHARS`] characters.

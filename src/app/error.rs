@@ -1,0 +1,201 @@
+//! The one error kind that crosses layers: what a use case ended as when it did not simply
+//! succeed. The command line turns a [`Kind`] into its exit code, MCP into its error `kind` and
+//! `exit_code`; nothing compares integers to decide what happened.
+
+use crate::backend::BackendError;
+
+/// What went wrong, or which non-success verdict a use case reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Anything else (an IO error, an internal failure).
+    Error,
+    /// Bad arguments: a pattern that does not compile, a bad file, a missing choice.
+    Usage,
+    /// No such app, window or element.
+    NoSuch,
+    /// No accessibility bus (or API).
+    BusUnavailable,
+    /// A token refused: stale, or not issued by this process.
+    Token,
+    /// The application exited or dropped its accessibility connection.
+    AppGone,
+    /// `doctor`: problems found.
+    ProblemsFound,
+    /// The application owns its bus name but answers nothing.
+    NotResponding,
+    /// `diff`: the trees differ.
+    Differs,
+    Ambiguous,
+    NotFound,
+    /// The tree was not read whole: uniqueness (or a clean audit) cannot be claimed.
+    Incomplete,
+    /// A target that does not parse.
+    TargetSyntax,
+    /// `audit`: findings at or above the minimum severity.
+    Findings,
+    Mismatch,
+    Unconfirmed,
+    Refused,
+    WorkflowInvalid,
+    WorkflowFailed,
+}
+
+impl Kind {
+    /// Every kind, in the order of their exit codes.
+    pub const ALL: [Kind; 19] = [
+        Kind::Error,
+        Kind::Usage,
+        Kind::NoSuch,
+        Kind::BusUnavailable,
+        Kind::Token,
+        Kind::AppGone,
+        Kind::ProblemsFound,
+        Kind::NotResponding,
+        Kind::Differs,
+        Kind::Ambiguous,
+        Kind::NotFound,
+        Kind::Incomplete,
+        Kind::TargetSyntax,
+        Kind::Findings,
+        Kind::Mismatch,
+        Kind::Unconfirmed,
+        Kind::Refused,
+        Kind::WorkflowInvalid,
+        Kind::WorkflowFailed,
+    ];
+
+    /// The one table of exit codes (documented in the README and `--help`). MCP replies carry
+    /// the same number as `exit_code`, so it lives here, below both front ends.
+    pub const fn exit_code(self) -> i32 {
+        match self {
+            Kind::Error => 1,
+            Kind::Usage => 2,
+            Kind::NoSuch => 3,
+            Kind::BusUnavailable => 4,
+            Kind::Token => 5,
+            Kind::AppGone => 6,
+            Kind::ProblemsFound => 7,
+            Kind::NotResponding => 8,
+            Kind::Differs => 9,
+            Kind::Ambiguous => 10,
+            Kind::NotFound => 11,
+            Kind::Incomplete => 12,
+            Kind::TargetSyntax => 13,
+            Kind::Findings => 14,
+            Kind::Mismatch => 20,
+            Kind::Unconfirmed => 21,
+            Kind::Refused => 22,
+            Kind::WorkflowInvalid => 30,
+            Kind::WorkflowFailed => 31,
+        }
+    }
+
+    /// The machine-readable name MCP errors carry as `kind`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Kind::Error => "error",
+            Kind::Usage => "bad_arguments",
+            Kind::NoSuch => "no_such",
+            Kind::BusUnavailable => "bus_unavailable",
+            Kind::Token => "token_refused",
+            Kind::AppGone => "app_gone",
+            Kind::ProblemsFound => "problems_found",
+            Kind::NotResponding => "not_responding",
+            // `diff` is not an MCP tool; its kind keeps the generic name.
+            Kind::Differs => "error",
+            Kind::Ambiguous => "ambiguous",
+            Kind::NotFound => "not_found",
+            Kind::Incomplete => "incomplete",
+            Kind::TargetSyntax => "bad_target",
+            Kind::Findings => "findings",
+            Kind::Mismatch => "mismatch",
+            Kind::Unconfirmed => "unconfirmed",
+            Kind::Refused => "refused",
+            Kind::WorkflowInvalid => "workflow_invalid",
+            Kind::WorkflowFailed => "workflow_failed",
+        }
+    }
+}
+
+/// A use case that failed: its kind and the message a person reads (app strings in it already
+/// escaped).
+#[derive(Debug, Clone)]
+pub struct Error {
+    pub kind: Kind,
+    pub message: String,
+}
+
+impl Error {
+    pub fn new(kind: Kind, message: impl Into<String>) -> Error {
+        Error {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    pub fn usage(message: impl Into<String>) -> Error {
+        Error::new(Kind::Usage, message)
+    }
+
+    pub fn other(message: impl Into<String>) -> Error {
+        Error::new(Kind::Error, message)
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<BackendError> for Error {
+    fn from(e: BackendError) -> Error {
+        let kind = match e {
+            BackendError::Unavailable(_) => Kind::BusUnavailable,
+            BackendError::Vanished(_) => Kind::NoSuch,
+            BackendError::AppGone { .. } => Kind::AppGone,
+            BackendError::NotResponding { .. } => Kind::NotResponding,
+            _ => Kind::Error,
+        };
+        Error::new(kind, e.to_string())
+    }
+}
+
+impl From<crate::files::FileError> for Error {
+    /// A file that is not a regular file, too big or in the way is bad input; a failing read
+    /// or write is an error.
+    fn from(e: crate::files::FileError) -> Error {
+        use crate::files::FileError;
+        let kind = match e {
+            FileError::Io { .. } => Kind::Error,
+            _ => Kind::Usage,
+        };
+        Error::new(kind, e.to_string())
+    }
+}
+
+impl From<crate::clipboard::ClipboardError> for Error {
+    fn from(e: crate::clipboard::ClipboardError) -> Error {
+        let kind = match e {
+            crate::clipboard::ClipboardError::Input(_) => Kind::Usage,
+            _ => Kind::Error,
+        };
+        Error::new(kind, e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_has_its_own_exit_code_and_a_name() {
+        let mut codes: Vec<i32> = Kind::ALL.iter().map(|k| k.exit_code()).collect();
+        codes.dedup();
+        assert_eq!(codes.len(), Kind::ALL.len());
+        assert!(codes.iter().all(|&c| c != 0));
+        assert!(Kind::ALL.iter().all(|k| k.name() != "ok"));
+    }
+}

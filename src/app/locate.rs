@@ -1,0 +1,208 @@
+//! Locating one element: a target parsed (with the column of its first error), resolved
+//! against fresh reads of the scope's window, or a token checked against the session's
+//! snapshots; what did not resolve to one element, in the words every front end prints.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::error::{Error, Kind};
+use super::output::resolution_text;
+use super::scope::{Scope, pick};
+use crate::backend::{AppInfo, BackendError, Limits};
+use crate::model::{NodeId, Snapshot, Token, sanitize};
+use crate::selector::{ParseError, Resolution, Target};
+use crate::session::{DEFAULT_RESOLVE_TIMEOUT, Fresh, MAX_RESOLVE_TIMEOUT, Session, TokenRefusal};
+
+/// Parses a target given as text; a token is refused (only a session can take one).
+pub fn parse_target(raw: &str) -> Result<Target, Error> {
+    if let Ok(token) = raw.parse::<Token>() {
+        return Err(Error::new(
+            Kind::Token,
+            TokenRefusal::Unknown(token).to_string(),
+        ));
+    }
+    Target::parse(raw).map_err(|e| target_error(raw, &e))
+}
+
+/// A target that does not parse: the error with a caret under its column.
+pub fn target_error(raw: &str, e: &ParseError) -> Error {
+    Error::new(
+        Kind::TargetSyntax,
+        format!(
+            "bad target: {e}\n  {}\n  {}^",
+            sanitize(raw, 200),
+            " ".repeat(e.column.saturating_sub(1).min(200))
+        ),
+    )
+}
+
+/// How long a resolution may wait: the default when not asked, never beyond the cap.
+pub fn wait(ms: Option<u64>) -> Duration {
+    ms.map_or(DEFAULT_RESOLVE_TIMEOUT, Duration::from_millis)
+        .min(MAX_RESOLVE_TIMEOUT)
+}
+
+/// What a resolution that is not unique ended as (`None`: unique).
+pub fn resolution_kind(r: &Resolution) -> Option<Kind> {
+    match r {
+        Resolution::Unique { .. } => None,
+        Resolution::Ambiguous { .. } => Some(Kind::Ambiguous),
+        Resolution::NotFound { .. } => Some(Kind::NotFound),
+        Resolution::Incomplete { .. } => Some(Kind::Incomplete),
+    }
+}
+
+/// How a front end words a backend error during a resolution in a picked app: the command
+/// line names the app that does not answer ([`super::scope::named`]); MCP passes the
+/// backend's words on.
+pub type Naming = fn(&AppInfo, BackendError) -> Error;
+
+/// The backend's own words.
+pub fn as_reported(_: &AppInfo, e: BackendError) -> Error {
+    e.into()
+}
+
+/// A target resolved against fresh reads of the scope's window.
+pub struct Resolved {
+    pub fresh: Fresh,
+    pub app: AppInfo,
+    pub root: NodeId,
+}
+
+/// Resolves `target` in the window `scope` names, re-reading on events for up to `wait`. A
+/// write (`to_write`) resolves with exact and substring matches only.
+pub async fn resolve(
+    session: &Session,
+    target: &Target,
+    scope: &Scope,
+    wait: Duration,
+    limits: &Limits,
+    to_write: bool,
+    naming: Naming,
+) -> Result<Resolved, Error> {
+    let (app, root) = pick(session.backend.as_ref(), scope).await?;
+    let fresh = if to_write {
+        session
+            .resolve_fresh_to_write(&root, target, wait, limits)
+            .await
+    } else {
+        session.resolve_fresh(&root, target, wait, limits).await
+    }
+    .map_err(|e| naming(&app, e))?;
+    Ok(Resolved { fresh, app, root })
+}
+
+/// One element of a snapshot the session holds.
+pub struct Located {
+    pub snap: Arc<Snapshot>,
+    pub row: usize,
+    /// The target as given, or the element's suggested target when it was named by token.
+    pub target: Option<String>,
+    /// The window (or app) the snapshot is of, and the app as listed when it was located by
+    /// target (for where a write landed).
+    pub root: NodeId,
+    pub app: Option<AppInfo>,
+    /// The app narrowed the target: the snapshot holds the element's path alone.
+    pub narrowed: bool,
+}
+
+/// An element named well that is not there to write.
+#[allow(clippy::large_enum_variant)] // Always boxed in `Missed`.
+pub enum Unresolved {
+    /// A token the session refuses (stale, not issued here, no such row).
+    Token(TokenRefusal),
+    /// A target that resolved to no element, or to more than one, or in an incomplete tree.
+    Target { target: Target, fresh: Fresh },
+}
+
+/// Why an element could not be located: the error, and what was not resolved when the element
+/// was named well (`None`: the scope or the bus failed first).
+pub struct Missed {
+    pub error: Error,
+    pub unresolved: Option<Box<Unresolved>>,
+}
+
+impl From<Error> for Missed {
+    fn from(error: Error) -> Missed {
+        Missed {
+            error,
+            unresolved: None,
+        }
+    }
+}
+
+impl Resolved {
+    /// The one element the target names, or why there is not one (the resolution in words).
+    pub fn unique(self, target: &Target) -> Result<Located, Missed> {
+        let Resolved { fresh, app, root } = self;
+        match fresh.resolution.unique_row() {
+            Some(row) => Ok(Located {
+                snap: fresh.snapshot.clone(),
+                row,
+                target: Some(target.to_string()),
+                root,
+                app: Some(app),
+                narrowed: fresh.narrowed.is_some(),
+            }),
+            None => Err(Missed {
+                error: Error::new(
+                    resolution_kind(&fresh.resolution).unwrap_or(Kind::Error),
+                    resolution_text(target, &fresh).trim_end().to_string(),
+                ),
+                unresolved: Some(Box::new(Unresolved::Target {
+                    target: target.clone(),
+                    fresh,
+                })),
+            }),
+        }
+    }
+}
+
+/// The element a write names: a token of this session, or a target.
+pub enum Element {
+    Token(Token),
+    Target(Target),
+}
+
+impl Element {
+    /// How the element was named, for results and refusals.
+    pub fn shown(&self) -> String {
+        match self {
+            Element::Token(t) => t.to_string(),
+            Element::Target(t) => t.to_string(),
+        }
+    }
+}
+
+/// Locates `el` to write to it: a token at once, a target against fresh reads of the scope's
+/// window (exact and substring matches only).
+pub async fn locate(
+    session: &Session,
+    el: &Element,
+    scope: &Scope,
+    wait: Duration,
+    limits: &Limits,
+    naming: Naming,
+) -> Result<Located, Missed> {
+    match el {
+        Element::Token(t) => {
+            let (snap, row) = session.token(*t).map_err(|e| Missed {
+                error: Error::new(Kind::Token, e.to_string()),
+                unresolved: Some(Box::new(Unresolved::Token(e))),
+            })?;
+            let target = crate::selector::suggest(&snap, row).map(|t| t.to_string());
+            let root = snap.nodes[0].id.clone();
+            Ok(Located {
+                snap,
+                row,
+                target,
+                root,
+                app: None,
+                narrowed: false,
+            })
+        }
+        Element::Target(target) => resolve(session, target, scope, wait, limits, true, naming)
+            .await?
+            .unique(target),
+    }
+}

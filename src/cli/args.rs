@@ -1,0 +1,445 @@
+//! The command line's arguments: every command and option (clap), the help texts, and the
+//! scope options turned into the application layer's [`app::Scope`].
+
+use clap::{Args, Parser, Subcommand};
+
+use super::{audit, workflow};
+use crate::app;
+use crate::backend::Limits;
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0   ok (find: unique; set: verified, already or secure)
+  1   other error
+  2   bad arguments
+  3   no such app, window or element
+  4   accessibility bus unavailable (with --backend atspi)
+  5   token refused (stale, or not issued by this process)
+  6   the application exited or dropped its accessibility connection during the command
+  7   doctor: problems found
+  8   the application does not answer (it owns its bus name but sent no reply for 1.5 s:
+      busy or hung); tree prints what it read first; set/invoke: refused, nothing sent
+  9   diff: the trees differ
+  10  find/set: target ambiguous        11  target not found
+  12  tree incomplete: tree's read was cut short by --read-timeout; find/set: uniqueness
+      cannot be claimed
+  13  target syntax error
+  14  audit: findings at or above --min-severity (an incomplete tree is 12, never 0)
+  20  set: mismatch   21  set: unconfirmed (observe before writing again)   22  set: refused
+  30  workflow invalid   31  workflow step or terminal condition failed";
+
+/// treeglass — an inspector for desktop accessibility trees with verified writes.
+///
+/// With no command it opens the interactive inspector: on the AT-SPI accessibility bus when
+/// one is reachable, else on the built-in demo app. `--app`, `--pid` and `--window` open it on
+/// that window (matched as `tree` matches them); when nothing matches, it opens on the apps
+/// pane with the reason.
+#[derive(Debug, Parser)]
+#[command(name = "treeglass", version, after_help = EXIT_CODES)]
+pub struct Cli {
+    /// Backend: `atspi` (Linux), `uia` (Windows), `ax` (macOS), `fixture` (the built-in demo
+    /// app) or `fixture:PATH` (a fixture JSON file). Default: AT-SPI when an accessibility bus is
+    /// reachable, else the demo app (with a notice). `uia` and `ax` are not yet verified on
+    /// their systems.
+    #[arg(long, global = true, value_name = "BACKEND")]
+    pub backend: Option<String>,
+
+    /// Write diagnostics (per-read timings and rounds, every failed call and why, apps leaving
+    /// the bus) to FILE, appending. Also `TREEGLASS_LOG=FILE`; `TREEGLASS_LOG_LEVEL=trace` adds
+    /// every call. Never written to the terminal.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub log: Option<std::path::PathBuf>,
+
+    /// The window the inspector opens on (with no command).
+    #[command(flatten)]
+    pub scope: Scope,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List applications with pid, bus name, toolkit and windows.
+    #[command(after_help = EXIT_CODES)]
+    Apps {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print one window's (or app's) tree, folded: unnamed single-child wrappers fold into their child.
+    #[command(after_help = EXIT_CODES)]
+    Tree(TreeArgs),
+    /// Resolve a target: unique (exit 0), ambiguous, not found or incomplete, with candidates.
+    #[command(after_help = TARGET_HELP)]
+    Find(FindArgs),
+    /// Read one element's value (and role, states).
+    #[command(after_help = TARGET_HELP)]
+    Get(GetArgs),
+    /// Write a value into one element and verify it by reading it back.
+    #[command(after_help = SET_HELP)]
+    Set(SetArgs),
+    /// Read or write the system clipboard.
+    #[command(subcommand)]
+    Clipboard(ClipboardCommand),
+    /// Run an action of one element (press, activate, …) and report the app's reaction.
+    #[command(after_help = TARGET_HELP)]
+    Invoke(InvokeArgs),
+    /// Record, export, validate and run workflow files.
+    Workflow(workflow::WorkflowArgs),
+    /// Compare two snapshots of a tree: files written by `tree --json`, or a file and the
+    /// window `--app`/`--pid`/`--window` name, read now. Elements are matched by id where
+    /// both come from one run of the app, else by path (role and name from the root); a
+    /// renamed element under the same parent and a moved one with a unique role and name are
+    /// told apart from added and removed ones.
+    #[command(
+        after_help = "Exit codes: 0 no differences, 9 the trees differ, 2 bad arguments or a \
+                      file that is not a tree, and for a live read those of `tree`."
+    )]
+    Diff(DiffArgs),
+    /// Check one window's accessibility: unnamed controls, names that only repeat the role,
+    /// controls out of the keyboard's reach, contradictory states, look-alike siblings, and
+    /// interactive elements automation can name only by their place. Findings are grouped by
+    /// rule, each with the element's suggested target, path, token and row.
+    #[command(after_help = audit::help())]
+    Audit(audit::AuditArgs),
+    /// Check why trees are missing or tiny: session bus, accessibility bus, IsEnabled, the
+    /// registry, every registered app's tree size (or that it is not responding), and apps that
+    /// own a top-level window (X11) but have no process on the bus, with what makes each
+    /// toolkit's tree appear. Browser helper processes, crash handlers and windowless services
+    /// are not flagged; where windows cannot be listed (no X display, native Wayland windows)
+    /// no process is, and the `windows` check says so.
+    #[command(
+        after_help = "Exit codes: 0 all well (checks that could not run are `skip`), 7 problems \
+                      found, 2 bad arguments."
+    )]
+    Doctor {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Serve treeglass to agents as a Model Context Protocol server on standard input and
+    /// output (list_apps, get_window_state, find, set_value, invoke, clipboard_read,
+    /// clipboard_write, workflow_record_start/stop, workflow_validate, workflow_run, audit,
+    /// doctor).
+    /// Element tokens live as long as the server; every answer has the `--json` shape of the
+    /// matching command, and errors carry its exit code. `--backend fixture` needs no bus.
+    #[command(after_help = MCP_HELP)]
+    Mcp,
+}
+
+const MCP_HELP: &str = "\
+Client configuration (e.g. in an MCP client's server list):
+  {\"command\": \"treeglass\", \"args\": [\"mcp\"]}
+  {\"command\": \"treeglass\", \"args\": [\"mcp\", \"--backend\", \"fixture\"]}   (the demo app, no bus)
+
+The server runs until its standard input closes; diagnostics go to --log FILE (never the
+arguments of a call: they may hold a secret). Exit code 0 when the client closed the session.";
+
+const TARGET_HELP: &str = "\
+Targets name elements by meaning:
+  [ROLE] [\"QUERY\"] [[STATES]] [labelled-by \"L\"] [after [ROLE] \"T\"] [#N] [in TARGET]
+  check-box \"Subscribe\" [enabled !checked] in group \"Preferences\"
+  =\"Save\" exact · *\"sav\" substring · ~\"sve\" fuzzy · \"Save\" tiered (exact > substring > fuzzy)
+  text labelled-by \"Street:\" (label relation) · text after label \"City:\" (nearest label before it)
+  check-box \"checkbutton\" #3 (the 3rd match, in tree order; beyond the matches: not found)
+  role:\"push button\" (raw toolkit role) · JSON: {\"role\":\"button\",\"query\":\"Save\",\"nth\":2}
+Hidden (not showing) elements match too: ambiguous candidates say which are hidden. With --json,
+find adds each candidate's suggested target and grade (stable, contextual, positional).
+Element tokens (s0000002a:11) are only valid inside the process that read the tree (a TUI
+session or a workflow run); the command line refuses them (exit 5): use a target.
+
+Exit codes: 0 ok/unique, 2 bad arguments, 3 no such app/window, 4 bus unavailable, 5 token
+refused, 10 ambiguous, 11 not found, 12 incomplete tree, 13 target syntax error.";
+
+const SET_HELP: &str = "\
+Values by role: text fields take the whole text; spin buttons, sliders and scroll bars a
+number within min–max; check boxes, switches, toggle and radio buttons true/false, on/off or
+1/0; combo boxes an option label (case-insensitive); tabs, list and tree rows `true` (select);
+expanders true/false. VALUE `-` reads the value from standard input (for secrets).
+
+Outcomes: verified (read-back equals the request), already (nothing sent), mismatch
+(transformed, partial, clamped, unchanged, reverted), unconfirmed (sent, but nothing showed
+where it landed: observe before writing again), secure (password: the length matches),
+refused (a precondition failed; nothing sent).
+
+Paths: the result says how the value went in: semantic (the element's own interface),
+keyboard (its window focused, the element focused, text selected and typed) or pointer (a
+click at its centre); the planner picks by toolkit (see the README). Keyboard and pointer need
+an X display.
+
+Waits: --wait-ms (default 10 s) is how long the target may take to resolve to one element;
+--readback-ms (default 1.5 s) is how long the value is read back after the write; --watch-ms
+(default 600 ms, 0: off) is how long the element is watched after the verdict (a change then
+turns it into a mismatch). Echoed values are cut to 200 characters; secret fields (password
+fields, and text fields named like password, PIN, token, secret…) are never echoed: only their
+length.
+
+Exit codes: 0 verified/already/secure, 20 mismatch, 21 unconfirmed, 22 refused, 6 the app
+exited during the command, 8 the app does not answer (refused: nothing was sent) (and 2, 3, 4,
+5, 10–13 as for find).";
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum ClipboardCommand {
+    /// List the types the clipboard offers (text, html, image, files).
+    Read {
+        /// Also print the plain text.
+        #[arg(long)]
+        text: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Replace the clipboard with exactly one value, then list what it offers. On X11 the
+    /// clipboard lives in the writing process: treeglass keeps it until another application
+    /// takes the clipboard or --keep-ms passes.
+    #[command(group(clap::ArgGroup::new("item").required(true).args(["text", "image", "file"])))]
+    Write {
+        /// Text to write.
+        #[arg(long, value_name = "TEXT")]
+        text: Option<String>,
+        /// A PNG image to write.
+        #[arg(long, value_name = "PATH")]
+        image: Option<String>,
+        /// A file (absolute path) to offer as a file URL.
+        #[arg(long, value_name = "PATH")]
+        file: Option<String>,
+        /// How long to keep serving the clipboard.
+        #[arg(long = "keep-ms", value_name = "MS", default_value_t = 10_000)]
+        keep_ms: u64,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Where to find one element: a target (or a token) within a scope.
+#[derive(Debug, Args, Clone)]
+pub struct ElementArgs {
+    /// A target (string or JSON form). Tokens are refused: they only live inside a session.
+    /// `set` and `invoke` take exact and substring matches only: a target that matches only
+    /// fuzzily is refused, with the fuzzy matches listed as suggestions.
+    #[arg(value_name = "TARGET")]
+    pub target: String,
+    #[command(flatten)]
+    pub scope: Scope,
+    /// How long to wait for the target to resolve to one element (re-reading on events), at
+    /// most 120000.
+    #[arg(
+        long = "wait-ms",
+        alias = "resolve-timeout-ms",
+        value_name = "MS",
+        default_value_t = 10_000
+    )]
+    pub wait_ms: u64,
+    /// Read the tree down to this depth (deeper elements cannot be found).
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_depth)]
+    pub max_depth: usize,
+    /// Resolve on the whole tree, read element by element, even where the app can find the
+    /// target's candidates itself (Chromium, Firefox: `Collection.GetMatches` on the role,
+    /// then only those elements are read). Both give the same answer; this one is slower.
+    /// (`invoke` always reads the tree: it credits reactions in the element's subtree.)
+    #[arg(long)]
+    pub whole_tree: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct FindArgs {
+    /// A target (string or JSON form).
+    #[arg(value_name = "TARGET")]
+    pub target: String,
+    #[command(flatten)]
+    pub scope: Scope,
+    /// How long to wait for the target to resolve to one element (re-reading on events), at
+    /// most 120000.
+    #[arg(
+        long = "wait-ms",
+        aliases = ["timeout-ms", "resolve-timeout-ms"],
+        value_name = "MS",
+        default_value_t = 10_000
+    )]
+    pub wait_ms: u64,
+    /// Read the tree down to this depth (deeper elements cannot be found).
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_depth)]
+    pub max_depth: usize,
+    /// Resolve on the whole tree, read element by element, even where the app can find the
+    /// target's candidates itself (Chromium, Firefox: `Collection.GetMatches` on the role,
+    /// then only those elements are read). Both give the same answer; this one is slower.
+    #[arg(long)]
+    pub whole_tree: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The first tree: a `tree --json` file.
+    #[arg(value_name = "BEFORE")]
+    pub before: std::path::PathBuf,
+    /// The second tree: a `tree --json` file; without it, the window the scope names, read now.
+    #[arg(value_name = "AFTER")]
+    pub after: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub scope: Scope,
+    /// Print JSON: `{"equal", "summary", "changes": [{kind, role, name, path, from?, fields?}]}`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct GetArgs {
+    #[command(flatten)]
+    pub element: ElementArgs,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SetArgs {
+    #[command(flatten)]
+    pub element: ElementArgs,
+    /// The value (`-` reads it from standard input).
+    #[arg(value_name = "VALUE", allow_hyphen_values = true)]
+    pub value: String,
+    /// How long to read the value back after writing it before judging the write (the
+    /// verdict comes earlier when the value settles).
+    #[arg(
+        long = "readback-ms",
+        alias = "timeout-ms",
+        value_name = "MS",
+        default_value_t = 1500
+    )]
+    pub readback_ms: u64,
+    /// How long a read-back value must hold before it counts as settled.
+    #[arg(long = "settle-ms", value_name = "MS", default_value_t = 60)]
+    pub settle_ms: u64,
+    /// After the verdict, keep watching the element this long: a change then (a validator
+    /// putting the old value back) turns the verdict into a mismatch. 0 turns it off.
+    #[arg(long = "watch-ms", value_name = "MS", default_value_t = crate::write::DEFAULT_WATCH.as_millis() as u64)]
+    pub watch_ms: u64,
+    /// Send an out-of-range number anyway (the outcome then says `clamped`).
+    #[arg(long)]
+    pub force: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Append this write as a workflow step to a recording file (created when missing).
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<std::path::PathBuf>,
+    /// Say what changed elsewhere in the window even when the write is verified (it is said
+    /// whenever it is not): values, names, states, elements and windows that appeared or
+    /// went away, and where the focus is.
+    #[arg(long)]
+    pub changes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct InvokeArgs {
+    #[command(flatten)]
+    pub element: ElementArgs,
+    /// The action's name (default: click, press, activate… whichever the element has).
+    #[arg(long, value_name = "NAME")]
+    pub action: Option<String>,
+    /// How long to watch for the app's reaction after the action.
+    #[arg(
+        long = "readback-ms",
+        alias = "timeout-ms",
+        value_name = "MS",
+        default_value_t = 1500
+    )]
+    pub readback_ms: u64,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Append this action as a workflow step to a recording file (created when missing).
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<std::path::PathBuf>,
+    /// Say what changed elsewhere in the window even when the reaction is verified (it is
+    /// said whenever it is not).
+    #[arg(long)]
+    pub changes: bool,
+}
+
+/// Which window (or app) a command reads.
+#[derive(Debug, Args, Clone, Default)]
+pub struct Scope {
+    /// Application name (regular expression, case-insensitive).
+    #[arg(long, value_name = "REGEX")]
+    pub app: Option<String>,
+    /// Application process id.
+    #[arg(long, value_name = "PID", conflicts_with = "app")]
+    pub pid: Option<u32>,
+    /// Window title (regular expression, case-insensitive). Default: the app's only window, or
+    /// the whole app when it has several.
+    #[arg(long, value_name = "REGEX")]
+    pub window: Option<String>,
+    /// Give up reading the tree after this long (the read then says it was cut short, and
+    /// `tree` exits 12). Default: none — a read ends when the tree is whole, or when the app
+    /// stops answering (nothing back for 1.5 s: it is not responding).
+    #[arg(long = "read-timeout", value_name = "MS")]
+    pub read_timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub struct TreeArgs {
+    #[command(flatten)]
+    pub scope: Scope,
+    /// Stop reading after this many nodes (the snapshot says it was truncated).
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_nodes)]
+    pub max_nodes: usize,
+    /// Stop descending below this depth.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_depth)]
+    pub max_depth: usize,
+    /// Show every node (no folding) in the text form.
+    #[arg(long)]
+    pub raw: bool,
+    /// Print JSON (the full, unfolded tree).
+    #[arg(long)]
+    pub json: bool,
+    /// Add each node's suggested shortest unique target and its grade: stable, contextual or
+    /// positional (`target` and `grade` in JSON).
+    #[arg(long)]
+    pub targets: bool,
+    /// Also read every node's action names (`actions` in JSON; one call per action, so slow on
+    /// big apps). `get` always shows one element's actions.
+    #[arg(long)]
+    pub actions: bool,
+}
+
+impl Default for TreeArgs {
+    fn default() -> Self {
+        TreeArgs {
+            scope: Scope::default(),
+            max_nodes: Limits::default().max_nodes,
+            max_depth: Limits::default().max_depth,
+            raw: false,
+            json: false,
+            targets: false,
+            actions: false,
+        }
+    }
+}
+
+impl Scope {
+    /// Whether any of `--app`, `--pid`, `--window` was given.
+    pub fn is_set(&self) -> bool {
+        self.scope().is_set()
+    }
+
+    /// The window (or app) these options name, for the application layer.
+    pub fn scope(&self) -> app::Scope {
+        app::Scope {
+            app: self.app.clone(),
+            pid: self.pid,
+            window: self.window.clone(),
+            read_timeout_ms: self.read_timeout_ms,
+        }
+    }
+
+    /// The default read limits with `--read-timeout` applied.
+    pub fn limits(&self) -> Limits {
+        self.scope().limits()
+    }
+}

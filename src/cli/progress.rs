@@ -1,0 +1,55 @@
+//! `reading… 12,480 nodes` on standard error while a one-shot command's tree read runs.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+/// `reading… 12,480 nodes` on standard error while a tree read runs for more than a second,
+/// refreshed four times a second, erased when the command is done.
+pub struct ProgressLine {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl ProgressLine {
+    pub fn start() -> ProgressLine {
+        use std::sync::atomic::Ordering;
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut since: Option<std::time::Instant> = None;
+            let mut shown = false;
+            while !flag.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(250));
+                match crate::backend::progress::READ.nodes() {
+                    Some(n) => {
+                        let t = *since.get_or_insert_with(std::time::Instant::now);
+                        if t.elapsed() >= Duration::from_secs(1) {
+                            eprint!(
+                                "\rreading… {} nodes\x1b[K",
+                                crate::model::group_digits(n as i64)
+                            );
+                            shown = true;
+                        }
+                    }
+                    None => since = None,
+                }
+            }
+            if shown {
+                eprint!("\r\x1b[K");
+            }
+        });
+        ProgressLine {
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for ProgressLine {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

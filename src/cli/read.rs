@@ -1,0 +1,231 @@
+//! The commands that read: `apps`, `tree` (its JSON streamed), `diff`, `find`, `get`, and the
+//! `doctor`'s report.
+
+use super::args::{DiffArgs, FindArgs, GetArgs, TreeArgs};
+use super::{Printed, code};
+use crate::app::locate::{self, resolution_kind};
+use crate::app::output;
+use crate::app::scope::{self, app_gone, not_responding, pick};
+use crate::app::{Error, Kind};
+use crate::backend::{Backend, Limits};
+use crate::model::Truncation;
+use crate::session::Session;
+
+/// `treeglass apps`.
+pub async fn apps(backend: &dyn Backend, json: bool) -> Result<String, Error> {
+    let apps = backend.apps().await?;
+    Ok(if json {
+        output::json_pretty(&output::apps_json(backend.name(), &apps))
+    } else {
+        output::apps_text(&apps)
+    })
+}
+
+/// `treeglass tree`: the text form, or the JSON form streamed as it is written. Exits
+/// `APP_GONE` (after printing what was read) when the app left the bus mid-read.
+pub async fn tree(backend: &dyn Backend, args: &TreeArgs) -> Result<(Printed, i32), Error> {
+    let (app, root) = pick(backend, &args.scope.scope()).await?;
+    let limits = Limits {
+        max_nodes: args.max_nodes.max(1),
+        max_depth: args.max_depth,
+        actions: args.actions,
+        labels: args.targets,
+        ..args.scope.limits()
+    };
+    let snap = scope::read(backend, &app, &root, &limits).await?;
+    let ended = match snap.truncated {
+        Some(Truncation::AppGone) => {
+            eprintln!("treeglass: {}", app_gone(&app, "the read").message);
+            Some(Kind::AppGone)
+        }
+        // The read was cut short by `--read-timeout`, or by an app that stopped answering:
+        // what was read is printed, and the exit says it is not the whole tree. (The caps are
+        // the caller's own choice and exit 0.)
+        Some(Truncation::Timeout) => {
+            eprintln!(
+                "treeglass: the read was cut short after {} by --read-timeout {}: the tree is \
+                 incomplete",
+                crate::model::display::counted(snap.nodes.len(), "node", "nodes"),
+                args.scope.read_timeout_ms.unwrap_or_default()
+            );
+            Some(Kind::Incomplete)
+        }
+        Some(Truncation::NotResponding) => {
+            eprintln!(
+                "treeglass: {}; the read stopped after {}: the tree is incomplete",
+                not_responding(&app).message,
+                crate::model::display::counted(snap.nodes.len(), "node", "nodes"),
+            );
+            Some(Kind::NotResponding)
+        }
+        _ => None,
+    };
+    let targets: Option<Vec<Option<output::Suggested>>> = args.targets.then(|| {
+        crate::selector::suggest_all(&snap)
+            .into_iter()
+            .map(|t| t.as_ref().map(output::Suggested::of))
+            .collect()
+    });
+    let actions = args.actions;
+    let out = if args.json {
+        Printed::Stream(Box::new(move |out| {
+            output::write_tree_json(out, &snap, targets.as_deref(), actions)
+        }))
+    } else {
+        Printed::Text(output::tree_text(&snap, args.raw, targets.as_deref()))
+    };
+    Ok((out, code(ended)))
+}
+
+/// A `tree --json` file read as a tree, or a usage error saying why not.
+fn tree_file(path: &std::path::Path) -> Result<crate::diff::Tree, Error> {
+    let text = crate::files::read_capped_text(path, crate::files::MAX_FIXTURE_BYTES)?;
+    crate::diff::Tree::from_json(&text)
+        .map_err(|why| Error::usage(format!("{}: {why}", crate::files::shown(path))))
+}
+
+/// `treeglass diff`: exit 0 when the trees are the same, `DIFFERS` when not. Two files need
+/// no backend (`None`); a live read does.
+pub async fn diff(backend: Option<&dyn Backend>, args: &DiffArgs) -> Result<(String, i32), Error> {
+    let before = tree_file(&args.before)?;
+    let after = match &args.after {
+        Some(p) => {
+            if args.scope.is_set() {
+                return Err(Error::usage(
+                    "give a second file or --app/--pid/--window for a live read, not both",
+                ));
+            }
+            tree_file(p)?
+        }
+        None => {
+            if !args.scope.is_set() {
+                return Err(Error::usage(
+                    "give a second `tree --json` file, or --app/--pid/--window to compare with \
+                     the window read now",
+                ));
+            }
+            let backend = backend
+                .ok_or_else(|| Error::other("a live read needs an accessibility backend"))?;
+            let (app, root) = pick(backend, &args.scope.scope()).await?;
+            let snap = scope::read(backend, &app, &root, &args.scope.limits()).await?;
+            if let Some(t) = snap.truncated {
+                return Err(Error::new(
+                    match t {
+                        Truncation::NotResponding => Kind::NotResponding,
+                        Truncation::AppGone => Kind::AppGone,
+                        _ => Kind::Incomplete,
+                    },
+                    format!(
+                        "the window's read was cut short ({}): a diff against part of it would \
+                         list what was not read as removed",
+                        t.as_str()
+                    ),
+                ));
+            }
+            crate::diff::Tree::from_snapshot(&snap).map_err(Error::other)?
+        }
+    };
+    let changes = crate::diff::diff(&before, &after);
+    let ended = (!changes.is_empty()).then_some(Kind::Differs);
+    let out = if args.json {
+        output::json_pretty(&serde_json::json!({
+            "equal": changes.is_empty(),
+            "summary": crate::diff::summary(&changes),
+            "changes": changes,
+        }))
+    } else {
+        crate::diff::text(&changes)
+    };
+    Ok((out, code(ended)))
+}
+
+/// Resolves a target argument against fresh reads of the scope's window (every match tier;
+/// a write resolves with exact and substring matches only).
+pub(super) async fn resolve(
+    session: &Session,
+    raw: &str,
+    scope: &super::Scope,
+    wait_ms: u64,
+    max_depth: usize,
+    to_write: bool,
+) -> Result<(crate::selector::Target, locate::Resolved), Error> {
+    let target = locate::parse_target(raw)?;
+    let limits = Limits {
+        max_depth,
+        ..scope.limits()
+    };
+    let resolved = locate::resolve(
+        session,
+        &target,
+        &scope.scope(),
+        locate::wait(Some(wait_ms)),
+        &limits,
+        to_write,
+        scope::named,
+    )
+    .await?;
+    Ok((target, resolved))
+}
+
+/// `treeglass find`.
+pub async fn find(session: &Session, args: &FindArgs) -> Result<(String, i32), Error> {
+    let (target, resolved) = resolve(
+        session,
+        &args.target,
+        &args.scope,
+        args.wait_ms,
+        args.max_depth,
+        false,
+    )
+    .await?;
+    let fresh = &resolved.fresh;
+    let out = if args.json {
+        output::json_pretty(&output::find_json(&target, fresh))
+    } else {
+        output::resolution_text(&target, fresh)
+    };
+    Ok((out, code(resolution_kind(&fresh.resolution))))
+}
+
+/// `treeglass get`.
+pub async fn get(session: &Session, args: &GetArgs) -> Result<String, Error> {
+    let el = &args.element;
+    let (target, resolved) = resolve(
+        session,
+        &el.target,
+        &el.scope,
+        el.wait_ms,
+        el.max_depth,
+        false,
+    )
+    .await?;
+    let at = resolved.unique(&target).map_err(|m| m.error)?;
+    let (snap, row) = (&at.snap, at.row);
+    let node = session.backend.read_node(&snap.nodes[row].id).await?;
+    let mut fresh = (**snap).clone();
+    fresh.nodes[row] = crate::model::Node {
+        parent: snap.nodes[row].parent,
+        children: snap.nodes[row].children.clone(),
+        depth: snap.nodes[row].depth,
+        ..node
+    };
+    Ok(if args.json {
+        let mut v = output::node_json(&fresh, row);
+        v["target"] = target.to_string().into();
+        v["bounds"] = serde_json::to_value(fresh.nodes[row].bounds).unwrap_or_default();
+        output::json_pretty(&v)
+    } else {
+        format!("{}\n", output::node_line(&fresh.nodes[row]))
+    })
+}
+
+/// `treeglass doctor`: the report and its exit code.
+pub fn doctor(report: crate::doctor::Report, json: bool) -> (String, i32) {
+    let ended = (!report.healthy()).then_some(Kind::ProblemsFound);
+    let out = if json {
+        output::json_pretty(&output::doctor_json(&report))
+    } else {
+        report.text()
+    };
+    (out, code(ended))
+}

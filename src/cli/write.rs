@@ -1,0 +1,177 @@
+//! `set` and `invoke`: the element resolved (exact and substring matches only), the write
+//! carried out by the application layer, its verdict printed (with where it landed) and turned
+//! into the exit code; `--record FILE` appends it as a workflow step.
+
+use std::time::Duration;
+
+use super::args::{ElementArgs, InvokeArgs, SetArgs};
+use super::read::resolve;
+use super::{code, warn};
+use crate::app::locate::Located;
+use crate::app::scope::NOT_RESPONDING_ADVICE;
+use crate::app::write::{Act, Written, verdict_kind, write};
+use crate::app::{Error, Kind, output, record};
+use crate::model::sanitize;
+use crate::session::Session;
+use crate::write::{WriteOptions, WriteResult};
+
+/// A write result as printed: echoed values capped, then text or JSON.
+fn write_output(mut r: WriteResult, json: bool) -> String {
+    output::cap_echoes(&mut r);
+    if json {
+        output::json_pretty(&output::write_json(&r))
+    } else {
+        output::write_text(&r)
+    }
+}
+
+/// The one element a write names (exact and substring matches only).
+async fn element(session: &Session, args: &ElementArgs) -> Result<Located, Error> {
+    let (target, resolved) = resolve(
+        session,
+        &args.target,
+        &args.scope,
+        args.wait_ms,
+        args.max_depth,
+        true,
+    )
+    .await?;
+    resolved.unique(&target).map_err(|m| m.error)
+}
+
+/// A `set` whose target did not resolve to one element — not unique, or its app does not
+/// answer or left — is a refusal, printed with the resolution's own exit code; bad arguments
+/// and a missing app or window stay errors.
+fn refusal(e: Error, args: &SetArgs, shown: &str) -> Result<(String, i32), Error> {
+    if matches!(
+        e.kind,
+        Kind::Usage | Kind::Token | Kind::TargetSyntax | Kind::NoSuch | Kind::BusUnavailable
+    ) {
+        return Err(e);
+    }
+    if args.record.is_some() {
+        warn("not recorded: the target did not resolve to one element");
+    }
+    let mut r = WriteResult::refused_unresolved(&args.element.target, e.message.clone(), shown);
+    if e.kind == Kind::NotResponding {
+        r.advice = NOT_RESPONDING_ADVICE.into();
+    }
+    Ok((write_output(r, args.json), code(Some(e.kind))))
+}
+
+/// The verdict printed with where the write landed (`changes` in JSON, a `changed
+/// elsewhere:` block in text), and its exit code; a step that could not be recorded turns a
+/// success into the recording's error.
+fn printed(w: Written<Option<Result<(), Error>>>, json: bool) -> (String, i32) {
+    let Written {
+        mut result,
+        landed,
+        recorded,
+    } = w;
+    let mut ended = verdict_kind(&result);
+    if let Some(Err(e)) = recorded {
+        warn(&format!("not recorded: {}", e.message));
+        ended = ended.or(Some(e.kind));
+    }
+    if let Some(l) = &landed {
+        result.changes = serde_json::to_value(l).ok();
+    }
+    let mut out = write_output(result, json);
+    if !json && let Some(l) = &landed {
+        out.push_str(&crate::write::landed::text(l));
+    }
+    (out, code(ended))
+}
+
+/// `--record FILE`: appends the write as a step and says so.
+fn record_to(
+    path: Option<&std::path::Path>,
+    act: Act<'_>,
+) -> impl FnOnce(&crate::model::Snapshot, usize, &WriteResult) -> Option<Result<(), Error>> {
+    move |snap, row, result| {
+        let path = path?;
+        Some(record::to_file(path, act, snap, row, result).map(|step| {
+            if let Some(s) = step {
+                warn(&format!(
+                    "recorded step {} into {}{}",
+                    sanitize(&s.step.id, 80),
+                    path.display(),
+                    if s.flagged {
+                        format!(" (flagged: {})", sanitize(&s.flags.join("; "), 200))
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
+        }))
+    }
+}
+
+/// The value to write: as given, or read from standard input for `-`.
+fn value(args: &SetArgs) -> Result<String, Error> {
+    if args.value != "-" {
+        return Ok(args.value.clone());
+    }
+    let bytes = crate::files::read_capped_from(
+        std::io::stdin().lock(),
+        crate::files::MAX_STDIN_VALUE_BYTES,
+        "standard input",
+    )
+    .map_err(|e| Error::usage(format!("cannot read the value: {e}")))?;
+    let s = String::from_utf8(bytes)
+        .map_err(|_| Error::usage("the value on standard input is not UTF-8 text"))?;
+    Ok(s.strip_suffix('\n').map(str::to_string).unwrap_or(s))
+}
+
+/// `treeglass set`.
+pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Error> {
+    let value = value(args)?;
+    let opts = WriteOptions {
+        timeout: Duration::from_millis(args.readback_ms),
+        settle: Duration::from_millis(args.settle_ms),
+        watch: Duration::from_millis(args.watch_ms),
+        force: args.force,
+        ..WriteOptions::default()
+    };
+    // The value as given; one read from standard input may be a secret: its length.
+    let shown = if args.value == "-" {
+        format!("(from standard input, {} chars)", value.chars().count())
+    } else {
+        value.clone()
+    };
+    let at = match element(session, &args.element).await {
+        Ok(at) => at,
+        Err(e) => return refusal(e, args, &shown),
+    };
+    let act = Act::Set(&value);
+    let w = write(
+        session,
+        &at,
+        act,
+        &opts,
+        args.changes,
+        record_to(args.record.as_deref(), act),
+    )
+    .await;
+    Ok(printed(w, args.json))
+}
+
+/// `treeglass invoke`.
+pub async fn invoke(session: &Session, args: &InvokeArgs) -> Result<(String, i32), Error> {
+    let opts = WriteOptions {
+        timeout: Duration::from_millis(args.readback_ms),
+        ..WriteOptions::default()
+    };
+    let at = element(session, &args.element).await?;
+    let act = Act::Invoke(args.action.as_deref());
+    let w = write(
+        session,
+        &at,
+        act,
+        &opts,
+        args.changes,
+        record_to(args.record.as_deref(), act),
+    )
+    .await;
+    Ok(printed(w, args.json))
+}
