@@ -121,6 +121,14 @@ impl Suggested {
     }
 }
 
+/// Every node's suggested target and grade, by row (`None` where there is none).
+pub fn suggested_all(snap: &Snapshot) -> Vec<Option<Suggested>> {
+    crate::selector::suggest_all(snap)
+        .iter()
+        .map(|t| t.as_ref().map(Suggested::of))
+        .collect()
+}
+
 /// The suggestions of some rows of one snapshot, sharing one index.
 pub fn suggestions_for(
     snap: &Snapshot,
@@ -668,10 +676,7 @@ mod tests {
             .snapshot(&apps[0].windows[0].id, &Limits::default())
             .await
             .unwrap();
-        let targets: Vec<Option<Suggested>> = crate::selector::suggest_all(&snap)
-            .iter()
-            .map(|t| t.as_ref().map(Suggested::of))
-            .collect();
+        let targets = suggested_all(&snap);
         for t in [None, Some(targets.as_slice())] {
             let mut out = Vec::new();
             write_tree_json(&mut out, &snap, t, true).unwrap();

@@ -115,6 +115,19 @@ pub fn sensitive_inputs(wf: &Workflow) -> Vec<&str> {
         .collect()
 }
 
+/// `; sensitive inputs to give at run time: …` after an export's summary, or nothing.
+pub fn sensitive_note(wf: &Workflow) -> String {
+    let secret = sensitive_inputs(wf);
+    if secret.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; sensitive inputs to give at run time: {}",
+            secret.join(", ")
+        )
+    }
+}
+
 /// `workflow validate --json`.
 pub fn validation_value(file: &Path, v: &Validation) -> Json {
     json!({

@@ -1,9 +1,9 @@
 //! The commands that read: `apps`, `tree` (its JSON streamed), `diff`, `find`, `get`, and the
 //! `doctor`'s report.
 
-use super::args::{DiffArgs, FindArgs, GetArgs, TreeArgs};
+use super::args::{DiffArgs, ElementArgs, FindArgs, GetArgs, TreeArgs};
 use super::{Printed, code};
-use crate::app::locate::{self, resolution_kind};
+use crate::app::locate::{self, Located, resolution_kind};
 use crate::app::output;
 use crate::app::scope::{self, app_gone, not_responding, pick};
 use crate::app::{Error, Kind};
@@ -60,12 +60,7 @@ pub async fn tree(backend: &dyn Backend, args: &TreeArgs) -> Result<(Printed, i3
         }
         _ => None,
     };
-    let targets: Option<Vec<Option<output::Suggested>>> = args.targets.then(|| {
-        crate::selector::suggest_all(&snap)
-            .into_iter()
-            .map(|t| t.as_ref().map(output::Suggested::of))
-            .collect()
-    });
+    let targets = args.targets.then(|| output::suggested_all(&snap));
     let actions = args.actions;
     let out = if args.json {
         Printed::Stream(Box::new(move |out| {
@@ -139,26 +134,53 @@ pub async fn diff(backend: Option<&dyn Backend>, args: &DiffArgs) -> Result<(Str
     Ok((out, code(ended)))
 }
 
-/// Resolves a target argument against fresh reads of the scope's window (every match tier;
-/// a write resolves with exact and substring matches only).
-pub(super) async fn resolve(
-    session: &Session,
-    raw: &str,
-    scope: &super::Scope,
+/// What an element argument asks for: a target within a scope, with its waits.
+pub(super) struct Wanted<'a> {
+    target: &'a str,
+    scope: &'a super::Scope,
     wait_ms: u64,
     max_depth: usize,
+}
+
+impl ElementArgs {
+    pub(super) fn wanted(&self) -> Wanted<'_> {
+        Wanted {
+            target: &self.target,
+            scope: &self.scope,
+            wait_ms: self.wait_ms,
+            max_depth: self.max_depth,
+        }
+    }
+}
+
+impl FindArgs {
+    fn wanted(&self) -> Wanted<'_> {
+        Wanted {
+            target: &self.target,
+            scope: &self.scope,
+            wait_ms: self.wait_ms,
+            max_depth: self.max_depth,
+        }
+    }
+}
+
+/// Resolves a target argument against fresh reads of the scope's window (every match tier;
+/// a write resolves with exact and substring matches only).
+async fn resolve(
+    session: &Session,
+    wanted: Wanted<'_>,
     to_write: bool,
 ) -> Result<(crate::selector::Target, locate::Resolved), Error> {
-    let target = locate::parse_target(raw)?;
+    let target = locate::parse_target(wanted.target)?;
     let limits = Limits {
-        max_depth,
-        ..scope.limits()
+        max_depth: wanted.max_depth,
+        ..wanted.scope.limits()
     };
     let resolved = locate::resolve(
         session,
         &target,
-        &scope.scope(),
-        locate::wait(Some(wait_ms)),
+        &wanted.scope.scope(),
+        locate::wait(Some(wanted.wait_ms)),
         &limits,
         to_write,
         scope::named,
@@ -167,17 +189,19 @@ pub(super) async fn resolve(
     Ok((target, resolved))
 }
 
+/// The one element an element argument names (a write: exact and substring matches only).
+pub(super) async fn element(
+    session: &Session,
+    args: &ElementArgs,
+    to_write: bool,
+) -> Result<Located, Error> {
+    let (target, resolved) = resolve(session, args.wanted(), to_write).await?;
+    resolved.unique(&target).map_err(|m| m.error)
+}
+
 /// `treeglass find`.
 pub async fn find(session: &Session, args: &FindArgs) -> Result<(String, i32), Error> {
-    let (target, resolved) = resolve(
-        session,
-        &args.target,
-        &args.scope,
-        args.wait_ms,
-        args.max_depth,
-        false,
-    )
-    .await?;
+    let (target, resolved) = resolve(session, args.wanted(), false).await?;
     let fresh = &resolved.fresh;
     let out = if args.json {
         output::json_pretty(&output::find_json(&target, fresh))
@@ -189,18 +213,8 @@ pub async fn find(session: &Session, args: &FindArgs) -> Result<(String, i32), E
 
 /// `treeglass get`.
 pub async fn get(session: &Session, args: &GetArgs) -> Result<String, Error> {
-    let el = &args.element;
-    let (target, resolved) = resolve(
-        session,
-        &el.target,
-        &el.scope,
-        el.wait_ms,
-        el.max_depth,
-        false,
-    )
-    .await?;
-    let at = resolved.unique(&target).map_err(|m| m.error)?;
-    let (snap, row) = (&at.snap, at.row);
+    let at = element(session, &args.element, false).await?;
+    let (target, snap, row) = (at.target.clone().unwrap_or_default(), &at.snap, at.row);
     let node = session.backend.read_node(&snap.nodes[row].id).await?;
     let mut fresh = (**snap).clone();
     fresh.nodes[row] = crate::model::Node {
@@ -211,7 +225,7 @@ pub async fn get(session: &Session, args: &GetArgs) -> Result<String, Error> {
     };
     Ok(if args.json {
         let mut v = output::node_json(&fresh, row);
-        v["target"] = target.to_string().into();
+        v["target"] = target.into();
         v["bounds"] = serde_json::to_value(fresh.nodes[row].bounds).unwrap_or_default();
         output::json_pretty(&v)
     } else {

@@ -317,21 +317,13 @@ fn export(args: &ExportArgs) -> Result<(String, i32), Error> {
         .export_to(&args.output, &opts, crate::files::Existing::Replace)
         .map_err(refused)?;
     warn_flagged(&flagged);
-    let secret = use_case::sensitive_inputs(&wf);
     Ok((
         format!(
             "wrote {}: workflow {:?}, {} steps{}\n",
             args.output.display(),
             sanitize(&wf.name, 80).as_ref(),
             wf.steps.len(),
-            if secret.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "; sensitive inputs to give at run time: {}",
-                    secret.join(", ")
-                )
-            }
+            use_case::sensitive_note(&wf)
         ),
         code(None),
     ))

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use super::args::{ElementArgs, InvokeArgs, SetArgs};
-use super::read::resolve;
+use super::args::{InvokeArgs, SetArgs};
+use super::read::element;
 use super::{code, warn};
 use crate::app::locate::Located;
 use crate::app::scope::NOT_RESPONDING_ADVICE;
@@ -23,20 +23,6 @@ fn write_output(mut r: WriteResult, json: bool) -> String {
     } else {
         output::write_text(&r)
     }
-}
-
-/// The one element a write names (exact and substring matches only).
-async fn element(session: &Session, args: &ElementArgs) -> Result<Located, Error> {
-    let (target, resolved) = resolve(
-        session,
-        &args.target,
-        &args.scope,
-        args.wait_ms,
-        args.max_depth,
-        true,
-    )
-    .await?;
-    resolved.unique(&target).map_err(|m| m.error)
 }
 
 /// A `set` whose target did not resolve to one element — not unique, or its app does not
@@ -139,21 +125,12 @@ pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Err
     } else {
         value.clone()
     };
-    let at = match element(session, &args.element).await {
+    let at = match element(session, &args.element, true).await {
         Ok(at) => at,
         Err(e) => return refusal(e, args, &shown),
     };
     let act = Act::Set(&value);
-    let w = write(
-        session,
-        &at,
-        act,
-        &opts,
-        args.changes,
-        record_to(args.record.as_deref(), act),
-    )
-    .await;
-    Ok(printed(w, args.json))
+    Ok(carry_out(session, &at, act, &opts, &args.output()).await)
 }
 
 /// `treeglass invoke`.
@@ -162,16 +139,54 @@ pub async fn invoke(session: &Session, args: &InvokeArgs) -> Result<(String, i32
         timeout: Duration::from_millis(args.readback_ms),
         ..WriteOptions::default()
     };
-    let at = element(session, &args.element).await?;
+    let at = element(session, &args.element, true).await?;
     let act = Act::Invoke(args.action.as_deref());
+    Ok(carry_out(session, &at, act, &opts, &args.output()).await)
+}
+
+/// What `set` and `invoke` print besides the verdict, and where they record it.
+struct Output<'a> {
+    json: bool,
+    changes: bool,
+    record: Option<&'a std::path::Path>,
+}
+
+impl SetArgs {
+    fn output(&self) -> Output<'_> {
+        Output {
+            json: self.json,
+            changes: self.changes,
+            record: self.record.as_deref(),
+        }
+    }
+}
+
+impl InvokeArgs {
+    fn output(&self) -> Output<'_> {
+        Output {
+            json: self.json,
+            changes: self.changes,
+            record: self.record.as_deref(),
+        }
+    }
+}
+
+/// Writes `act` into the element `at` names and prints the verdict.
+async fn carry_out(
+    session: &Session,
+    at: &Located,
+    act: Act<'_>,
+    opts: &WriteOptions,
+    out: &Output<'_>,
+) -> (String, i32) {
     let w = write(
         session,
-        &at,
+        at,
         act,
-        &opts,
-        args.changes,
-        record_to(args.record.as_deref(), act),
+        opts,
+        out.changes,
+        record_to(out.record, act),
     )
     .await;
-    Ok(printed(w, args.json))
+    printed(w, out.json)
 }

@@ -40,10 +40,7 @@ pub async fn window_state(session: &Session, args: &WindowStateArgs) -> Result<R
         Err(e) => return Err(e.into()),
     };
     let raw = args.raw.unwrap_or(false);
-    let targets: Vec<Option<output::Suggested>> = crate::selector::suggest_all(&snap)
-        .iter()
-        .map(|t| t.as_ref().map(output::Suggested::of))
-        .collect();
+    let targets = output::suggested_all(&snap);
     let mut doc = tree_json(&snap, &targets, raw);
     doc["pid"] = app.pid.into();
     let text = output::tree_text(&snap, raw, Some(&targets));
@@ -199,10 +196,7 @@ mod tests {
             .snapshot(&apps[0].windows[0].id, &Limits::default())
             .await
             .unwrap();
-        let targets: Vec<Option<output::Suggested>> = crate::selector::suggest_all(&snap)
-            .iter()
-            .map(|t| t.as_ref().map(output::Suggested::of))
-            .collect();
+        let targets = output::suggested_all(&snap);
         for raw in [false, true] {
             let doc = tree_json(&snap, &targets, raw);
             let mut rows = Vec::new();

@@ -10,7 +10,7 @@ use super::reply::{Fault, Reply};
 use super::server::State;
 use super::tools::{RecordStartArgs, RecordStopArgs, RunArgs, ValidateArgs};
 use crate::app::run::{
-    self as use_case, NotRun, issues_text, refusal_text, refusal_value, sensitive_inputs,
+    self as use_case, NotRun, issues_text, refusal_text, refusal_value, sensitive_note,
     validation_value,
 };
 use crate::app::{Error, Kind};
@@ -88,7 +88,6 @@ pub fn record_stop(state: &State, args: &RecordStopArgs) -> Result<Reply, Fault>
         .filter(|s| s.flagged && !args.skip_flagged)
         .count();
     *guard = None;
-    let secret = sensitive_inputs(&wf);
     let text = format!(
         "workflow {}: {} steps{}{}{}",
         crate::model::quoted(&wf.name, 80),
@@ -98,14 +97,7 @@ pub fn record_stop(state: &State, args: &RecordStopArgs) -> Result<Reply, Fault>
         } else {
             String::new()
         },
-        if secret.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "; sensitive inputs to give at run time: {}",
-                secret.join(", ")
-            )
-        },
+        sensitive_note(&wf),
         path.as_ref()
             .map(|p| format!("; written to {}", sanitize(&p.display().to_string(), 300)))
             .unwrap_or_default()

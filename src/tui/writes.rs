@@ -84,6 +84,39 @@ impl App {
         (target.unwrap_or_else(|| token.clone()), token)
     }
 
+    /// A new write in the history, selected, with what its change set compares with and
+    /// (while recording) the tree it started in; its id.
+    fn push_write(
+        &mut self,
+        kind: WriteKind,
+        node: Node,
+        (snap, row): (Arc<Snapshot>, usize),
+        requested: String,
+        value: Option<String>,
+        secret: bool,
+    ) -> u64 {
+        let (target, token) = self.target_for(row);
+        let write = self.next_write;
+        self.next_write += 1;
+        let before = self.before_write(&snap, secret);
+        self.writes.push(WriteEntry {
+            id: write,
+            kind,
+            node,
+            target,
+            token,
+            requested,
+            value,
+            snapshot: self.recording.then_some((snap, row)),
+            result: None,
+            landed: None,
+            landed_pending: false,
+            before: Some(before),
+        });
+        self.writes_sel = self.writes.len() - 1;
+        write
+    }
+
     pub(super) fn start_set(
         &mut self,
         row: usize,
@@ -99,32 +132,21 @@ impl App {
             return;
         };
         let place = Placement::of(&tree.snap, row);
-        let (target, token) = self.target_for(row);
         let secret = node.is_secret();
         let requested = if secret {
             format!("(secret, {} chars)", value.chars().count())
         } else {
             crate::tui::quoted(&value, 60)
         };
-        let write = self.next_write;
-        self.next_write += 1;
         let snap = Arc::new(tree.snap.clone());
-        let before = self.before_write(&snap, secret);
-        self.writes.push(WriteEntry {
-            id: write,
-            kind: WriteKind::Set,
-            node: node.clone(),
-            target,
-            token,
+        let write = self.push_write(
+            WriteKind::Set,
+            node.clone(),
+            (snap, row),
             requested,
-            value: Some(value.clone()),
-            snapshot: self.recording.then_some((snap, row)),
-            result: None,
-            landed: None,
-            landed_pending: false,
-            before: Some(before),
-        });
-        self.writes_sel = self.writes.len() - 1;
+            Some(value.clone()),
+            secret,
+        );
         fx.push(Effect::SetValue {
             write,
             node: node.id,
@@ -150,30 +172,14 @@ impl App {
             return;
         };
         let place = Placement::of(&tree.snap, row);
-        let (target, token) = self.target_for(row);
-        let write = self.next_write;
-        self.next_write += 1;
+        let requested = action
+            .as_ref()
+            .map_or_else(|| "(default action)".into(), |a| a.literal(0).into_owned());
         let snap = Arc::new(tree.snap.clone());
-        let before = self.before_write(&snap, false);
-        self.writes.push(WriteEntry {
-            id: write,
-            kind: WriteKind::Invoke {
-                action: action.clone(),
-            },
-            node,
-            target,
-            token,
-            requested: action
-                .as_ref()
-                .map_or_else(|| "(default action)".into(), |a| a.literal(0).into_owned()),
-            value: None,
-            snapshot: self.recording.then_some((snap, row)),
-            result: None,
-            landed: None,
-            landed_pending: false,
-            before: Some(before),
-        });
-        self.writes_sel = self.writes.len() - 1;
+        let kind = WriteKind::Invoke {
+            action: action.clone(),
+        };
+        let write = self.push_write(kind, node, (snap, row), requested, None, false);
         fx.push(Effect::Invoke {
             write,
             node: id,
