@@ -24,7 +24,7 @@ use workflow_support::*;
 
 const SECRET: &str = "hunter2-but-longer";
 
-async fn demo() -> (FixtureBackend, Arc<Session>, treeglass::workflow::Place) {
+async fn demo() -> (FixtureBackend, Arc<Session>, treeglass::app::run::Place) {
     let fixture = FixtureBackend::demo();
     let backend: Arc<dyn Backend> = Arc::new(fixture.clone());
     let place = place(backend.as_ref(), "treeglass-demo").await;

@@ -9,11 +9,12 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use serde_json::{Value, json};
+use treeglass::app::run::StepOutcome;
 use treeglass::backend::Backend;
 use treeglass::backend::fixture::FixtureBackend;
 use treeglass::model::{Toggle, Value as NodeValue};
 use treeglass::session::Session;
-use treeglass::workflow::{ExportOptions, Recorder, StepOutcome, Workflow};
+use treeglass::workflow::{ExportOptions, Recorder, Workflow};
 use treeglass::write::MismatchKind;
 use workflow_support::*;
 

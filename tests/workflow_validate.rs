@@ -11,11 +11,11 @@ use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
 
 use serde_json::{Value, json};
+use treeglass::app::run::{RunOptions, RunRefusal, Runner, preflight};
 use treeglass::backend::Backend;
 use treeglass::backend::fixture::FixtureBackend;
 use treeglass::model::Value as NodeValue;
 use treeglass::session::Session;
-use treeglass::workflow::run::{RunOptions, RunRefusal, Runner, preflight};
 use treeglass::workflow::{
     MAX_FILE_BYTES, Validation, Workflow, validate_bytes, validate_path, validate_value,
 };

@@ -1,7 +1,7 @@
-//! The application layer: the use cases every front end shares — the command line, the TUI,
-//! MCP and the workflow runner call them and only say what they return. Each returns a typed
-//! result or an [`Error`] of one [`Kind`], from which the command line derives its exit code
-//! and MCP its error kind.
+//! The application layer: the use cases every front end shares — the command line, the TUI
+//! and MCP call them and only say what they return; the workflow runner, the run use case's
+//! engine, writes through `write` too. Each returns a typed result or an [`Error`] of one
+//! [`Kind`], from which the command line derives its exit code and MCP its error kind.
 //!
 //! | module | use case |
 //! |---|---|
@@ -10,7 +10,7 @@
 //! | `locate` | a target parsed and resolved fresh, or a token checked: one element, or why not |
 //! | `write` | set and invoke: placed, sent, judged, token and target attached, recorded, landed |
 //! | `record` | a write as a workflow step, into a running recorder or a recording file |
-//! | `run` | a workflow validated, its inputs checked, replayed in the scope's window |
+//! | `run` | a workflow validated, its inputs checked, replayed step by step in the scope's window |
 //! | `audit` | the accessibility rules on a window read now |
 //! | `output` | the text and JSON forms of what they return |
 

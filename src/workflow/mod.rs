@@ -1,17 +1,16 @@
 //! Workflows: recording writes, actions and observed changes as steps, exporting them to the
 //! workflow-v1 JSON format (validated against the embedded schema before anything is written),
-//! validating workflow files, and running them with fresh resolution and verified writes.
+//! and validating workflow files. Running them is a use case of the application layer
+//! (`crate::app::run`).
 //!
 //! - [`record`]: [`Recorder`] — steps from writes (`record_write`), actions (`record_invoke`),
 //!   waits, observations and observed changes; recording files; export.
 //! - [`watch`]: [`Watch`] — observed recording from accessibility events.
 //! - [`validate`]: size, JSON syntax, schemaVersion, schema and semantic checks.
-//! - [`run`]: [`Runner`] — replays a validated workflow and reports every step.
 //! - [`format`]: the file format as typed data; [`schema`]: the embedded JSON Schema.
 
 pub mod format;
 pub mod record;
-pub mod run;
 pub mod schema;
 pub mod validate;
 pub mod watch;
@@ -21,7 +20,6 @@ pub use record::{
     ExportError, ExportOptions, RecordError, RecordedStep, Recorder, Recording, slug,
     step_for_state,
 };
-pub use run::{Place, RunOptions, RunRefusal, RunReport, Runner, StepOutcome, StepReport};
 pub use schema::Issue;
 pub use validate::{MAX_FILE_BYTES, Validation, validate_bytes, validate_path, validate_value};
 pub use watch::{SharedRecorder, Watch, WatchOptions, WatchSummary};

@@ -7,12 +7,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use treeglass::app::run::{Place, RunOptions, RunReport, Runner};
 use treeglass::app::{Scope, pick};
 use treeglass::backend::{Backend, Limits};
 use treeglass::model::NodeId;
 use treeglass::selector::Target;
 use treeglass::session::Session;
-use treeglass::workflow::run::{Place, RunOptions, RunReport, Runner};
 use treeglass::workflow::{Recorder, Workflow};
 use treeglass::write::{Placement, WriteOptions, WriteResult, invoke, set_value};
 

@@ -22,26 +22,19 @@
 //!   happens to contain them; values shorter than 4 characters only where they stand as whole
 //!   words (masking every `x` would garble the report without hiding anything).
 
-mod preflight;
-mod report;
-
-pub use preflight::{RunRefusal, preflight};
-pub use report::{
-    BudgetUse, PredicateResult, ResolutionInfo, RunReport, StepOutcome, StepReport, StepTimings,
-};
-
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use report::resolution_failure;
-
-use super::format::*;
-use super::validate::{self, substitute};
+use super::preflight::{RunRefusal, preflight};
+use super::report::*;
+use crate::app::write::{Act, send};
 use crate::backend::{BackendError, Limits};
 use crate::model::{AppText, NodeId, Role, Snapshot, sanitize};
 use crate::selector::{Resolution, Target, resolve_for_write};
 use crate::session::Session;
+use crate::workflow::format::*;
+use crate::workflow::validate::{self, substitute};
 use crate::write::{Outcome, Placement, WriteOptions, WriteResult};
 
 /// Secrets shorter than this are masked in reports only where they stand as whole words.
@@ -681,39 +674,30 @@ impl Runner {
             ..Placement::of(&snap, row)
         };
         let t = Instant::now();
-        let result: WriteResult = match step.action {
-            Action::Click => {
-                crate::write::invoke(
-                    self.session.backend.as_ref(),
-                    &node.id,
-                    &place,
-                    None,
-                    &self.opts.write,
-                )
-                .await
-            }
-            action => {
-                let raw = match action {
-                    Action::Type => self.sub(step.text.as_deref().unwrap_or("")),
-                    Action::Clear => String::new(),
-                    Action::Check => "true".into(),
-                    Action::Uncheck => "false".into(),
-                    _ => step
-                        .value
-                        .as_deref()
-                        .map(|v| self.sub(v))
-                        .unwrap_or_else(|| "true".into()),
-                };
-                crate::write::set_value(
-                    self.session.backend.as_ref(),
-                    &node.id,
-                    &place,
-                    &raw,
-                    &self.opts.write,
-                )
-                .await
-            }
+        let raw = match step.action {
+            Action::Type => self.sub(step.text.as_deref().unwrap_or("")),
+            Action::Clear => String::new(),
+            Action::Check => "true".into(),
+            Action::Uncheck => "false".into(),
+            _ => step
+                .value
+                .as_deref()
+                .map(|v| self.sub(v))
+                .unwrap_or_else(|| "true".into()),
         };
+        // `click` runs the element's default action; every other action writes a value.
+        let act = match step.action {
+            Action::Click => Act::Invoke(None),
+            _ => Act::Set(&raw),
+        };
+        let result: WriteResult = send(
+            self.session.backend.as_ref(),
+            &node.id,
+            &place,
+            act,
+            &self.opts.write,
+        )
+        .await;
         rep.timings.action_ms = ms(t.elapsed());
         // Masked first, then cut: a cut secret would no longer be recognised.
         let echo = |s: &str| {

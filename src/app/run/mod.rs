@@ -1,6 +1,23 @@
 //! Running a workflow: validated, its inputs checked against what it declares, the scope's
 //! window picked, then replayed by the runner through a session; and the words of a
 //! validation and of a workflow that was not run.
+//!
+//! | module | owns |
+//! |---|---|
+//! | `mod.rs` | the use case: a workflow checked, run in a scope; the words of a validation |
+//! | `preflight` | the checks made before a run starts, and why a run did not start |
+//! | `runner` | the runner: each step located, written through `app::write`, its `expect` |
+//! | `report` | a run's report: step outcomes, predicates, budgets, the text form |
+
+mod preflight;
+mod report;
+mod runner;
+
+pub use preflight::{RunRefusal, preflight};
+pub use report::{
+    BudgetUse, PredicateResult, ResolutionInfo, RunReport, StepOutcome, StepReport, StepTimings,
+};
+pub use runner::{Place, RunOptions, Runner, SHORT_SECRET_CHARS};
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -8,12 +25,11 @@ use std::sync::Arc;
 
 use serde_json::{Value as Json, json};
 
-use super::error::{Error, Kind};
-use super::scope::{Scope, pick};
+use crate::app::error::{Error, Kind};
+use crate::app::scope::{Scope, pick};
 use crate::model::display::counted;
 use crate::model::sanitize;
 use crate::session::Session;
-use crate::workflow::run::{Place, RunOptions, RunRefusal, RunReport, Runner, preflight};
 use crate::workflow::validate::Validation;
 use crate::workflow::{Issue, Workflow};
 
