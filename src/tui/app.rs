@@ -223,7 +223,7 @@ pub struct Config {
     pub highlight: Option<Result<(u32, u32), String>>,
 }
 
-/// The window the inspector opens on, as `cli::pick` chose it.
+/// The window the inspector opens on, as `app::pick` chose it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpenAt {
     /// The app's bus name.

@@ -2,6 +2,7 @@
 //! predicates' values, the budgets used, and the human-readable form.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use serde::Serialize;
 
@@ -217,8 +218,30 @@ pub struct RunReport {
     pub budget: BudgetUse,
 }
 
-/// A resolution that is not unique as a step's outcome and what it found.
-pub(super) fn resolution_failure(r: &Resolution) -> (StepOutcome, ResolutionInfo) {
+/// A resolution that is not unique as a step's outcome, what it found and why the step did
+/// not run (after `waited`).
+pub(super) fn resolution_failure(
+    r: &Resolution,
+    waited: Duration,
+) -> (StepOutcome, ResolutionInfo, String) {
+    let reason = match r {
+        Resolution::NotFound { .. } => format!(
+            "no element matches the target (waited {} ms)",
+            waited.as_millis()
+        ),
+        Resolution::Ambiguous { count, .. } => {
+            format!("{count} elements match the target; a step needs exactly one")
+        }
+        Resolution::Incomplete { reason, .. } => {
+            format!("the tree was read incompletely ({reason}); uniqueness cannot be claimed")
+        }
+        Resolution::Unique { .. } => String::new(),
+    };
+    let (outcome, info) = resolution_info(r);
+    (outcome, info, reason)
+}
+
+fn resolution_info(r: &Resolution) -> (StepOutcome, ResolutionInfo) {
     match r {
         Resolution::Ambiguous { count, candidates } => (
             StepOutcome::Ambiguous,

@@ -635,22 +635,7 @@ impl Runner {
         let row = match &fresh.resolution {
             Resolution::Unique { row, .. } => *row,
             other => {
-                let (outcome, info) = resolution_failure(other);
-                let reason = match other {
-                    Resolution::NotFound { .. } => format!(
-                        "no element matches the target (waited {} ms)",
-                        fresh.waited.as_millis()
-                    ),
-                    Resolution::Ambiguous { count, .. } => {
-                        format!("{count} elements match the target; a step needs exactly one")
-                    }
-                    Resolution::Incomplete { reason, .. } => {
-                        format!(
-                            "the tree was read incompletely ({reason}); uniqueness cannot be claimed"
-                        )
-                    }
-                    Resolution::Unique { .. } => String::new(),
-                };
+                let (outcome, info, reason) = resolution_failure(other, fresh.waited);
                 rep.resolution = Some(self.mask_info(info));
                 rep.finish(outcome, reason);
                 return true;
