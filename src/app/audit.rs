@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use super::error::{Error, Kind};
 use super::locate::Naming;
-use super::scope::{Scope, app_gone, pick};
+use super::scope::{Scope, pick, read_kept};
 use crate::audit::{self, Options, Read, Severity};
-use crate::backend::{AppInfo, Backend, BackendError, Limits};
+use crate::backend::{AppInfo, Backend, Limits};
 use crate::model::{Snapshot, Truncation};
 use crate::session::Session;
 
@@ -82,13 +82,7 @@ pub async fn run(
     let (app, root) = pick(backend, scope).await?;
     let toolkit = backend.toolkit(&root).await;
     let opts = options(rules, min_severity, backend, toolkit)?;
-    let snap = session
-        .snapshot(&root, &limits(scope))
-        .await
-        .map_err(|e| match e {
-            BackendError::AppGone { .. } => app_gone(&app, "the read"),
-            e => naming(&app, e),
-        })?;
+    let snap = read_kept(session, &app, &root, &limits(scope), naming).await?;
     let a = audit::audit(&snap, &opts).map_err(Error::usage)?;
     let kind = kind(&a, &snap);
     Ok(Audited {

@@ -2,13 +2,16 @@
 //! `pid`, `window`) matched against the apps on the bus, and the errors that name an app the way
 //! the user knows it.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use regex::Regex;
 
 use super::error::{Error, Kind};
+use super::locate::Naming;
 use crate::backend::{AppInfo, Backend, BackendError, Limits, WindowInfo};
 use crate::model::{NodeId, Snapshot};
+use crate::session::Session;
 
 /// Which window (or app) a use case reads.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -253,6 +256,15 @@ pub fn app_gone(app: &AppInfo, what: &str) -> Error {
     )
 }
 
+/// The error of a read of `app` that failed: the app named when it left during the read;
+/// any other error worded by `naming`.
+fn read_error(app: &AppInfo, e: BackendError, naming: Naming) -> Error {
+    match e {
+        BackendError::AppGone { .. } => app_gone(app, "the read"),
+        e => naming(app, e),
+    }
+}
+
 /// Reads the tree under `root` of `app` in one go (no session: nothing keeps it), with the
 /// app named in the error when it leaves or stops answering.
 pub async fn read(
@@ -261,8 +273,23 @@ pub async fn read(
     root: &NodeId,
     limits: &Limits,
 ) -> Result<Snapshot, Error> {
-    backend.snapshot(root, limits).await.map_err(|e| match e {
-        BackendError::AppGone { .. } => app_gone(app, "the read"),
-        e => named(app, e),
-    })
+    backend
+        .snapshot(root, limits)
+        .await
+        .map_err(|e| read_error(app, e, named))
+}
+
+/// Reads the tree under `root` of `app` and keeps it in the session (its tokens can be used
+/// afterwards); an error worded by `naming`, the app named when it left during the read.
+pub async fn read_kept(
+    session: &Session,
+    app: &AppInfo,
+    root: &NodeId,
+    limits: &Limits,
+    naming: Naming,
+) -> Result<Arc<Snapshot>, Error> {
+    session
+        .snapshot(root, limits)
+        .await
+        .map_err(|e| read_error(app, e, naming))
 }

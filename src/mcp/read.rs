@@ -8,9 +8,9 @@ use super::reply::{Fault, Reply};
 use super::tools::{AuditArgs, FindArgs, WindowStateArgs};
 use crate::app::audit::{self, Audited};
 use crate::app::locate::{self, as_reported, resolution_kind};
-use crate::app::scope::app_gone;
+use crate::app::scope::{app_gone, read_kept};
 use crate::app::{Kind, output, pick};
-use crate::backend::{BackendError, Limits};
+use crate::backend::Limits;
 use crate::fold;
 use crate::model::{Snapshot, Truncation};
 use crate::session::Session;
@@ -34,11 +34,7 @@ pub async fn window_state(session: &Session, args: &WindowStateArgs) -> Result<R
         labels: true,
         ..Limits::default()
     };
-    let snap = match session.snapshot(&root, &limits).await {
-        Ok(s) => s,
-        Err(BackendError::AppGone { .. }) => return Err(app_gone(&app, "the read").into()),
-        Err(e) => return Err(e.into()),
-    };
+    let snap = read_kept(session, &app, &root, &limits, as_reported).await?;
     let raw = args.raw.unwrap_or(false);
     let targets = output::suggested_all(&snap);
     let mut doc = tree_json(&snap, &targets, raw);
