@@ -624,12 +624,22 @@ pub fn write_text(r: &WriteResult) -> String {
 /// The most lines of a write's reason printed (a refusal's candidate list is capped before).
 const REASON_LINES: usize = 16;
 
+/// The demo app's window, read whole (for tests).
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+pub(crate) async fn demo_window() -> Snapshot {
+    use crate::backend::{Backend, Limits};
+    let b = crate::backend::fixture::FixtureBackend::demo();
+    let apps = b.apps().await.unwrap();
+    b.snapshot(&apps[0].windows[0].id, &Limits::default())
+        .await
+        .unwrap()
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::backend::fixture::FixtureBackend;
-    use crate::backend::{Backend, Limits};
     use crate::model::is_hostile;
     use serde_json::json;
 
@@ -670,12 +680,7 @@ mod tests {
 
     #[tokio::test]
     async fn streamed_tree_json_is_the_same_document_byte_for_byte() {
-        let b = FixtureBackend::demo();
-        let apps = b.apps().await.unwrap();
-        let snap = b
-            .snapshot(&apps[0].windows[0].id, &Limits::default())
-            .await
-            .unwrap();
+        let snap = demo_window().await;
         let targets = suggested_all(&snap);
         for t in [None, Some(targets.as_slice())] {
             let mut out = Vec::new();

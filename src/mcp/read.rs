@@ -181,17 +181,10 @@ pub async fn find(session: &Session, args: &FindArgs) -> Result<Reply, Fault> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::backend::Backend;
-    use crate::backend::fixture::FixtureBackend;
 
     #[tokio::test]
     async fn the_folded_tree_keeps_every_shown_node_once_with_its_token_and_target() {
-        let b = FixtureBackend::demo();
-        let apps = b.apps().await.unwrap();
-        let snap = b
-            .snapshot(&apps[0].windows[0].id, &Limits::default())
-            .await
-            .unwrap();
+        let snap = output::demo_window().await;
         let targets = output::suggested_all(&snap);
         for raw in [false, true] {
             let doc = tree_json(&snap, &targets, raw);
