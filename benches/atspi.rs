@@ -6,7 +6,9 @@
 //! - a pyatspi recursive walk (the way Accerciser and dogtail read trees), in-process,
 //! - the whole `treeglass tree --json` process next to that in-process pyatspi walk;
 //!
-//! and resolve + write + verified read-back of a text field.
+//! and resolve + write + verified read-back of a text field; then the big trees (the 2,000-row
+//! page in Chromium and Firefox, Calc): `tree`, `audit`, `find`, `set`, the inspector, and what
+//! each browser itself answers (each kind of call an element's read sends, µs a call).
 //!
 //! `scripts/a11y-session cargo bench --bench atspi` (`TREEGLASS_BENCH=big` for the big trees
 //! alone). With `TREEGLASS_BENCH_BASELINE=PATH` (another build's `treeglass` binary) every
