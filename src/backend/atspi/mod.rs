@@ -734,8 +734,6 @@ impl Backend for AtspiBackend {
         labels: bool,
         named: Option<&str>,
     ) -> Result<Option<Candidates>, BackendError> {
-        /// More candidates than this cost more to read one by one than the tree does.
-        const MAX: usize = 5_000;
         let obj = ObjRef::from_id(root)?;
         let c = self
             .caller()
@@ -744,78 +742,7 @@ impl Backend for AtspiBackend {
         if !reader::NARROWS.contains(&toolkit) {
             return Ok(None);
         }
-        let roles: Vec<u32> = (0..=ROLE_MAX).filter(|r| role_of(*r).0 == role).collect();
-        if roles.is_empty() {
-            return Ok(None);
-        }
-        let asked = Instant::now();
-        let (root_node, found) = tokio::join!(
-            reader::read_candidate(&c, &obj, toolkit, labels),
-            c.matches_by_role(&obj, &roles)
-        );
-        let matched_ms = asked.elapsed().as_secs_f64() * 1e3;
-        let gone = |e: &BackendError| matches!(e, BackendError::AppGone { .. });
-        let (root_node, found) = match (root_node, found) {
-            (Ok(r), Ok(f)) => (r, f),
-            (Err(e), _) | (_, Err(e)) if gone(&e) => return Err(e),
-            (Err(e), _) | (_, Err(e)) => {
-                tracing::debug!(error = %e, "no narrowing: reading the tree");
-                return Ok(None);
-            }
-        };
-        if found.len() > MAX {
-            return Ok(None);
-        }
-        let searched = found.len();
-        let found = match named {
-            Some(exact) => match reader::named_exactly(&c, found, exact).await? {
-                Some(f) => f,
-                None => return Ok(None),
-            },
-            None => found,
-        };
-        // Found by one AT-SPI role (the usual case): it is not asked again.
-        let one_role = match roles.as_slice() {
-            [r] => Some(*r),
-            _ => None,
-        };
-        let nodes: Vec<Result<Node, BackendError>> = futures::stream::iter(found)
-            .map(|o| {
-                let c = c.clone();
-                async move {
-                    match one_role {
-                        Some(r) => reader::read_match(&c, &o, r, toolkit, labels).await,
-                        None => reader::read_candidate(&c, &o, toolkit, labels).await,
-                    }
-                }
-            })
-            .buffered(256)
-            .collect()
-            .await;
-        let mut out = Vec::with_capacity(nodes.len());
-        for n in nodes {
-            match n {
-                Ok(n) => out.push(n),
-                Err(e) if gone(&e) => return Err(e),
-                // One candidate unreadable (vanished, refused): the set is not whole.
-                Err(e) => {
-                    tracing::debug!(error = %e, "a candidate unreadable: reading the tree");
-                    return Ok(None);
-                }
-            }
-        }
-        tracing::debug!(
-            searched,
-            read = out.len(),
-            matched_ms,
-            read_ms = asked.elapsed().as_secs_f64() * 1e3 - matched_ms,
-            "candidates read"
-        );
-        Ok(Some(Candidates {
-            root: root_node,
-            nodes: out,
-            searched,
-        }))
+        reader::candidates(&c, &obj, role, toolkit, labels, named).await
     }
 
     async fn path_to(
