@@ -230,6 +230,19 @@ impl Node {
         }
     }
 
+    /// Its action names for a message: each quoted (at most 40 characters), comma-separated;
+    /// `none` when it has none.
+    pub fn actions_listed(&self) -> String {
+        if self.actions.is_empty() {
+            return "none".into();
+        }
+        self.actions
+            .iter()
+            .map(|a| a.literal(40))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// Enabled for input: AT-SPI and GTK report `enabled` and `sensitive` separately; either
     /// missing means a person could not use the element.
     pub fn is_enabled(&self) -> bool {

@@ -138,15 +138,7 @@ pub async fn invoke(
         return res.finish(Outcome::Refused, Refusal::Disabled.to_string(), started);
     }
     let Some(chosen) = chosen else {
-        let have = if node.actions.is_empty() {
-            "none".into()
-        } else {
-            node.actions
-                .iter()
-                .map(|a| a.literal(40))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let have = node.actions_listed();
         return res.finish(
             Outcome::Refused,
             format!("no such action (actions: {have})"),

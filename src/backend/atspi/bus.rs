@@ -49,11 +49,16 @@ impl ObjRef {
     }
 }
 
-/// AT-SPI role number to (normalised, raw name).
 /// The highest AT-SPI role number (`ATSPI_ROLE_LAST_DEFINED` − 1 in at-spi2-core 2.46 is 129;
 /// a little room for newer ones).
 pub const ROLE_MAX: u32 = 140;
 
+/// Every AT-SPI role number that [`role_of`] maps to `role`.
+pub fn raw_roles(role: Role) -> Vec<u32> {
+    (0..=ROLE_MAX).filter(|r| role_of(*r).0 == role).collect()
+}
+
+/// AT-SPI role number to (normalised, raw name).
 pub fn role_of(raw: u32) -> (Role, String) {
     match atspi_common::Role::try_from(raw) {
         Ok(r) => {

@@ -224,7 +224,7 @@ impl AtspiBackend {
         let c = self
             .caller()
             .with_deadline(Instant::now() + Duration::from_secs(60));
-        let roles: Vec<u32> = (0..=ROLE_MAX).filter(|r| role_of(*r).0 == role).collect();
+        let roles = raw_roles(role);
         let found = c.matches_by_role(&obj, &roles).await?;
         Ok(reader::call_costs(&c, &found).await)
     }

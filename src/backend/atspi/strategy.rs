@@ -278,15 +278,7 @@ pub fn plan(ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
             }
             Err(format!(
                 "no toggle action (actions: {})",
-                if node.actions.is_empty() {
-                    "none".into()
-                } else {
-                    node.actions
-                        .iter()
-                        .map(|a| a.literal(40))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                }
+                node.actions_listed()
             ))
         }
         Requested::Option(_) => {

@@ -218,7 +218,7 @@ pub async fn candidates(
 ) -> Result<Option<crate::backend::Candidates>, BackendError> {
     /// More candidates than this cost more to read one by one than the tree does.
     const MAX: usize = 5_000;
-    let roles: Vec<u32> = (0..=ROLE_MAX).filter(|r| role_of(*r).0 == role).collect();
+    let roles = raw_roles(role);
     if roles.is_empty() {
         return Ok(None);
     }
