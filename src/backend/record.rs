@@ -91,6 +91,17 @@ pub fn walk<T: Tree>(tree: &T, root: &T::Item, limits: &Limits) -> (Vec<Node>, O
 pub fn layout<R: Record>(app: &str, root: &R, limits: &Limits, started: Instant) -> Snapshot {
     let (mut nodes, truncated) = walk(&Records(std::marker::PhantomData), root, limits);
     fill_choice_values(&mut nodes);
+    snapshot_of(app, nodes, truncated, started)
+}
+
+/// A snapshot of `nodes` as [`walk`] laid them out (the root first): its window is the root's
+/// name unless the root is the application itself.
+pub fn snapshot_of(
+    app: &str,
+    nodes: Vec<Node>,
+    truncated: Option<Truncation>,
+    started: Instant,
+) -> Snapshot {
     let window = match nodes.first() {
         Some(n) if n.role != Role::Application => n.name.clone(),
         _ => AppText::default(),
