@@ -35,6 +35,7 @@ pub fn options(
             bounds: None,
             toolkit,
         },
+        facts: None,
     })
 }
 
@@ -81,8 +82,17 @@ pub async fn run(
     options(rules, min_severity, backend, None)?;
     let (app, root) = pick(backend, scope).await?;
     let toolkit = backend.toolkit(&root).await;
-    let opts = options(rules, min_severity, backend, toolkit)?;
+    let mut opts = options(rules, min_severity, backend, toolkit)?;
     let snap = read_kept(session, &app, &root, &limits(scope), naming).await?;
+    // What the rules need beyond the snapshot, read only when the snapshot is whole (a partial
+    // read ends the audit as incomplete whatever else is found).
+    if snap.complete() {
+        let facts = backend
+            .audit_facts(&snap, audit::on_screen(toolkit))
+            .await
+            .map_err(Error::from)?;
+        opts.facts = facts.map(Arc::new);
+    }
     let a = audit::audit(&snap, &opts).map_err(Error::usage)?;
     let kind = kind(&a, &snap);
     Ok(Audited {

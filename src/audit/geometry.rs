@@ -1,5 +1,6 @@
-//! Geometry: where a showing element is on the screen. Needs bounds, which AT-SPI snapshots
-//! do not read (one call per element); the fixture, UI Automation and AX snapshots have them.
+//! Geometry: where a showing element is on the screen. Needs bounds: the fixture, UI
+//! Automation and AX snapshots have them; on AT-SPI `audit` reads them for the elements on
+//! screen (one call each, [`super::Facts::bounds`]).
 
 use super::{Context, Hit, Needs, Rule, Severity, is_container, shown};
 use crate::model::{Bounds, Role};
@@ -28,7 +29,7 @@ fn bounds_empty(cx: &Context, out: &mut Vec<Hit>) {
         if is_container(n.role) || n.role == Role::Separator {
             continue;
         }
-        if let Some(b) = n.bounds.filter(empty) {
+        if let Some(b) = cx.bounds(row).filter(empty) {
             out.push(Hit::new(
                 row,
                 format!(
@@ -60,7 +61,8 @@ pub(super) const BOUNDS_OUTSIDE_PARENT: Rule = Rule {
     help: "A child drawn nowhere near its parent usually means stale bounds or a showing \
            state left on something scrolled or moved away: a screen reader's review cursor \
            and a magnifier go to the wrong place. Not judged: menus, tool tips and windows \
-           (popups sit outside their parent), and parents without bounds.",
+           (popups sit outside their parent), parents without bounds, and elements outside \
+           their window (`bounds-outside-window` reports those).",
     needs: Needs::Bounds,
     check: bounds_outside_parent,
 };
@@ -74,16 +76,16 @@ fn bounds_outside_parent(cx: &Context, out: &mut Vec<Hit>) {
         ) {
             continue;
         }
-        let Some(b) = n.bounds.filter(|b| !empty(b)) else {
+        let Some(b) = cx.bounds(row).filter(|b| !empty(b)) else {
             continue;
         };
-        let Some(p) = n.parent.and_then(|p| nodes.get(p)) else {
+        let Some((prow, p)) = n.parent.and_then(|p| Some((p, nodes.get(p)?))) else {
             continue;
         };
-        if p.role == Role::Application {
+        if p.role == Role::Application || outside_window(cx, row, &b).is_some() {
             continue;
         }
-        if let Some(pb) = p.bounds.filter(|b| !empty(b))
+        if let Some(pb) = cx.bounds(prow).filter(|b| !empty(b))
             && disjoint(&b, &pb)
         {
             out.push(Hit::new(
@@ -100,6 +102,67 @@ fn bounds_outside_parent(cx: &Context, out: &mut Vec<Hit>) {
                     pb.y,
                     pb.width,
                     pb.height
+                ),
+            ));
+        }
+    }
+}
+
+/// The window an element lies wholly outside of, with its bounds.
+fn outside_window<'s>(
+    cx: &Context<'s>,
+    row: usize,
+    b: &Bounds,
+) -> Option<(&'s crate::model::Node, Bounds)> {
+    let (wrow, w) = cx.window_of(row)?;
+    let wb = cx.bounds(wrow).filter(|b| !empty(b))?;
+    disjoint(b, &wb).then_some((w, wb))
+}
+
+pub(super) const BOUNDS_OUTSIDE_WINDOW: Rule = Rule {
+    id: "bounds-outside-window",
+    group: "geometry",
+    severity: Severity::Warning,
+    message: "a showing element lies wholly outside its window",
+    standard: "WCAG 1.3.1",
+    anchor: "axe-windows BoundingRectangleContainedInParent, applied to the window",
+    help: "An element that says it is showing but lies nowhere in its window is where no one \
+           can see or click it: a screen reader announces something that is not there, a \
+           magnifier and a pointer go off the window. Usually a `showing` state left on \
+           something scrolled or moved away, or bounds in the wrong coordinates. Drop \
+           `showing` while it is not drawn, or report where it is. Judged against the window, \
+           not the screen (the screen's size is not read). Not judged: menus, tool tips and \
+           windows, and windows without bounds.",
+    needs: Needs::Bounds,
+    check: bounds_outside_window,
+};
+
+fn bounds_outside_window(cx: &Context, out: &mut Vec<Hit>) {
+    for (row, n) in cx.showing() {
+        if matches!(
+            n.role,
+            Role::Menu | Role::ToolTip | Role::Window | Role::Frame | Role::Dialog | Role::Alert
+        ) {
+            continue;
+        }
+        let Some(b) = cx.bounds(row).filter(|b| !empty(b)) else {
+            continue;
+        };
+        if let Some((w, wb)) = outside_window(cx, row, &b) {
+            out.push(Hit::new(
+                row,
+                format!(
+                    "{} at {},{} {}×{} is outside {} at {},{} {}×{}",
+                    shown(n),
+                    b.x,
+                    b.y,
+                    b.width,
+                    b.height,
+                    shown(w),
+                    wb.x,
+                    wb.y,
+                    wb.width,
+                    wb.height
                 ),
             ));
         }
@@ -136,5 +199,53 @@ mod tests {
             ],
         )]);
         assert_eq!(rows(&snap, "bounds-outside-parent"), named(&snap, "Stray"));
+    }
+
+    #[test]
+    fn bounds_outside_window_fires_off_the_window_and_outside_parent_leaves_it_to_it() {
+        let mut snap = tree(vec![(
+            bounds(n(Role::Panel, "Box"), 0, 0, 100, 100),
+            vec![
+                bounds(n(Role::Button, "Gone"), -4000, -4000, 40, 20),
+                bounds(n(Role::Button, "Stray"), 300, 300, 20, 20),
+                bounds(n(Role::Button, "Inside"), 10, 10, 20, 20),
+            ],
+        )]);
+        snap.nodes[0].bounds = Some(crate::model::Bounds {
+            x: 0,
+            y: 0,
+            width: 800,
+            height: 600,
+        });
+        assert_eq!(rows(&snap, "bounds-outside-window"), named(&snap, "Gone"));
+        assert_eq!(rows(&snap, "bounds-outside-parent"), named(&snap, "Stray"));
+    }
+
+    #[test]
+    fn bounds_read_for_the_audit_are_judged_like_the_snapshot_s() {
+        let snap = tree(vec![(
+            n(Role::Panel, "Box"),
+            vec![n(Role::Button, "Flat"), n(Role::Button, "Fine")],
+        )]);
+        let mut f = super::super::Facts::of(snap.id);
+        let b = |w| crate::model::Bounds {
+            x: 5,
+            y: 5,
+            width: w,
+            height: 20,
+        };
+        f.bounds = Some(
+            [
+                (named(&snap, "Flat")[0], b(0)),
+                (named(&snap, "Fine")[0], b(30)),
+            ]
+            .into_iter()
+            .collect(),
+        );
+        assert!(
+            rows(&snap, "bounds-empty").is_empty(),
+            "no bounds: not evaluated"
+        );
+        assert_eq!(rows_with(&snap, "bounds-empty", f), named(&snap, "Flat"));
     }
 }

@@ -12,14 +12,20 @@
 //! not evaluated, and the report says so: no rule guesses.
 
 mod automation;
+pub mod facts;
 mod geometry;
 mod keyboard;
 mod names;
 pub mod report;
 mod states;
+mod structure;
 mod unique;
 
+use std::sync::Arc;
+
 use serde::Serialize;
+
+pub use facts::Facts;
 
 use crate::model::{Node, Role, Snapshot, State, Toolkit};
 use crate::selector::{Grade, SnapshotIndex, Target, suggest_all_with};
@@ -69,8 +75,14 @@ pub enum Needs {
     Nothing,
     /// The label relation (`Node::label`): without it an unnamed field may be labelled.
     Labels,
-    /// Element bounds (`Node::bounds`).
+    /// Element bounds (`Node::bounds`, or read for the audit: [`Facts::bounds`]).
     Bounds,
+    /// Each element's own index in its parent ([`Facts::index`]).
+    Index,
+    /// Relations beyond the label's names ([`Facts::relations`]).
+    Relations,
+    /// Tables' own numbering of their cells ([`Facts::tables`]).
+    Tables,
 }
 
 /// One rule.
@@ -129,7 +141,8 @@ pub struct Read {
     /// Whether every interactive element's label relation was read (AT-SPI with
     /// `Limits::labels`, the fixture backend; not yet UI Automation or AX).
     pub labels: bool,
-    /// Whether bounds were read. `None`: decide from the snapshot (some node has bounds).
+    /// Whether the snapshot's bounds were read. `None`: decide from the snapshot (some node has
+    /// bounds). Bounds read for the audit ([`Facts::bounds`]) count whatever this says.
     pub bounds: Option<bool>,
     /// The app's toolkit, where known: GTK 4.8 reports `showing` on its windows only, so there
     /// `visible` stands for it.
@@ -144,6 +157,9 @@ pub struct Options {
     /// Findings below this are not reported.
     pub min_severity: Severity,
     pub read: Read,
+    /// What was read for this audit beyond the snapshot (used only with the snapshot it was
+    /// read for).
+    pub facts: Option<Arc<Facts>>,
 }
 
 impl Default for Options {
@@ -156,6 +172,7 @@ impl Default for Options {
                 bounds: None,
                 toolkit: None,
             },
+            facts: None,
         }
     }
 }
@@ -208,6 +225,8 @@ pub struct Context<'s> {
     /// The state that says an element is on screen: `showing`, or `visible` where the toolkit
     /// never reports `showing` (GTK 4.8).
     pub on_screen: State,
+    /// What the audit read beyond the snapshot, if anything.
+    pub facts: Option<&'s Facts>,
 }
 
 impl<'s> Context<'s> {
@@ -258,6 +277,22 @@ impl<'s> Context<'s> {
             cur = n.parent.filter(|&p| p < r);
             Some((r, n))
         })
+    }
+
+    /// The element's bounds: the snapshot's, or those read for the audit.
+    fn bounds(&self, row: usize) -> Option<crate::model::Bounds> {
+        self.snap.nodes.get(row)?.bounds.or_else(|| {
+            self.facts
+                .and_then(|f| f.bounds.as_ref())
+                .and_then(|b| b.get(&row).copied())
+        })
+    }
+
+    /// The top-level window (frame, window or dialog) an element is in: its nearest such
+    /// ancestor below the application.
+    fn window_of(&self, row: usize) -> Option<(usize, &'s Node)> {
+        self.ancestors(row)
+            .find(|(_, n)| matches!(n.role, Role::Frame | Role::Window | Role::Dialog))
     }
 
     fn grade(&self, row: usize) -> Option<Grade> {
@@ -316,8 +351,13 @@ pub static RULES: &[Rule] = &[
     states::CHECKED_NOT_CHECKABLE,
     states::SELECTED_NOT_SELECTABLE,
     states::EXPANDED_NOT_EXPANDABLE,
+    structure::RADIO_NO_GROUP,
+    structure::LABEL_NOT_RECIPROCAL,
+    structure::INDEX_IN_PARENT,
+    structure::TABLE_INDEX_MISMATCH,
     geometry::BOUNDS_EMPTY,
     geometry::BOUNDS_OUTSIDE_PARENT,
+    geometry::BOUNDS_OUTSIDE_WINDOW,
     unique::SIBLINGS_NOT_UNIQUE,
     automation::TARGET_POSITIONAL,
 ];
@@ -326,24 +366,18 @@ pub static RULES: &[Rule] = &[
 /// README and the JSON's `left_out`.
 pub const LEFT_OUT: &[(&str, &str)] = &[
     (
-        "radio button in no group",
-        "the `member-of` relation is not read into the snapshot",
-    ),
-    (
-        "label relation not reciprocal",
-        "only `labelled-by` is read, not `label-for`",
-    ),
-    (
-        "index in parent disagrees with the child list",
-        "the snapshot is laid out from the toolkit's own indexes; the index it reports is not kept",
-    ),
-    (
-        "table row/column indexes disagree",
-        "table cells' row and column are not read",
-    ),
-    (
         "element wholly outside the screen",
-        "the screen's size is not in the snapshot",
+        "the screen's size is not read: an element is judged against its window instead \
+         (`bounds-outside-window`)",
+    ),
+    (
+        "reciprocity of relations other than labels (controller-for, flows-to, described-by, \
+         member-of …)",
+        "only the label relations and `member-of` are read",
+    ),
+    (
+        "a table's cells beyond its first 4 × 4",
+        "each asked cell may be made on demand by the toolkit; the first 4 × 4 are sampled",
     ),
 ];
 
@@ -397,6 +431,15 @@ pub fn select(names: &[String]) -> Result<Vec<&'static Rule>, String> {
     Ok(out)
 }
 
+/// The state that says an element is on screen for a toolkit: `showing`, or `visible` where
+/// the toolkit never reports `showing` (GTK 4.8).
+pub fn on_screen(toolkit: Option<Toolkit>) -> State {
+    match toolkit {
+        Some(Toolkit::Gtk4) => State::Visible,
+        _ => State::Showing,
+    }
+}
+
 /// Runs the selected rules on `snap`. Unknown rule names are an error (see [`select`]).
 pub fn audit(snap: &Snapshot, opts: &Options) -> Result<Audit, String> {
     let ix = SnapshotIndex::new(snap);
@@ -407,19 +450,22 @@ pub fn audit(snap: &Snapshot, opts: &Options) -> Result<Audit, String> {
 pub fn audit_with(ix: &SnapshotIndex, snap: &Snapshot, opts: &Options) -> Result<Audit, String> {
     let selected = select(&opts.rules)?;
     let targets = suggest_all_with(ix, snap);
-    let on_screen = match opts.read.toolkit {
-        Some(Toolkit::Gtk4) => State::Visible,
-        _ => State::Showing,
-    };
+    let on_screen = on_screen(opts.read.toolkit);
+    let facts = opts
+        .facts
+        .as_deref()
+        .filter(|f| f.snapshot == Some(snap.id));
     let cx = Context {
         snap,
         targets: &targets,
         on_screen,
+        facts,
     };
-    let bounds = opts
-        .read
-        .bounds
-        .unwrap_or_else(|| snap.nodes.iter().any(|n| n.bounds.is_some()));
+    let bounds = facts.is_some_and(|f| f.bounds.is_some())
+        || opts
+            .read
+            .bounds
+            .unwrap_or_else(|| snap.nodes.iter().any(|n| n.bounds.is_some()));
     let mut findings = Vec::new();
     let mut evaluated = Vec::new();
     let mut not_evaluated = Vec::new();
@@ -429,6 +475,15 @@ pub fn audit_with(ix: &SnapshotIndex, snap: &Snapshot, opts: &Options) -> Result
                 Some("the label relation was not read (this backend does not read it yet)")
             }
             Needs::Bounds if !bounds => Some("the snapshot has no bounds (not read)"),
+            Needs::Index if facts.is_none_or(|f| f.index.is_none()) => {
+                Some("the elements' own indexes were not read (this backend does not read them)")
+            }
+            Needs::Relations if facts.is_none_or(|f| f.relations.is_none()) => {
+                Some("the relations were not read (this backend does not read them)")
+            }
+            Needs::Tables if facts.is_none_or(|f| f.tables.is_none()) => {
+                Some("tables' cell numbering was not read (this backend does not read it)")
+            }
             _ => None,
         };
         if let Some(reason) = missing {
@@ -536,6 +591,20 @@ pub(crate) mod testing {
             snap,
             &super::Options {
                 rules: vec![id.to_string()],
+                ..super::Options::default()
+            },
+        )
+        .expect("rule exists");
+        a.findings.iter().map(|f| f.row).collect()
+    }
+
+    /// The rows `id` finds in `snap` with `facts` read for it.
+    pub fn rows_with(snap: &Snapshot, id: &str, facts: super::Facts) -> Vec<usize> {
+        let a = super::audit(
+            snap,
+            &super::Options {
+                rules: vec![id.to_string()],
+                facts: Some(std::sync::Arc::new(facts)),
                 ..super::Options::default()
             },
         )

@@ -376,6 +376,19 @@ pub trait Backend: Send + Sync {
         Ok(None)
     }
 
+    /// What `audit` reads beyond `snap` for the elements on screen (`on_screen`: the state
+    /// that says so for this toolkit): bounds, each element's own index in its parent,
+    /// relations, tables' numbering ([`crate::audit::Facts`]). `None`: this backend reads none
+    /// of it, and the rules that need it are not evaluated. An app that stops answering or
+    /// leaves meanwhile is an error, as in a read.
+    async fn audit_facts(
+        &self,
+        _snap: &Snapshot,
+        _on_screen: crate::model::State,
+    ) -> Result<Option<crate::audit::Facts>, BackendError> {
+        Ok(None)
+    }
+
     /// Before a write to `node` (as [`Backend::read_node`] read it): where the toolkit
     /// exposes an element it has not laid out (off screen) without what a write needs (its
     /// actions, its place on screen), the backend asks the toolkit to scroll it into view and

@@ -108,6 +108,11 @@ pub enum Msg {
     },
     /// A one-line message for the status line.
     Notice(String),
+    /// What the rules need beyond the tree, read on `snap` (`None`: this backend reads none).
+    AuditFacts {
+        snap: Arc<Snapshot>,
+        result: Result<Option<crate::audit::Facts>, BackendError>,
+    },
 }
 
 /// IO the app asks the runtime for.
@@ -158,6 +163,12 @@ pub enum Effect {
     Highlight(Option<Bounds>),
     /// Stop the tree read in progress; it ends with what it has (→ [`Msg::Snapshot`]).
     CancelRead,
+    /// Read what the accessibility rules need beyond a whole tree (bounds, indexes,
+    /// relations, tables) → [`Msg::AuditFacts`].
+    AuditFacts {
+        snap: Arc<Snapshot>,
+        on_screen: crate::model::State,
+    },
 }
 
 /// What a write's change set compares with (`write::landed`): the shown window's tree when
@@ -262,6 +273,10 @@ pub struct App {
     pub findings: Option<super::findings::Findings>,
     /// A [`TimerId::Audit`] is running.
     pub(super) audit_timer: bool,
+    /// What the rules need beyond the tree, read on the last whole read and carried through
+    /// its patches; and the whole read they were last asked for.
+    pub(super) audit_facts: Option<crate::audit::facts::Carried>,
+    pub(super) facts_asked: Option<crate::model::SnapshotId>,
     /// The node the details pane has read fresh (and any error reading it).
     pub details_read: Option<(NodeId, Option<String>)>,
     /// The platform's diagnosis, asked for when the app list is empty or a window's tree has
@@ -326,6 +341,8 @@ impl App {
             audit_version: 0,
             findings: None,
             audit_timer: false,
+            audit_facts: None,
+            facts_asked: None,
             details_read: None,
             diagnosis: None,
             diagnosis_for: None,
@@ -458,6 +475,7 @@ impl App {
             Msg::Partial { root, snap } => self.on_partial(root, *snap),
             Msg::NodesRead { results, details } => self.on_nodes(results, details, &mut fx),
             Msg::Diagnosed(report) => self.diagnosis = report,
+            Msg::AuditFacts { snap, result } => self.on_audit_facts(&snap, result, &mut fx),
             Msg::WriteDone { write, result } => self.on_write_done(write, *result, &mut fx),
             Msg::Landed {
                 write,

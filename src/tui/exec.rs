@@ -139,6 +139,10 @@ pub fn plan(ctx: &Arc<Ctx>, effect: Effect) -> Work {
             crate::backend::progress::READ.cancel();
             Msg::Notice("stopping the read: the tree keeps what was read".into())
         })),
+        Effect::AuditFacts { snap, on_screen } => Work::Job(Box::pin(async move {
+            let result = ctx.backend.audit_facts(&snap, on_screen).await;
+            Msg::AuditFacts { snap, result }
+        })),
         Effect::Timer { id, after } => Work::Job(Box::pin(async move {
             tokio::time::sleep(after).await;
             Msg::Timer(id)

@@ -227,7 +227,26 @@ impl App {
             let version = a.toolkit_version.as_ref().map_or("", |v| v.as_str());
             Some(Toolkit::detect(name.as_str(), version))
         });
+        // What the rules need beyond the tree: read once per whole read (AT-SPI reads them;
+        // the other backends' snapshots carry bounds, and none has the rest yet), then carried
+        // through the tree's patches.
+        let on_screen = audit::on_screen(toolkit);
+        if tree.snap.complete()
+            && self.facts_asked != Some(tree.snap.id)
+            && self.config.backend == "atspi"
+        {
+            self.facts_asked = Some(tree.snap.id);
+            fx.push(Effect::AuditFacts {
+                snap: std::sync::Arc::new(tree.snap.clone()),
+                on_screen,
+            });
+        }
+        let facts = self
+            .audit_facts
+            .as_ref()
+            .map(|c| std::sync::Arc::new(c.on(&tree.snap)));
         let opts = Options {
+            facts,
             read: Read {
                 // The TUI reads the label relation on these (UI Automation and AX do not have
                 // it yet).
@@ -281,6 +300,30 @@ impl App {
             Err(_) => AuditState::Waiting,
         };
         self.findings = Some(Findings { key, state });
+    }
+
+    /// The facts asked for a whole read: kept when that read is still the one shown (patched
+    /// or not), and the tree judged again with them.
+    pub(super) fn on_audit_facts(
+        &mut self,
+        snap: &crate::model::Snapshot,
+        result: Result<Option<audit::Facts>, crate::backend::BackendError>,
+        fx: &mut Vec<Effect>,
+    ) {
+        match result {
+            Ok(Some(facts)) => {
+                self.audit_facts = Some(audit::facts::Carried::new(snap, facts));
+                self.findings = None;
+                self.judge(true, fx);
+            }
+            Ok(None) => {}
+            Err(e) => {
+                self.notice = Some(format!(
+                    "audit: bounds, indexes and relations not read: {}",
+                    crate::model::sanitize(&e.to_string(), 120)
+                ));
+            }
+        }
     }
 
     /// `!`: the findings overlay.

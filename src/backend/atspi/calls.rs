@@ -529,6 +529,43 @@ impl Caller {
             .collect())
     }
 
+    /// `GetChildAtIndex(i)`: one child (a null reference when there is none at `i`). Only for
+    /// an element proven [`Listable`], like [`Caller::children`]: libatspi sends it for
+    /// `atspi_accessible_get_child_at_index`, which pyatspi's own tree walk (`acc[i]`) uses on
+    /// every element of every matrix app in the benchmarks. `audit` asks it once per element
+    /// whose `GetIndexInParent` disagrees with where its parent listed it, to confirm the
+    /// mismatch (Accerciser's `ParentChildIndexMatch` makes the same two calls).
+    pub async fn child_at_index(
+        &self,
+        of: &Listable<'_>,
+        index: i32,
+    ) -> Result<Option<ObjRef>, BackendError> {
+        let obj = of.0;
+        let r: WireRef = self
+            .call(
+                &obj.bus,
+                &obj.path,
+                IFACE_ACCESSIBLE,
+                "GetChildAtIndex",
+                &(index,),
+            )
+            .await?;
+        let r = ObjRef::from_wire(&r);
+        Ok((!r.is_null()).then_some(r))
+    }
+
+    /// `GetAttributes`: the element's object attributes (`posinset`, `setsize`, `tag`, …), which
+    /// libatspi reads for `atspi_accessible_get_attributes` and Orca reads of every element it
+    /// presents. `audit` asks it of radio buttons only (a set position stands for a group, as
+    /// in Accerciser's `RadioInSet`).
+    pub async fn attributes(
+        &self,
+        obj: &ObjRef,
+    ) -> Result<std::collections::HashMap<String, String>, BackendError> {
+        self.call(&obj.bus, &obj.path, IFACE_ACCESSIBLE, "GetAttributes", &())
+            .await
+    }
+
     /// The relation set: (relation type, targets).
     pub async fn relations(&self, obj: &ObjRef) -> Result<Vec<(u32, Vec<ObjRef>)>, BackendError> {
         let rels: Vec<(u32, Vec<(String, OwnedObjectPath)>)> = self
@@ -865,6 +902,20 @@ impl Caller {
             .await?;
         let r = ObjRef::from_wire(&r);
         Ok((!r.is_null()).then_some(r))
+    }
+
+    /// `Table.GetIndexAt(row, column)`: the cell's index in the table's own numbering (what
+    /// `GetRowAtIndex` and `GetColumnAtIndex` take). `audit` asks it for the first 4 × 4 cells
+    /// of a showing table, as Accerciser's `TableRowColIndex` samples a table; no cell is made
+    /// beyond those a window shows first.
+    pub async fn table_index_at(
+        &self,
+        obj: &ObjRef,
+        row: i32,
+        col: i32,
+    ) -> Result<i32, BackendError> {
+        self.call(&obj.bus, &obj.path, IFACE_TABLE, "GetIndexAt", &(row, col))
+            .await
     }
 
     /// `Table.GetRowAtIndex` and `GetColumnAtIndex` of a child's index in parent.

@@ -5,6 +5,7 @@
 mod bus;
 mod calls;
 pub mod doctor;
+mod facts;
 pub mod method;
 pub(crate) mod process;
 mod reader;
@@ -723,6 +724,24 @@ impl Backend for AtspiBackend {
             .with_deadline(Instant::now() + self.caller.call_timeout);
         match c.index_in_parent(&obj).await {
             Ok(i) => Ok(usize::try_from(i).ok()),
+            Err(e) => Err(self.silent_or(&obj.bus, e).await),
+        }
+    }
+
+    async fn audit_facts(
+        &self,
+        snap: &Snapshot,
+        on_screen: crate::model::State,
+    ) -> Result<Option<crate::audit::Facts>, BackendError> {
+        let Some(root) = snap.nodes.first() else {
+            return Ok(None);
+        };
+        let obj = ObjRef::from_id(&root.id)?;
+        let c = self
+            .caller()
+            .with_deadline(Instant::now() + Duration::from_secs(600));
+        match facts::read(&c, snap, on_screen).await {
+            Ok(f) => Ok(Some(f)),
             Err(e) => Err(self.silent_or(&obj.bus, e).await),
         }
     }

@@ -1,0 +1,312 @@
+//! What `audit` reads of a window beyond its snapshot ([`crate::audit::Facts`]), for the
+//! elements on screen only, with calls libatspi itself sends (see `calls.rs` for each):
+//!
+//! - `Component.GetExtents` of every element on screen with the Component interface;
+//! - `GetIndexInParent` of every element on screen whose parent was listed (not one that
+//!   manages its descendants), and `GetChildAtIndex` of that index on the parent;
+//! - `GetRelationSet` of every interactive element, label and radio button on screen, then of
+//!   the elements their label relations point to; `GetAttributes` of radio buttons;
+//! - for a table on screen: its size, then `GetIndexAt`, `GetRowAtIndex` and
+//!   `GetColumnAtIndex` for its first 4 × 4 cells (and `GetAccessibleAt` of both places to
+//!   tell a spanning cell from a mismatch).
+//!
+//! Nothing here lists children. An element that fails a call (the toolkit says no, or it
+//! vanished) is left out of what that call judges; an app that stops answering or leaves ends
+//! the read with that error.
+
+use std::collections::HashMap;
+
+use futures::StreamExt;
+
+use super::bus::ObjRef;
+use super::calls::{Caller, Listable};
+use crate::audit::facts::{CellMismatch, Facts, IndexMismatch, Related, Relations, TableCheck};
+use crate::backend::BackendError;
+use crate::model::{Bounds, Interface, Node, Role, Snapshot, State};
+
+/// Calls in flight at once: what a round of the tree read keeps in flight.
+const IN_FLIGHT: usize = 64;
+
+/// How many rows and columns of each table are sampled.
+const TABLE_SAMPLE: i32 = 4;
+
+/// Whether an error ends the read (the app is hung or gone) rather than costing one element.
+fn fatal(e: &BackendError) -> bool {
+    matches!(
+        e,
+        BackendError::Timeout { .. }
+            | BackendError::AppGone { .. }
+            | BackendError::NotResponding { .. }
+    )
+}
+
+/// Runs `f` on every item, [`IN_FLIGHT`] at a time: the answers in item order, `None` for an
+/// element that failed; the first fatal error ends it.
+async fn each<T, R, F, Fut>(
+    items: Vec<T>,
+    f: F,
+    unreadable: &mut usize,
+) -> Result<Vec<(T, R)>, BackendError>
+where
+    T: Clone,
+    F: Fn(T) -> Fut,
+    Fut: std::future::Future<Output = Result<R, BackendError>>,
+{
+    let answers: Vec<(T, Result<R, BackendError>)> = futures::stream::iter(items)
+        .map(|t| {
+            let fut = f(t.clone());
+            async move { (t, fut.await) }
+        })
+        .buffered(IN_FLIGHT)
+        .collect()
+        .await;
+    let mut out = Vec::with_capacity(answers.len());
+    for (t, r) in answers {
+        match r {
+            Ok(v) => out.push((t, v)),
+            Err(e) if fatal(&e) => return Err(e),
+            Err(e) => {
+                tracing::debug!(error = %e, "audit fact unreadable");
+                *unreadable += 1;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Reads the facts of `snap`'s elements that are on screen (`on_screen`: `showing`, or
+/// `visible` where the toolkit never says `showing`).
+pub async fn read(c: &Caller, snap: &Snapshot, on_screen: State) -> Result<Facts, BackendError> {
+    let nodes = &snap.nodes;
+    let obj = |row: usize| ObjRef::from_id(&nodes[row].id).ok();
+    let shown: Vec<usize> = nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.states.has(on_screen) && n.role != Role::Application)
+        .filter(|(row, _)| obj(*row).is_some())
+        .map(|(row, _)| row)
+        .collect();
+    let rows: HashMap<&str, usize> = nodes
+        .iter()
+        .enumerate()
+        .map(|(r, n)| (n.id.0.as_str(), r))
+        .collect();
+    let related = |t: &ObjRef| match rows.get(t.id().0.as_str()) {
+        Some(&row) => Related::Row(row),
+        None => Related::Elsewhere,
+    };
+    let mut facts = Facts::of(snap.id);
+    let mut unreadable = 0;
+
+    // Bounds.
+    let with_component: Vec<usize> = shown
+        .iter()
+        .copied()
+        .filter(|&r| nodes[r].interfaces.has(Interface::Component))
+        .collect();
+    let extents = each(
+        with_component,
+        |r| {
+            let o = obj(r);
+            async move { c.extents(o.as_ref().expect("filtered")).await }
+        },
+        &mut unreadable,
+    )
+    .await?;
+    facts.bounds = Some(
+        extents
+            .into_iter()
+            .map(|(r, (x, y, width, height))| {
+                (
+                    r,
+                    Bounds {
+                        x,
+                        y,
+                        width,
+                        height,
+                    },
+                )
+            })
+            .collect(),
+    );
+
+    // Index in parent: the parent's child at the index the element reports must be the
+    // element (Accerciser's `ParentChildIndexMatch`). Asked of the parent, not compared with
+    // the snapshot's order: where the cache gave the children, that order is the elements'
+    // own indexes.
+    let listed = |n: &Node| n.managed.is_none() && !n.states.has(State::ManagesDescendants);
+    let placed: Vec<(usize, usize)> = shown
+        .iter()
+        .filter_map(|&r| {
+            let p = nodes[r].parent?;
+            let parent = nodes.get(p)?;
+            (listed(parent) && obj(p).is_some()).then_some((r, p))
+        })
+        .collect();
+    let asked = each(
+        placed,
+        |(r, p)| {
+            let (o, po, count) = (obj(r), obj(p), nodes[p].children.len());
+            async move {
+                let (o, po) = (o.expect("filtered"), po.expect("filtered"));
+                let i = c.index_in_parent(&o).await?;
+                let Ok(list) = Listable::check(&po, false, count as i32) else {
+                    return Ok(None);
+                };
+                let at = if i < 0 {
+                    None
+                } else {
+                    c.child_at_index(&list, i).await?
+                };
+                Ok((at.as_ref() != Some(&o)).then_some((i, at)))
+            }
+        },
+        &mut unreadable,
+    )
+    .await?;
+    facts.index = Some(
+        asked
+            .into_iter()
+            .filter_map(|((r, p), wrong)| {
+                let (reported, at) = wrong?;
+                Some((
+                    r,
+                    IndexMismatch {
+                        reported,
+                        there: at.as_ref().map(related),
+                        siblings: nodes[p].children.len(),
+                    },
+                ))
+            })
+            .collect(),
+    );
+
+    // Relations: interactive elements, labels and radio buttons, then what their labels name.
+    let radio = |n: &Node| matches!(n.role, Role::RadioButton | Role::RadioMenuItem);
+    let first: Vec<usize> = shown
+        .iter()
+        .copied()
+        .filter(|&r| {
+            let n = &nodes[r];
+            crate::audit::interactive(n) || n.role == Role::Label || radio(n)
+        })
+        .collect();
+    let mut relations: HashMap<usize, Relations> = HashMap::new();
+    let mut round = first;
+    for _ in 0..2 {
+        let read = each(
+            round,
+            |r| {
+                let o = obj(r);
+                let wants_set = radio(&nodes[r]);
+                async move {
+                    let o = o.expect("filtered");
+                    let rels = c.relations(&o).await?;
+                    let in_set = if wants_set {
+                        match c.attributes(&o).await {
+                            Ok(a) => a.contains_key("posinset"),
+                            Err(e) if fatal(&e) => return Err(e),
+                            Err(_) => false,
+                        }
+                    } else {
+                        false
+                    };
+                    Ok((o, rels, in_set))
+                }
+            },
+            &mut unreadable,
+        )
+        .await?;
+        for (r, (o, rels, in_set)) in read {
+            let mut out = Relations {
+                in_set,
+                ..Relations::default()
+            };
+            for (kind, targets) in rels {
+                let list = match kind {
+                    RELATION_LABEL_FOR => &mut out.label_for,
+                    RELATION_LABELLED_BY => &mut out.labelled_by,
+                    RELATION_MEMBER_OF => &mut out.member_of,
+                    _ => continue,
+                };
+                list.extend(targets.iter().filter(|t| **t != o).map(related));
+            }
+            relations.insert(r, out);
+        }
+        // The elements the label relations point to, read next so both ends can be judged.
+        let mut next: Vec<usize> = relations
+            .values()
+            .flat_map(|r| r.labelled_by.iter().chain(&r.label_for))
+            .filter_map(|t| match t {
+                Related::Row(row) => Some(*row),
+                Related::Elsewhere => None,
+            })
+            .filter(|row| !relations.contains_key(row) && obj(*row).is_some())
+            .collect();
+        next.sort_unstable();
+        next.dedup();
+        if next.is_empty() {
+            break;
+        }
+        round = next;
+    }
+    facts.relations = Some(relations);
+
+    // Tables: the first cells' numbering, both ways.
+    let tables: Vec<usize> = shown
+        .iter()
+        .copied()
+        .filter(|&r| nodes[r].interfaces.has(Interface::Table))
+        .collect();
+    let checked = each(
+        tables,
+        |r| {
+            let o = obj(r);
+            async move { check_table(c, &o.expect("filtered")).await }
+        },
+        &mut unreadable,
+    )
+    .await?;
+    facts.tables = Some(checked.into_iter().collect());
+    facts.unreadable = unreadable;
+    Ok(facts)
+}
+
+/// AT-SPI relation types (`AtspiRelationType`).
+const RELATION_LABEL_FOR: u32 = 1;
+const RELATION_LABELLED_BY: u32 = 2;
+const RELATION_MEMBER_OF: u32 = 5;
+
+/// Samples a table's first [`TABLE_SAMPLE`] × [`TABLE_SAMPLE`] cells: the index of each, and
+/// the row and column that index leads back to. A cell that spans the place it leads back to
+/// (the same element at both) is no mismatch.
+async fn check_table(c: &Caller, t: &ObjRef) -> Result<TableCheck, BackendError> {
+    let (rows, cols) = c.table_size(t).await?;
+    let mut check = TableCheck::default();
+    for row in 0..rows.clamp(0, TABLE_SAMPLE) {
+        for col in 0..cols.clamp(0, TABLE_SAMPLE) {
+            let index = c.table_index_at(t, row, col).await?;
+            if index < 0 {
+                continue;
+            }
+            check.sampled += 1;
+            let back = c.table_position(t, index).await?;
+            if back == (row, col) {
+                continue;
+            }
+            let (here, there) =
+                tokio::join!(c.table_cell(t, row, col), c.table_cell(t, back.0, back.1));
+            let (here, there) = (here?, there?);
+            if here.is_some() && here == there {
+                continue;
+            }
+            check.mismatches.push(CellMismatch {
+                row,
+                col,
+                index,
+                back,
+            });
+        }
+    }
+    Ok(check)
+}
