@@ -19,7 +19,9 @@ pub(super) const BOUNDS_EMPTY: Rule = Rule {
     help: "An element that says it is showing but has no width or height cannot be found by \
            a magnifier, a screen reader's review cursor or a pointer click. Report real \
            bounds, or drop `showing` while it is not drawn. Not judged: containers and \
-           separators; elements whose bounds were not read.",
+           separators; elements whose bounds were not read or are not known (ATK's \
+           −1, −1, −1, −1); GTK 4, which never says `showing` (what it does not draw says \
+           `visible` and is 0×0).",
     needs: Needs::Bounds,
     check: bounds_empty,
 };
@@ -61,8 +63,9 @@ pub(super) const BOUNDS_OUTSIDE_PARENT: Rule = Rule {
     help: "A child drawn nowhere near its parent usually means stale bounds or a showing \
            state left on something scrolled or moved away: a screen reader's review cursor \
            and a magnifier go to the wrong place. Not judged: menus, tool tips and windows \
-           (popups sit outside their parent), parents without bounds, and elements outside \
-           their window (`bounds-outside-window` reports those).",
+           (popups sit outside their parent), parents without bounds, the pages of page tabs \
+           (GTK puts a notebook's page under its tab, whose bounds are the tab's header), and \
+           elements outside their window (`bounds-outside-window` reports those).",
     needs: Needs::Bounds,
     check: bounds_outside_parent,
 };
@@ -82,7 +85,9 @@ fn bounds_outside_parent(cx: &Context, out: &mut Vec<Hit>) {
         let Some((prow, p)) = n.parent.and_then(|p| Some((p, nodes.get(p)?))) else {
             continue;
         };
-        if p.role == Role::Application || outside_window(cx, row, &b).is_some() {
+        // A page tab holds its page, which is drawn below the tab's own header.
+        if matches!(p.role, Role::Application | Role::Tab) || outside_window(cx, row, &b).is_some()
+        {
             continue;
         }
         if let Some(pb) = cx.bounds(prow).filter(|b| !empty(b))

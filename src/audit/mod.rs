@@ -381,6 +381,37 @@ pub const LEFT_OUT: &[(&str, &str)] = &[
     ),
 ];
 
+/// Rules a toolkit is not judged by: what its bridge never says, so the rule would find
+/// every element of the kind whatever the app does (measured on the matrix apps; README).
+pub const TOOLKIT_EXCEPTIONS: &[(&str, &[Toolkit], &str)] = &[
+    (
+        "radio-no-group",
+        &[Toolkit::Gtk4, Toolkit::Qt5, Toolkit::Qt6],
+        "this toolkit's bridge reports no group for any radio button (GTK 4.8 and Qt 5/6 have \
+         no member-of relation and no set position)",
+    ),
+    (
+        "label-not-reciprocal",
+        &[Toolkit::Gtk4],
+        "GTK 4.8 reports labelled-by and never label-for",
+    ),
+    (
+        "bounds-empty",
+        &[Toolkit::Gtk4],
+        "GTK 4.8 never reports showing: what it does not draw (another stack page, an overlay \
+         scroll bar at rest) says visible and has 0×0 bounds",
+    ),
+];
+
+/// Why `rule` is not judged on `toolkit`, if it is not.
+pub fn toolkit_exception(rule: &str, toolkit: Option<Toolkit>) -> Option<&'static str> {
+    let toolkit = toolkit?;
+    TOOLKIT_EXCEPTIONS
+        .iter()
+        .find(|(id, kits, _)| *id == rule && kits.contains(&toolkit))
+        .map(|(_, _, why)| *why)
+}
+
 /// The rule with this id.
 pub fn rule(id: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.id == id)
@@ -484,7 +515,7 @@ pub fn audit_with(ix: &SnapshotIndex, snap: &Snapshot, opts: &Options) -> Result
             Needs::Tables if facts.is_none_or(|f| f.tables.is_none()) => {
                 Some("tables' cell numbering was not read (this backend does not read it)")
             }
-            _ => None,
+            _ => toolkit_exception(rule.id, opts.read.toolkit),
         };
         if let Some(reason) = missing {
             not_evaluated.push(NotEvaluated {
@@ -639,6 +670,33 @@ mod tests {
             assert!(r.standard.starts_with("WCAG "), "{}", r.id);
             assert!(!r.help.is_empty() && !r.anchor.is_empty(), "{}", r.id);
         }
+    }
+
+    #[test]
+    fn a_toolkit_exception_leaves_its_rule_not_evaluated_there_only() {
+        let snap = tree(vec![(n(Role::RadioButton, "Alone"), vec![])]);
+        let mut f = Facts::of(snap.id);
+        f.relations = Some([(1, facts::Relations::default())].into_iter().collect());
+        let run = |toolkit| {
+            audit(
+                &snap,
+                &Options {
+                    rules: vec!["radio-no-group".into()],
+                    facts: Some(Arc::new(f.clone())),
+                    read: Read {
+                        labels: true,
+                        bounds: None,
+                        toolkit,
+                    },
+                    ..Options::default()
+                },
+            )
+            .unwrap()
+        };
+        assert_eq!(run(Some(Toolkit::Gtk3)).findings.len(), 1);
+        let qt = run(Some(Toolkit::Qt6));
+        assert!(qt.findings.is_empty());
+        assert_eq!(qt.not_evaluated[0].rule, "radio-no-group");
     }
 
     #[test]

@@ -23,8 +23,9 @@ pub(super) const RADIO_NO_GROUP: Rule = Rule {
            ones belong together from the group the toolkit reports (a `member-of` relation to \
            the other buttons, or a set position). A button in no group is announced alone, \
            and the user cannot tell what it excludes. Put the buttons in one group (GTK: \
-           `join_group`; HTML: the same `name`; Qt: a `QButtonGroup`). Not judged: radio \
-           buttons whose relations were not read.",
+           `join_group`; HTML: the same `name`). Not judged: radio buttons whose relations \
+           were not read; GTK 4 and Qt 5/6, whose bridges report no group for any radio \
+           button.",
     needs: Needs::Relations,
     check: radio_no_group,
 };
@@ -63,7 +64,7 @@ pub(super) const LABEL_NOT_RECIPROCAL: Rule = Rule {
            When only one end says it, half of them miss the label. Set the relation through \
            the toolkit's labelling API (GTK `set_mnemonic_widget`, Qt `setBuddy`, HTML \
            `<label for>`), which sets both. Judged only where both ends are in the window and \
-           both ends' relations were read.",
+           both ends' relations were read; not on GTK 4, which reports `labelled-by` only.",
     needs: Needs::Relations,
     check: label_not_reciprocal,
 };

@@ -113,9 +113,11 @@ pub async fn read(c: &Caller, snap: &Snapshot, on_screen: State) -> Result<Facts
         &mut unreadable,
     )
     .await?;
+    // ATK's "extents not known" (Gecko answers it for what it has not laid out): no bounds.
     facts.bounds = Some(
         extents
             .into_iter()
+            .filter(|(_, e)| *e != (-1, -1, -1, -1))
             .map(|(r, (x, y, width, height))| {
                 (
                     r,
