@@ -109,6 +109,25 @@ fn calc_is_read_by_every_command_and_keeps_answering() {
     );
     app.assert_alive("get");
 
+    // The audit's own reads beyond the tree (extents, indexes, relations, the first 4 × 4
+    // cells of each table) where a table manages its descendants: whole, every rule judged,
+    // and the app answers afterwards.
+    let o = app.treeglass(&["audit", "--json"]);
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(14)),
+        "audit: {:?} {}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json_of(&o);
+    assert_eq!(v["complete"], true, "{}", v["truncated"]);
+    assert!(
+        v["not_evaluated"].as_array().is_some_and(|a| a.is_empty()),
+        "{}",
+        v["not_evaluated"]
+    );
+    app.assert_alive("audit");
+
     tui_session(&app, r#"table "Sheet Sheet1""#, "manages its descendants");
     app.assert_alive("a TUI session");
 }
@@ -149,6 +168,17 @@ fn writer_is_read_by_every_command_and_keeps_answering() {
     let o = app.treeglass(&["get", "paragraph"]);
     assert_ok(&o, "get the paragraph");
     app.assert_alive("get");
+
+    // The audit's own reads beyond the tree on a document that manages its descendants.
+    let o = app.treeglass(&["audit", "--json"]);
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(14)),
+        "audit: {:?} {}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(json_of(&o)["complete"], true);
+    app.assert_alive("audit");
 
     tui_session(&app, "document", "manages its descendants");
     app.assert_alive("a TUI session");
