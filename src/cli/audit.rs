@@ -48,9 +48,10 @@ pub fn help() -> String {
         ));
     }
     s.push_str(
-        "Elements that are not showing are not judged. Geometry needs bounds, which AT-SPI \
-         reads do not include: there it is reported as not evaluated. Left out (the snapshot \
-         does not hold what they need):\n",
+        "Elements that are not showing are not judged. After the tree, the audit reads, for \
+         the elements on screen, their bounds, index in parent, relations and tables' first \
+         cells (AT-SPI); a rule whose needs were not read, or that a toolkit's bridge cannot \
+         be judged by, is reported as not evaluated, with why. Left out:\n",
     );
     for (what, why) in crate::audit::LEFT_OUT {
         s.push_str(&format!("  {what}: {why}\n"));
