@@ -253,6 +253,12 @@ fn planted_defects_are_found_on_their_elements_and_clean_twins_are_clean() {
             .iter()
             .any(|r| r["ruleId"] == "name-missing" && r["level"] == "error")
     );
+    // No --sarif-artifact: each result is placed in the app's executable (/proc/PID/exe).
+    assert!(results.iter().all(|r| {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            .as_str()
+            .is_some_and(|u| !u.is_empty())
+    }));
     assert_eq!(s["runs"][0]["invocations"][0]["executionSuccessful"], true);
 
     // A read cut short is never a clean result: exit 12, and SARIF says the run failed.

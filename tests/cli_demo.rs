@@ -379,6 +379,57 @@ fn audit_on_the_demo_app_exits_14_with_grouped_findings_json_and_sarif() {
             .len(),
         treeglass::audit::RULES.len()
     );
+    // The demo app is no process here: no artifact is known, results keep only their logical
+    // location, and a notification says so.
+    let run = &s["runs"][0];
+    let results = run["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    assert!(
+        results
+            .iter()
+            .all(|r| r["locations"][0]["physicalLocation"].is_null()
+                && r["locations"][0]["logicalLocations"][0]["fullyQualifiedName"].is_string())
+    );
+    let notes = run["invocations"][0]["toolExecutionNotifications"].to_string();
+    assert!(notes.contains("--sarif-artifact"), "{notes}");
+    // A file named with --sarif-artifact (tests run in the package root): every result in it
+    // at line 1, relative to the directory treeglass ran in.
+    let o = run_without_bus(&[
+        "--backend",
+        "fixture",
+        "audit",
+        "--sarif",
+        "--sarif-artifact",
+        "Cargo.toml",
+    ]);
+    assert_eq!(o.status.code(), Some(14), "{}", text(&o.stderr));
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for r in s["runs"][0]["results"].as_array().unwrap() {
+        let phys = &r["locations"][0]["physicalLocation"];
+        assert_eq!(phys["artifactLocation"]["uri"], "Cargo.toml", "{r}");
+        assert_eq!(phys["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+        assert_eq!(phys["region"]["startLine"], 1);
+        assert!(r["partialFingerprints"]["primaryLocationLineHash"].is_string());
+    }
+    // A file that does not exist, or the option without --sarif: bad arguments.
+    let o = run_without_bus(&[
+        "--backend",
+        "fixture",
+        "audit",
+        "--sarif",
+        "--sarif-artifact",
+        "no-such-window.ui",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty());
+    let o = run_without_bus(&[
+        "--backend",
+        "fixture",
+        "audit",
+        "--sarif-artifact",
+        "Cargo.toml",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
     let o = run_without_bus(&["audit", "--help"]);
     let help = text(&o.stdout);
     for r in treeglass::audit::RULES {

@@ -1,13 +1,13 @@
 //! Auditing one window: the rules asked for (by id or group) and the minimum severity checked
 //! before anything is read, the window read with the label relation, the rules of
-//! `crate::audit` run on it, and what the audit ended as.
+//! `crate::audit` run on it, what the audit ended as, and the file a SARIF log places it in.
 
 use std::sync::Arc;
 
 use super::error::{Error, Kind};
 use super::locate::Naming;
 use super::scope::{Scope, pick, read_kept};
-use crate::audit::{self, Options, Read, Severity};
+use crate::audit::{self, Options, Read, Severity, report};
 use crate::backend::{AppInfo, Backend, Limits};
 use crate::model::{Snapshot, Truncation};
 use crate::session::Session;
@@ -101,4 +101,94 @@ pub async fn run(
         audit: a,
         kind,
     })
+}
+
+/// Where `audit --sarif` places its results: the file `named` (`--sarif-artifact`), which
+/// must exist, else the executable of the app's process when it can be read
+/// (`/proc/PID/exe`; not for the fixture backend, whose pids are no processes here), else
+/// nowhere, and why. Never a path that does not exist.
+pub fn sarif_place(
+    named: Option<&std::path::Path>,
+    pid: Option<u32>,
+    backend: &str,
+) -> Result<report::Place, Error> {
+    let cwd = std::env::current_dir().and_then(std::fs::canonicalize).ok();
+    let working_dir = cwd.as_deref().map(|c| report::file_uri(c, true));
+    let artifact = match named {
+        Some(path) => {
+            let shown = crate::model::sanitize(&path.to_string_lossy(), 200).into_owned();
+            let real = std::fs::canonicalize(path)
+                .map_err(|e| Error::usage(format!("--sarif-artifact {shown}: {e}")))?;
+            if !real.is_file() {
+                return Err(Error::usage(format!(
+                    "--sarif-artifact {shown}: not a file"
+                )));
+            }
+            Ok(report::Artifact::at(
+                &real,
+                cwd.as_deref(),
+                "the file named by --sarif-artifact",
+            ))
+        }
+        None if backend == "fixture" => Err(
+            "no --sarif-artifact, and the fixture backend's apps are not processes on this machine"
+                .to_string(),
+        ),
+        None => executable(pid).map(|exe| {
+            report::Artifact::at(
+                &exe,
+                cwd.as_deref(),
+                format!(
+                    "the executable of the audited application's process (pid {})",
+                    pid.unwrap_or_default()
+                ),
+            )
+        }),
+    };
+    Ok(report::Place {
+        artifact,
+        working_dir,
+    })
+}
+
+/// The executable a process runs, if it still exists, or why it is not known.
+fn executable(pid: Option<u32>) -> Result<std::path::PathBuf, String> {
+    let pid = pid.ok_or("no --sarif-artifact, and the application's pid is not known")?;
+    let link = format!("/proc/{pid}/exe");
+    let exe = std::fs::read_link(&link)
+        .map_err(|e| format!("no --sarif-artifact, and {link} could not be read: {e}"))?;
+    // A replaced or deleted executable reads as `… (deleted)`: not a file that exists.
+    std::fs::canonicalize(&exe)
+        .ok()
+        .filter(|p| p.is_file())
+        .ok_or_else(|| {
+            format!(
+                "no --sarif-artifact, and the executable of pid {pid} ({}) no longer exists",
+                crate::model::sanitize(&exe.to_string_lossy(), 200)
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_live_process_is_placed_in_its_executable_and_a_fixture_app_nowhere() {
+        let me = std::process::id();
+        let place = super::sarif_place(None, Some(me), "atspi").unwrap();
+        let art = place.artifact.unwrap();
+        let exe = std::fs::canonicalize(std::env::current_exe().unwrap()).unwrap();
+        let uri = art.uri.clone();
+        assert!(
+            exe.to_string_lossy()
+                .ends_with(uri.trim_start_matches("file://")),
+            "{uri} for {exe:?}"
+        );
+        assert!(art.what.contains(&format!("pid {me}")));
+        let place = super::sarif_place(None, Some(me), "fixture").unwrap();
+        assert!(place.artifact.unwrap_err().contains("fixture"));
+        let place = super::sarif_place(None, None, "atspi").unwrap();
+        assert!(place.artifact.unwrap_err().contains("pid is not known"));
+        assert!(super::sarif_place(Some("no/such/file.ui".as_ref()), None, "atspi").is_err());
+    }
 }

@@ -18,9 +18,17 @@ pub struct AuditArgs {
     /// token and row; the rules not evaluated and why).
     #[arg(long, conflicts_with = "sarif")]
     pub json: bool,
-    /// Print a SARIF 2.1.0 log (for code-scanning dashboards).
+    /// Print a SARIF 2.1.0 log (for code-scanning dashboards such as GitHub's). Each finding is
+    /// placed in a file at line 1, the element in its logical location: the file
+    /// --sarif-artifact names, else the app's executable (/proc/PID/exe); with neither, results
+    /// have only the logical location (GitHub rejects those) and the log says why.
     #[arg(long)]
     pub sarif: bool,
+    /// The file the window comes from (its .ui or source file), for --sarif: run from the
+    /// repository root and name it relative to it (GitHub reads relative paths so), or give
+    /// it absolute. Must exist.
+    #[arg(long = "sarif-artifact", value_name = "PATH", requires = "sarif")]
+    pub sarif_artifact: Option<std::path::PathBuf>,
     /// Only these rules: ids or groups (names, keyboard, states, geometry, uniqueness,
     /// automation), comma-separated or repeated.
     #[arg(long, value_name = "RULES", num_args = 1..)]
@@ -67,6 +75,10 @@ pub fn help() -> String {
 
 /// `treeglass audit`.
 pub async fn run(session: &Session, args: &AuditArgs) -> Result<(String, i32), Error> {
+    if let Some(path) = &args.sarif_artifact {
+        // A file that does not exist is a usage error before anything is read.
+        audit::sarif_place(Some(path), None, session.backend.name())?;
+    }
     let Audited {
         app,
         snap,
@@ -94,7 +106,12 @@ pub async fn run(session: &Session, args: &AuditArgs) -> Result<(String, i32), E
         _ => {}
     }
     let out = if args.sarif {
-        output::json_pretty(&report::sarif(&a, &snap))
+        let place = audit::sarif_place(
+            args.sarif_artifact.as_deref(),
+            app.pid,
+            session.backend.name(),
+        )?;
+        output::json_pretty(&report::sarif(&a, &snap, &place))
     } else if args.json {
         output::json_pretty(&report::json(&a, &snap))
     } else {
