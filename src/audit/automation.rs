@@ -23,6 +23,12 @@ pub(super) const TARGET_POSITIONAL: Rule = Rule {
     check: target_positional,
 };
 
+/// Whether the rule judges `n`: an interactive element on screen (`on_screen`: see
+/// [`Context::on_screen`]). The audit suggests targets for these before the rules run.
+pub(super) fn judged(n: &crate::model::Node, on_screen: crate::model::State) -> bool {
+    n.states.has(on_screen) && n.role.is_interactive()
+}
+
 fn target_positional(cx: &Context, out: &mut Vec<Hit>) {
     let nodes = cx.nodes();
     let mut same: HashMap<(Role, &str), usize> = HashMap::new();
@@ -30,8 +36,7 @@ fn target_positional(cx: &Context, out: &mut Vec<Hit>) {
         *same.entry((n.role, n.name.as_str().trim())).or_default() += 1;
     }
     for (row, n) in nodes.iter().enumerate() {
-        if !cx.is_showing(n) || !n.role.is_interactive() || cx.grade(row) != Some(Grade::Positional)
-        {
+        if !judged(n, cx.on_screen) || cx.grade(row) != Some(Grade::Positional) {
             continue;
         }
         let name = n.name.as_str().trim();

@@ -28,7 +28,7 @@ use serde::Serialize;
 pub use facts::Facts;
 
 use crate::model::{Node, Role, Snapshot, State, Toolkit};
-use crate::selector::{Grade, SnapshotIndex, Target, suggest_all_with};
+use crate::selector::{Grade, SnapshotIndex, Target, suggest_rows_with};
 
 /// How much a finding matters. Ordered: `Review < Warning < Error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -189,7 +189,9 @@ pub struct NotEvaluated {
 pub struct Audit {
     /// In rule order, then row order.
     pub findings: Vec<Finding>,
-    /// Every node's suggested target (by row).
+    /// The suggested target, by row, of every row with a finding and every interactive
+    /// element on screen (what automation readiness judges), and of their ancestors; `None`
+    /// elsewhere.
     pub targets: Vec<Option<Target>>,
     /// The rules that ran.
     pub evaluated: Vec<&'static Rule>,
@@ -480,8 +482,15 @@ pub fn audit(snap: &Snapshot, opts: &Options) -> Result<Audit, String> {
 /// [`audit`] with an index built already.
 pub fn audit_with(ix: &SnapshotIndex, snap: &Snapshot, opts: &Options) -> Result<Audit, String> {
     let selected = select(&opts.rules)?;
-    let targets = suggest_all_with(ix, snap);
     let on_screen = on_screen(opts.read.toolkit);
+    // Suggestions where a rule judges by them (automation readiness: the interactive elements
+    // on screen); the rows with findings get theirs after the rules.
+    let judged = selected
+        .iter()
+        .any(|r| r.id == automation::TARGET_POSITIONAL.id);
+    let mut targets = suggest_rows_with(ix, snap, |row| {
+        judged && automation::judged(&snap.nodes[row], on_screen)
+    });
     let facts = opts
         .facts
         .as_deref()
@@ -538,6 +547,19 @@ pub fn audit_with(ix: &SnapshotIndex, snap: &Snapshot, opts: &Options) -> Result
             detail: h.detail,
             fix: h.fix,
         }));
+    }
+    let missing: std::collections::HashSet<usize> = findings
+        .iter()
+        .map(|f| f.row)
+        .filter(|&r| targets.get(r).is_some_and(Option::is_none))
+        .collect();
+    if !missing.is_empty() {
+        let more = suggest_rows_with(ix, snap, |row| missing.contains(&row));
+        for (t, m) in targets.iter_mut().zip(more) {
+            if t.is_none() {
+                *t = m;
+            }
+        }
     }
     Ok(Audit {
         findings,

@@ -752,6 +752,46 @@ pub fn suggest_all(snap: &Snapshot) -> Vec<Option<Target>> {
     suggest_all_with(&SnapshotIndex::new(snap), snap)
 }
 
+/// [`suggest_with`] for the rows `wanted` picks: by row, `None` for every other row. Each
+/// wanted row's suggestion is the one [`suggest_all_with`] gives it; the ancestors a
+/// suggestion may go through are suggested once and shared (and are `Some` too). An audit
+/// needs the suggestions of its interactive elements and of the rows it has findings on, not
+/// of every container and text of a 50,000-node tree.
+pub fn suggest_rows_with(
+    ix: &SnapshotIndex,
+    snap: &Snapshot,
+    wanted: impl Fn(usize) -> bool,
+) -> Vec<Option<Target>> {
+    let mut slot = None;
+    let ix = ix.usable_for(snap, &mut slot);
+    let groups = ix.groups.get_or_init(|| Groups::build(snap));
+    let mut s = Suggester::new(snap, groups);
+    let n = snap.nodes.len();
+    let mut out: Vec<Option<Target>> = vec![None; n];
+    let mut done = vec![false; n];
+    let mut path = Vec::new();
+    for row in 0..n {
+        if done[row] || !wanted(row) {
+            continue;
+        }
+        // Its ancestors first, root first, as `suggest_all_with`'s pre-order has them.
+        path.clear();
+        if groups.preorder {
+            let mut cur = snap.nodes[row].parent.filter(|&p| p < row);
+            while let Some(a) = cur.filter(|&a| !done[a]) {
+                path.push(a);
+                cur = snap.nodes[a].parent.filter(|&p| p < a);
+            }
+        }
+        for &r in path.iter().rev().chain(std::iter::once(&row)) {
+            let t = s.one(r, |x| out.get(x).and_then(Option::as_ref));
+            out[r] = t;
+            done[r] = true;
+        }
+    }
+    out
+}
+
 /// [`suggest_with`] for every row.
 pub fn suggest_all_with(ix: &SnapshotIndex, snap: &Snapshot) -> Vec<Option<Target>> {
     let mut slot = None;
@@ -765,4 +805,42 @@ pub fn suggest_all_with(ix: &SnapshotIndex, snap: &Snapshot) -> Vec<Option<Targe
         out.push(t);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{SnapshotId, synthetic};
+
+    #[test]
+    fn suggestions_of_some_rows_are_those_of_every_row() {
+        let snap = Snapshot {
+            id: SnapshotId::next(),
+            app: "synthetic".into(),
+            window: "synthetic".into(),
+            nodes: synthetic::generate(3_000, 7),
+            truncated: None,
+            unreadable: 0,
+            read_ms: 0.0,
+        };
+        let ix = SnapshotIndex::new(&snap);
+        let all = suggest_all_with(&ix, &snap);
+        let wanted = |r: usize| r % 7 == 3 || snap.nodes[r].role.is_interactive();
+        let some = suggest_rows_with(&ix, &snap, wanted);
+        let mut checked = 0;
+        for (r, t) in some.iter().enumerate() {
+            if wanted(r) {
+                assert_eq!(t, &all[r], "row {r}");
+                checked += 1;
+            } else if t.is_some() {
+                // Only an ancestor of a wanted row is suggested besides them.
+                assert_eq!(t, &all[r], "ancestor row {r}");
+            }
+        }
+        assert!(checked > 500, "{checked}");
+        assert!(
+            some.iter().filter(|t| t.is_none()).count() > 0,
+            "not every row"
+        );
+    }
 }
