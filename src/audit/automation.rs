@@ -2,9 +2,8 @@
 //! in a way that survives the next release?
 
 use super::{Context, Hit, Needs, Rule, Severity};
-use std::collections::HashMap;
 
-use crate::model::Role;
+use crate::model::{FastMap, Role};
 use crate::selector::Grade;
 
 pub(super) const TARGET_POSITIONAL: Rule = Rule {
@@ -31,7 +30,7 @@ pub(super) fn judged(n: &crate::model::Node, on_screen: crate::model::State) -> 
 
 fn target_positional(cx: &Context, out: &mut Vec<Hit>) {
     let nodes = cx.nodes();
-    let mut same: HashMap<(Role, &str), usize> = HashMap::new();
+    let mut same: FastMap<(Role, &str), usize> = FastMap::default();
     for n in nodes {
         *same.entry((n.role, n.name.as_str().trim())).or_default() += 1;
     }

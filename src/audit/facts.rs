@@ -3,9 +3,7 @@
 //! for them ([`crate::backend::Backend::audit_facts`]), after the snapshot, for the elements
 //! the rules judge. Keyed by the snapshot's rows; data only.
 
-use std::collections::HashMap;
-
-use crate::model::{Bounds, NodeId, Snapshot, SnapshotId};
+use crate::model::{Bounds, FastMap as HashMap, NodeId, Snapshot, SnapshotId};
 
 /// An element a relation points to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

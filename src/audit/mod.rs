@@ -28,7 +28,7 @@ use serde::Serialize;
 pub use facts::Facts;
 
 use crate::model::{Node, Role, Snapshot, State, Toolkit};
-use crate::selector::{Grade, SnapshotIndex, Target, suggest_rows_with};
+use crate::selector::{Grade, RowSuggester, SnapshotIndex, Target};
 
 /// How much a finding matters. Ordered: `Review < Warning < Error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -475,38 +475,26 @@ pub fn on_screen(toolkit: Option<Toolkit>) -> State {
 
 /// Runs the selected rules on `snap`. Unknown rule names are an error (see [`select`]).
 pub fn audit(snap: &Snapshot, opts: &Options) -> Result<Audit, String> {
-    let ix = SnapshotIndex::new(snap);
-    audit_with(&ix, snap, opts)
+    run(None, snap, opts)
 }
 
-/// [`audit`] with an index built already.
+/// [`audit`] with an index built already (its suggestion groups are reused).
 pub fn audit_with(ix: &SnapshotIndex, snap: &Snapshot, opts: &Options) -> Result<Audit, String> {
+    run(Some(ix), snap, opts)
+}
+
+fn run(ix: Option<&SnapshotIndex>, snap: &Snapshot, opts: &Options) -> Result<Audit, String> {
     let selected = select(&opts.rules)?;
     let on_screen = on_screen(opts.read.toolkit);
-    // Suggestions where a rule judges by them (automation readiness: the interactive elements
-    // on screen); the rows with findings get theirs after the rules.
-    let judged = selected
-        .iter()
-        .any(|r| r.id == automation::TARGET_POSITIONAL.id);
-    let mut targets = suggest_rows_with(ix, snap, |row| {
-        judged && automation::judged(&snap.nodes[row], on_screen)
-    });
     let facts = opts
         .facts
         .as_deref()
         .filter(|f| f.snapshot == Some(snap.id));
-    let cx = Context {
-        snap,
-        targets: &targets,
-        on_screen,
-        facts,
-    };
     let bounds = facts.is_some_and(|f| f.bounds.is_some())
         || opts
             .read
             .bounds
             .unwrap_or_else(|| snap.nodes.iter().any(|n| n.bounds.is_some()));
-    let mut findings = Vec::new();
     let mut evaluated = Vec::new();
     let mut not_evaluated = Vec::new();
     for rule in selected {
@@ -526,41 +514,76 @@ pub fn audit_with(ix: &SnapshotIndex, snap: &Snapshot, opts: &Options) -> Result
             }
             _ => toolkit_exception(rule.id, opts.read.toolkit),
         };
-        if let Some(reason) = missing {
-            not_evaluated.push(NotEvaluated {
+        match missing {
+            Some(reason) => not_evaluated.push(NotEvaluated {
                 rule: rule.id,
                 reason,
-            });
-            continue;
+            }),
+            None => evaluated.push(rule),
         }
-        evaluated.push(rule);
-        if rule.severity < opts.min_severity {
-            continue;
-        }
-        let mut hits = Vec::new();
-        (rule.check)(&cx, &mut hits);
-        hits.sort_by_key(|h| h.row);
-        hits.dedup_by_key(|h| h.row);
-        findings.extend(hits.into_iter().map(|h| Finding {
-            rule,
-            row: h.row,
-            detail: h.detail,
-            fix: h.fix,
-        }));
     }
-    let missing: std::collections::HashSet<usize> = findings
+    let run: Vec<&'static Rule> = evaluated
         .iter()
-        .map(|f| f.row)
-        .filter(|&r| targets.get(r).is_some_and(Option::is_none))
+        .copied()
+        .filter(|r| r.severity >= opts.min_severity)
         .collect();
-    if !missing.is_empty() {
-        let more = suggest_rows_with(ix, snap, |row| missing.contains(&row));
-        for (t, m) in targets.iter_mut().zip(more) {
-            if t.is_none() {
-                *t = m;
+    // The suggestions automation readiness judges by (the interactive elements on screen)
+    // are made on a second thread while the other rules run: on a 50,000-node tree they are
+    // most of the audit's time.
+    let judges_targets = |r: &Rule| r.id == automation::TARGET_POSITIONAL.id;
+    let wants = run.iter().any(|r| judges_targets(r));
+    let mut targets: Vec<Option<Target>> = vec![None; snap.nodes.len()];
+    let rule_hits = |rules: &[&'static Rule], targets: &[Option<Target>]| {
+        let cx = Context {
+            snap,
+            targets,
+            on_screen,
+            facts,
+        };
+        rules
+            .iter()
+            .map(|&rule| {
+                let mut hits = Vec::new();
+                (rule.check)(&cx, &mut hits);
+                hits.sort_by_key(|h| h.row);
+                hits.dedup_by_key(|h| h.row);
+                (rule, hits)
+            })
+            .collect::<Vec<_>>()
+    };
+    let (first, later): (Vec<&'static Rule>, Vec<&'static Rule>) =
+        run.iter().partition(|r| !judges_targets(r));
+    let (suggester, mut hits) = std::thread::scope(|scope| {
+        let made = scope.spawn(|| {
+            let sg = RowSuggester::new(ix, snap);
+            if wants {
+                sg.fill(&mut targets, |row| {
+                    automation::judged(&snap.nodes[row], on_screen)
+                });
             }
-        }
-    }
+            sg
+        });
+        let hits = rule_hits(&first, &[]);
+        let sg = made.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (sg, hits)
+    });
+    hits.extend(rule_hits(&later, &targets));
+    // In rule order, then row order.
+    hits.sort_by_key(|(rule, _)| RULES.iter().position(|r| r.id == rule.id));
+    let findings: Vec<Finding> = hits
+        .into_iter()
+        .flat_map(|(rule, hits)| {
+            hits.into_iter().map(move |h| Finding {
+                rule,
+                row: h.row,
+                detail: h.detail,
+                fix: h.fix,
+            })
+        })
+        .collect();
+    // Every finding names its element: the rows with findings get their suggestions now.
+    let with: std::collections::HashSet<usize> = findings.iter().map(|f| f.row).collect();
+    suggester.fill(&mut targets, |row| with.contains(&row));
     Ok(Audit {
         findings,
         targets,

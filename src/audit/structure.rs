@@ -208,7 +208,6 @@ fn table_index_mismatch(cx: &Context, out: &mut Vec<Hit>) {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
 
     use super::super::facts::{CellMismatch, Facts, IndexMismatch, Related, Relations, TableCheck};
     use super::super::testing::*;
@@ -216,9 +215,9 @@ mod tests {
 
     fn facts(snap: &Snapshot) -> Facts {
         let mut f = Facts::of(snap.id);
-        f.relations = Some(HashMap::new());
-        f.index = Some(HashMap::new());
-        f.tables = Some(HashMap::new());
+        f.relations = Some(Default::default());
+        f.index = Some(Default::default());
+        f.tables = Some(Default::default());
         f
     }
 

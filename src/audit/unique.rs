@@ -1,9 +1,7 @@
 //! Uniqueness: elements a person can reach must be told apart.
 
-use std::collections::HashMap;
-
 use super::{Context, Hit, Needs, Rule, Severity};
-use crate::model::{Role, State};
+use crate::model::{FastMap, Role, State};
 
 pub(super) const SIBLINGS_NOT_UNIQUE: Rule = Rule {
     id: "siblings-not-unique",
@@ -26,7 +24,7 @@ fn siblings_not_unique(cx: &Context, out: &mut Vec<Hit>) {
         if parent.children.len() < 2 {
             continue;
         }
-        let mut groups: HashMap<(Role, &str), Vec<usize>> = HashMap::new();
+        let mut groups: FastMap<(Role, &str), Vec<usize>> = FastMap::default();
         for &c in &parent.children {
             let Some(n) = nodes.get(c) else { continue };
             let name = n.name.as_str().trim();

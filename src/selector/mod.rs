@@ -74,7 +74,9 @@ pub use resolve::{
     CANDIDATE_LIMIT, Candidate, Field, Resolution, Tier, match_all, matches, resolve,
     resolve_for_write, resolve_with,
 };
-pub use suggest::{suggest, suggest_all, suggest_all_with, suggest_rows_with, suggest_with};
+pub use suggest::{
+    RowSuggester, suggest, suggest_all, suggest_all_with, suggest_rows_with, suggest_with,
+};
 
 use crate::model::{Role, State};
 

@@ -8,7 +8,7 @@ use super::print::printed_len_bound;
 use super::resolve::{NONE, nearest_before};
 use super::{Grade, MAX_TARGET_CHARS, MAX_WITHIN, Neighbour, Parts, Query, RoleSpec, StateReq};
 use super::{Target, TargetError};
-use crate::model::{AppText, Node, Role, Snapshot, State, States, Value, format_number};
+use crate::model::{AppText, FastMap, Node, Role, Snapshot, State, States, Value, format_number};
 
 /// States worth naming in a suggestion: ones that describe what an element is rather than
 /// what it is doing now, so the target still names it after a toggle, a selection or a focus
@@ -66,8 +66,8 @@ impl Grouping {
     fn build_keyed<'s>(
         snap: &'s Snapshot,
         text: impl Fn(usize) -> Option<&'s str>,
-    ) -> (Grouping, HashMap<(Role, &'s str), u32>) {
-        let mut ids: HashMap<(Role, &'s str), u32> = HashMap::new();
+    ) -> (Grouping, FastMap<(Role, &'s str), u32>) {
+        let mut ids: FastMap<(Role, &'s str), u32> = FastMap::default();
         let mut g = Grouping {
             of_row: vec![NONE; snap.nodes.len()],
             rows: Vec::new(),
@@ -261,7 +261,7 @@ fn within(rows: &[usize], lo: usize, hi: usize) -> &[usize] {
 
 /// Per-group counts of nodes holding each state, computed once per group and call; keyed by
 /// role and name group (`NONE`: the role alone).
-type StateCounts = HashMap<(Role, u32), [u32; STABLE_STATES.len()]>;
+type StateCounts = FastMap<(Role, u32), [u32; STABLE_STATES.len()]>;
 
 struct Suggester<'g> {
     snap: &'g Snapshot,
@@ -358,7 +358,7 @@ impl<'g> Suggester<'g> {
         Suggester {
             snap,
             groups,
-            counts: HashMap::new(),
+            counts: FastMap::default(),
         }
     }
 
@@ -762,34 +762,63 @@ pub fn suggest_rows_with(
     snap: &Snapshot,
     wanted: impl Fn(usize) -> bool,
 ) -> Vec<Option<Target>> {
-    let mut slot = None;
-    let ix = ix.usable_for(snap, &mut slot);
-    let groups = ix.groups.get_or_init(|| Groups::build(snap));
-    let mut s = Suggester::new(snap, groups);
-    let n = snap.nodes.len();
-    let mut out: Vec<Option<Target>> = vec![None; n];
-    let mut done = vec![false; n];
-    let mut path = Vec::new();
-    for row in 0..n {
-        if done[row] || !wanted(row) {
-            continue;
-        }
-        // Its ancestors first, root first, as `suggest_all_with`'s pre-order has them.
-        path.clear();
-        if groups.preorder {
-            let mut cur = snap.nodes[row].parent.filter(|&p| p < row);
-            while let Some(a) = cur.filter(|&a| !done[a]) {
-                path.push(a);
-                cur = snap.nodes[a].parent.filter(|&p| p < a);
+    let mut out = vec![None; snap.nodes.len()];
+    RowSuggester::new(Some(ix), snap).fill(&mut out, wanted);
+    out
+}
+
+/// Suggestions for some rows of one snapshot, asked in turns: the groups a suggestion counts
+/// with are built once (or taken from an index that has them), and no index is needed — an
+/// audit of a fresh read has no other use for the index's columns.
+pub struct RowSuggester<'s> {
+    snap: &'s Snapshot,
+    groups: GroupsRef<'s>,
+}
+
+enum GroupsRef<'s> {
+    Index(&'s Groups),
+    Own(Box<Groups>),
+}
+
+impl<'s> RowSuggester<'s> {
+    /// Over `snap`, with `ix`'s groups when it was built from `snap`.
+    pub fn new(ix: Option<&'s SnapshotIndex>, snap: &'s Snapshot) -> RowSuggester<'s> {
+        let groups = match ix.filter(|ix| ix.covers(snap)) {
+            Some(ix) => GroupsRef::Index(ix.groups.get_or_init(|| Groups::build(snap))),
+            None => GroupsRef::Own(Box::new(Groups::build(snap))),
+        };
+        RowSuggester { snap, groups }
+    }
+
+    /// Fills the `None` entries of `out` (by row) that `wanted` picks, and their ancestors'.
+    pub fn fill(&self, out: &mut [Option<Target>], wanted: impl Fn(usize) -> bool) {
+        let snap = self.snap;
+        let groups = match &self.groups {
+            GroupsRef::Index(g) => g,
+            GroupsRef::Own(g) => g.as_ref(),
+        };
+        let mut s = Suggester::new(snap, groups);
+        let n = snap.nodes.len().min(out.len());
+        let mut path = Vec::new();
+        for row in 0..n {
+            if out[row].is_some() || !wanted(row) {
+                continue;
+            }
+            // Its ancestors first, root first, as `suggest_all_with`'s pre-order has them.
+            path.clear();
+            if groups.preorder {
+                let mut cur = snap.nodes[row].parent.filter(|&p| p < row);
+                while let Some(a) = cur.filter(|&a| out[a].is_none()) {
+                    path.push(a);
+                    cur = snap.nodes[a].parent.filter(|&p| p < a);
+                }
+            }
+            for &r in path.iter().rev().chain(std::iter::once(&row)) {
+                let t = s.one(r, |x| out.get(x).and_then(Option::as_ref));
+                out[r] = t;
             }
         }
-        for &r in path.iter().rev().chain(std::iter::once(&row)) {
-            let t = s.one(r, |x| out.get(x).and_then(Option::as_ref));
-            out[r] = t;
-            done[r] = true;
-        }
     }
-    out
 }
 
 /// [`suggest_with`] for every row.

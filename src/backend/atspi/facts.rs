@@ -22,7 +22,7 @@ use super::bus::ObjRef;
 use super::calls::{Caller, Listable};
 use crate::audit::facts::{CellMismatch, Facts, IndexMismatch, Related, Relations, TableCheck};
 use crate::backend::BackendError;
-use crate::model::{Bounds, Interface, Node, Role, Snapshot, State};
+use crate::model::{Bounds, FastMap, Interface, Node, Role, Snapshot, State};
 
 /// Calls in flight at once: what a round of the tree read keeps in flight.
 const IN_FLIGHT: usize = 64;
@@ -193,7 +193,7 @@ pub async fn read(c: &Caller, snap: &Snapshot, on_screen: State) -> Result<Facts
             crate::audit::interactive(n) || n.role == Role::Label || radio(n)
         })
         .collect();
-    let mut relations: HashMap<usize, Relations> = HashMap::new();
+    let mut relations: FastMap<usize, Relations> = FastMap::default();
     let mut round = first;
     for _ in 0..2 {
         let read = each(
