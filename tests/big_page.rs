@@ -203,6 +203,33 @@ fn firefox_writes_a_check_box_it_had_not_laid_out() {
     assert_ok(&o, "get row 1998's check box");
     assert!(stdout(&o).contains("= off"), "{}", stdout(&o));
     app.assert_alive("get");
+    // Row 1999 is now scrolled out of the view (laid out, not showing, checked, and Gecko
+    // still names its action `check`): without a scroll first, the pointer click at its
+    // centre landed outside the page and changed nothing.
+    let o = app.treeglass(&["set", r#"check-box "Row 1 done""#, "true", "--json"]);
+    assert_ok(&o, "set row 1's check box");
+    assert_eq!(json_of(&o)["outcome"], "verified", "{}", stdout(&o));
+    app.assert_alive("set row 1");
+    let o = app.treeglass(&["set", r#"check-box "Row 1999 done""#, "false", "--json"]);
+    assert_ok(&o, "uncheck row 1999, scrolled out of view");
+    let r = json_of(&o);
+    assert_eq!(r["outcome"], "verified", "{r:#}");
+    assert!(
+        r["acks"][0]
+            .as_str()
+            .is_some_and(|a| a.starts_with("Component.ScrollTo")),
+        "scrolled into view first: {r:#}"
+    );
+    let seen = pyatspi_of(app.pid, &r);
+    assert!(
+        !seen["states"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s == "checked"),
+        "the page holds the write: {seen}"
+    );
+    app.assert_alive("uncheck row 1999");
 }
 
 /// pyatspi, reading the page itself, sees the element a write result names checked.

@@ -504,13 +504,13 @@ fn run(ix: Option<&SnapshotIndex>, snap: &Snapshot, opts: &Options) -> Result<Au
             }
             Needs::Bounds if !bounds => Some("the snapshot has no bounds (not read)"),
             Needs::Index if facts.is_none_or(|f| f.index.is_none()) => {
-                Some("the elements' own indexes were not read (this backend does not read them)")
+                Some("the elements' own indexes were not read")
             }
             Needs::Relations if facts.is_none_or(|f| f.relations.is_none()) => {
-                Some("the relations were not read (this backend does not read them)")
+                Some("the relations were not read")
             }
             Needs::Tables if facts.is_none_or(|f| f.tables.is_none()) => {
-                Some("tables' cell numbering was not read (this backend does not read it)")
+                Some("tables' cell numbering was not read")
             }
             _ => toolkit_exception(rule.id, opts.read.toolkit),
         };

@@ -668,11 +668,12 @@ impl Backend for AtspiBackend {
     async fn bring_into_view(&self, node: &Node) -> Option<(Node, String)> {
         use crate::model::State;
         // Gecko only (see `Caller::scroll_to`): an element it has not laid out is not
-        // showing and has no extents (and a control among them no actions).
-        let placed = |n: &Node| n.bounds.is_some_and(|b| b.width > 0 && b.height > 0);
-        let needs = !node.states.has(State::Showing)
-            && node.interfaces.has(Interface::Component)
-            && !placed(node);
+        // showing and has no extents (and a control among them no actions); one scrolled out
+        // of the view is not showing, and a click at its centre would land outside the page.
+        let in_view = |n: &Node| {
+            n.states.has(State::Showing) && n.bounds.is_some_and(|b| b.width > 0 && b.height > 0)
+        };
+        let needs = !node.states.has(State::Showing) && node.interfaces.has(Interface::Component);
         if !needs {
             return None;
         }
@@ -690,13 +691,14 @@ impl Backend for AtspiBackend {
                 return None;
             }
         };
-        // Gecko lays the element out on its next refresh: read it again until it is placed.
+        // Gecko lays the element out and scrolls on its next refresh: read it again until it
+        // is showing, with extents.
         let until = Instant::now() + Duration::from_millis(500);
         let mut again = None;
         while Instant::now() < until {
             tokio::time::sleep(Duration::from_millis(20)).await;
             match self.read_node(&node.id).await {
-                Ok(n) if placed(&n) => {
+                Ok(n) if in_view(&n) => {
                     again = Some(n);
                     break;
                 }
@@ -856,6 +858,24 @@ impl Backend for AtspiBackend {
             }
             WriteOp::Click => {
                 let (x, y) = self.centre_on_screen(&c, &obj).await?;
+                // The window the plan raised: a centre outside it (an element scrolled out of
+                // its view) would be a click on whatever is there instead.
+                let raised = self
+                    .windows
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(&obj.bus)
+                    .filter(|(_, at)| at.elapsed() < Duration::from_secs(2))
+                    .map(|(w, _)| (w.x, w.y, w.width as i32, w.height as i32));
+                if let Some((wx, wy, ww, wh)) = raised
+                    && !((wx..wx + ww).contains(&x) && (wy..wy + wh).contains(&y))
+                {
+                    return Err(BackendError::Unsupported(format!(
+                        "the element's centre ({x}, {y}) is outside its window ({wx}, {wy}, \
+                         {ww}×{wh}): it is scrolled out of view, and a click there would land \
+                         on something else"
+                    )));
+                }
                 c.mouse_event(x, y, "b1c").await.map(|_| true)
             }
         }
