@@ -836,7 +836,8 @@ impl Caller {
     /// Gecko, before a write, for an element it lays out nowhere: Firefox ESR gives an
     /// off-screen check box of the 2,000-row page no action (`NActions` 0) and extents
     /// (-1, -1, -1, -1) until it is scrolled to; after `ScrollTo` → true it has `check` and
-    /// extents on screen (measured on the page, the app answering afterwards).
+    /// extents on screen (measured on the page, the app answering afterwards). Also sent for an
+    /// element scrolled out of the view (laid out, not showing), which a click cannot reach.
     pub async fn scroll_to(&self, obj: &ObjRef) -> Result<bool, BackendError> {
         /// `ATSPI_SCROLL_ANYWHERE`.
         const ANYWHERE: u32 = 6;
