@@ -29,6 +29,26 @@ fn find_node<'a>(n: &'a Value, raw_role: &str, name: &str) -> Option<&'a Value> 
 
 /// A TUI session on the app's window: it opens, filters to `target`, shows `what` (the
 /// selected element's details), moves, and quits cleanly.
+/// `audit --json` of the app: the tree read whole, every rule judged (nothing left not
+/// evaluated), and the app answers afterwards.
+fn audited_whole(app: &mut MatrixApp) {
+    let o = app.treeglass(&["audit", "--json"]);
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(14)),
+        "audit: {:?} {}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json_of(&o);
+    assert_eq!(v["complete"], true, "{}", v["truncated"]);
+    assert!(
+        v["not_evaluated"].as_array().is_some_and(|a| a.is_empty()),
+        "{}",
+        v["not_evaluated"]
+    );
+    app.assert_alive("audit");
+}
+
 fn tui_session(app: &MatrixApp, target: &str, what: &str) {
     let tmux = Tmux::new();
     tmux.start(&["--pid", &app.pid.to_string()]);
@@ -110,23 +130,8 @@ fn calc_is_read_by_every_command_and_keeps_answering() {
     app.assert_alive("get");
 
     // The audit's own reads beyond the tree (extents, indexes, relations, the first 4 × 4
-    // cells of each table) where a table manages its descendants: whole, every rule judged,
-    // and the app answers afterwards.
-    let o = app.treeglass(&["audit", "--json"]);
-    assert!(
-        matches!(o.status.code(), Some(0) | Some(14)),
-        "audit: {:?} {}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let v = json_of(&o);
-    assert_eq!(v["complete"], true, "{}", v["truncated"]);
-    assert!(
-        v["not_evaluated"].as_array().is_some_and(|a| a.is_empty()),
-        "{}",
-        v["not_evaluated"]
-    );
-    app.assert_alive("audit");
+    // cells of each table) where a table manages its descendants.
+    audited_whole(&mut app);
 
     tui_session(&app, r#"table "Sheet Sheet1""#, "manages its descendants");
     app.assert_alive("a TUI session");
@@ -170,15 +175,7 @@ fn writer_is_read_by_every_command_and_keeps_answering() {
     app.assert_alive("get");
 
     // The audit's own reads beyond the tree on a document that manages its descendants.
-    let o = app.treeglass(&["audit", "--json"]);
-    assert!(
-        matches!(o.status.code(), Some(0) | Some(14)),
-        "audit: {:?} {}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    assert_eq!(json_of(&o)["complete"], true);
-    app.assert_alive("audit");
+    audited_whole(&mut app);
 
     tui_session(&app, "document", "manages its descendants");
     app.assert_alive("a TUI session");

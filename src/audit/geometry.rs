@@ -3,7 +3,7 @@
 //! screen (one call each, [`super::Facts::bounds`]).
 
 use super::{Context, Hit, Needs, Rule, Severity, is_container, shown};
-use crate::model::{Bounds, Role};
+use crate::model::{Bounds, Node, Role};
 
 fn empty(b: &Bounds) -> bool {
     b.width <= 0 || b.height <= 0
@@ -70,18 +70,39 @@ pub(super) const BOUNDS_OUTSIDE_PARENT: Rule = Rule {
     check: bounds_outside_parent,
 };
 
-fn bounds_outside_parent(cx: &Context, out: &mut Vec<Hit>) {
-    let nodes = cx.nodes();
-    for (row, n) in cx.showing() {
-        if matches!(
+/// The showing elements with bounds that are not empty, but for popups and windows (which
+/// sit where they like): what the placement rules judge.
+fn placed<'s>(cx: &'s Context<'s>) -> impl Iterator<Item = (usize, &'s Node, Bounds)> + 's {
+    cx.showing().filter_map(|(row, n)| {
+        let popup = matches!(
             n.role,
             Role::Menu | Role::ToolTip | Role::Window | Role::Frame | Role::Dialog | Role::Alert
-        ) {
-            continue;
-        }
-        let Some(b) = cx.bounds(row).filter(|b| !empty(b)) else {
-            continue;
-        };
+        );
+        let b = cx.bounds(row).filter(|b| !empty(b))?;
+        (!popup).then_some((row, n, b))
+    })
+}
+
+/// `button "X" at 1,2 3×4 is outside panel "Y" at 5,6 7×8`.
+fn outside(n: &Node, b: &Bounds, other: &Node, o: &Bounds) -> String {
+    format!(
+        "{} at {},{} {}×{} is outside {} at {},{} {}×{}",
+        shown(n),
+        b.x,
+        b.y,
+        b.width,
+        b.height,
+        shown(other),
+        o.x,
+        o.y,
+        o.width,
+        o.height
+    )
+}
+
+fn bounds_outside_parent(cx: &Context, out: &mut Vec<Hit>) {
+    let nodes = cx.nodes();
+    for (row, n, b) in placed(cx) {
         let Some((prow, p)) = n.parent.and_then(|p| Some((p, nodes.get(p)?))) else {
             continue;
         };
@@ -93,32 +114,13 @@ fn bounds_outside_parent(cx: &Context, out: &mut Vec<Hit>) {
         if let Some(pb) = cx.bounds(prow).filter(|b| !empty(b))
             && disjoint(&b, &pb)
         {
-            out.push(Hit::new(
-                row,
-                format!(
-                    "{} at {},{} {}×{} is outside {} at {},{} {}×{}",
-                    shown(n),
-                    b.x,
-                    b.y,
-                    b.width,
-                    b.height,
-                    shown(p),
-                    pb.x,
-                    pb.y,
-                    pb.width,
-                    pb.height
-                ),
-            ));
+            out.push(Hit::new(row, outside(n, &b, p, &pb)));
         }
     }
 }
 
 /// The window an element lies wholly outside of, with its bounds.
-fn outside_window<'s>(
-    cx: &Context<'s>,
-    row: usize,
-    b: &Bounds,
-) -> Option<(&'s crate::model::Node, Bounds)> {
+fn outside_window<'s>(cx: &Context<'s>, row: usize, b: &Bounds) -> Option<(&'s Node, Bounds)> {
     let (wrow, w) = cx.window_of(row)?;
     let wb = cx.bounds(wrow).filter(|b| !empty(b))?;
     disjoint(b, &wb).then_some((w, wb))
@@ -143,33 +145,9 @@ pub(super) const BOUNDS_OUTSIDE_WINDOW: Rule = Rule {
 };
 
 fn bounds_outside_window(cx: &Context, out: &mut Vec<Hit>) {
-    for (row, n) in cx.showing() {
-        if matches!(
-            n.role,
-            Role::Menu | Role::ToolTip | Role::Window | Role::Frame | Role::Dialog | Role::Alert
-        ) {
-            continue;
-        }
-        let Some(b) = cx.bounds(row).filter(|b| !empty(b)) else {
-            continue;
-        };
+    for (row, n, b) in placed(cx) {
         if let Some((w, wb)) = outside_window(cx, row, &b) {
-            out.push(Hit::new(
-                row,
-                format!(
-                    "{} at {},{} {}×{} is outside {} at {},{} {}×{}",
-                    shown(n),
-                    b.x,
-                    b.y,
-                    b.width,
-                    b.height,
-                    shown(w),
-                    wb.x,
-                    wb.y,
-                    wb.width,
-                    wb.height
-                ),
-            ));
+            out.push(Hit::new(row, outside(n, &b, w, &wb)));
         }
     }
 }
