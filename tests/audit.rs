@@ -154,6 +154,10 @@ fn planted_defects_are_found_on_their_elements_and_clean_twins_are_clean() {
         "every rule evaluated on AT-SPI: {}",
         v["not_evaluated"]
     );
+    assert_eq!(
+        v["facts_unreadable"], 0,
+        "every read of the audit's own answered"
+    );
 
     for (rule, role, name) in PLANTED {
         let defect = format!("{rule} defect");

@@ -72,8 +72,8 @@ pub struct Facts {
     pub relations: Option<HashMap<usize, Relations>>,
     /// The tables on screen, by row.
     pub tables: Option<HashMap<usize, TableCheck>>,
-    /// Elements whose facts could not be read (the toolkit said no, or they vanished): they
-    /// are not judged by the rules that need them.
+    /// How many reads failed (the toolkit said no, or the element vanished), each costing one
+    /// element one fact: it is not judged by the rules that need it.
     pub unreadable: usize,
 }
 

@@ -197,6 +197,9 @@ pub struct Audit {
     pub evaluated: Vec<&'static Rule>,
     pub not_evaluated: Vec<NotEvaluated>,
     pub min_severity: Severity,
+    /// How many of the audit's own reads failed (the toolkit said no, or the element
+    /// vanished): those elements were not judged by the rules that need them.
+    pub facts_unreadable: usize,
 }
 
 impl Audit {
@@ -590,6 +593,7 @@ fn run(ix: Option<&SnapshotIndex>, snap: &Snapshot, opts: &Options) -> Result<Au
         evaluated,
         not_evaluated,
         min_severity: opts.min_severity,
+        facts_unreadable: facts.map_or(0, |f| f.unreadable),
     })
 }
 

@@ -36,6 +36,13 @@ pub fn summary(a: &Audit, snap: &Snapshot) -> String {
                 .join(", ")
         ));
     }
+    if a.facts_unreadable > 0 {
+        s.push_str(&format!(
+            "; {} of the audit's own reads failed (refused, or the element vanished): those \
+             elements were not judged by the rules that need them",
+            a.facts_unreadable
+        ));
+    }
     if !snap.complete() {
         s.push_str(&format!(
             "; INCOMPLETE tree ({}{}): not a clean bill",
@@ -178,6 +185,7 @@ pub fn json(a: &Audit, snap: &Snapshot) -> Json {
         },
         "rules": rules,
         "not_evaluated": a.not_evaluated,
+        "facts_unreadable": a.facts_unreadable,
         "left_out": LEFT_OUT.iter().map(|(what, why)| json!({"check": what, "why": why})).collect::<Vec<_>>(),
     })
 }
