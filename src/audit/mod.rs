@@ -2,7 +2,7 @@
 //!
 //! Every rule has an id, a severity, a one-line message, the standard it serves, where it comes
 //! from (an Accerciser validator, an axe-windows rule, or ours) and a help text. Rules live in
-//! one module per group (names, keyboard, states, geometry, uniqueness, automation) and see the
+//! one module per group (names, keyboard, states, structure, geometry, uniqueness, automation) and see the
 //! snapshot through [`Context`], which also holds every node's suggested target (the finding
 //! says how to name the element, and automation readiness judges by it).
 //!

@@ -29,7 +29,7 @@ pub struct AuditArgs {
     /// it absolute. Must exist.
     #[arg(long = "sarif-artifact", value_name = "PATH", requires = "sarif")]
     pub sarif_artifact: Option<std::path::PathBuf>,
-    /// Only these rules: ids or groups (names, keyboard, states, geometry, uniqueness,
+    /// Only these rules: ids or groups (names, keyboard, states, structure, geometry, uniqueness,
     /// automation), comma-separated or repeated.
     #[arg(long, value_name = "RULES", num_args = 1..)]
     pub rules: Vec<String>,

@@ -67,7 +67,7 @@ scope_fields! {
     #[serde(deny_unknown_fields)]
     pub struct AuditArgs {
         /// Only these rules: ids (`name-missing`, `target-positional`, …) or groups (names,
-        /// keyboard, states, geometry, uniqueness, automation). Default: every rule.
+        /// keyboard, states, structure, geometry, uniqueness, automation). Default: every rule.
         #[serde(default)]
         pub rules: Option<Vec<String>>,
         /// Leave out findings below this severity: `review` (default: everything), `warning`
