@@ -107,12 +107,7 @@ impl Carried {
 
     /// The facts on `snap`'s rows.
     pub fn on(&self, snap: &Snapshot) -> Facts {
-        let rows: HashMap<&NodeId, usize> = snap
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(r, n)| (&n.id, r))
-            .collect();
+        let rows = snap.rows_by_id();
         let row = |old: usize| self.ids.get(old).and_then(|id| rows.get(id).copied());
         let related = |t: &Related| match t {
             Related::Row(r) => row(*r).map_or(Related::Elsewhere, Related::Row),

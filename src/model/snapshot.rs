@@ -204,6 +204,15 @@ impl Snapshot {
     pub fn row_of(&self, id: &super::NodeId) -> Option<usize> {
         self.nodes.iter().position(|n| &n.id == id)
     }
+
+    /// Every node's row by its backend id, for looking many up (`row_of` scans).
+    pub fn rows_by_id(&self) -> super::FastMap<&super::NodeId, usize> {
+        self.nodes
+            .iter()
+            .enumerate()
+            .map(|(r, n)| (&n.id, r))
+            .collect()
+    }
 }
 
 /// Builds a pre-order snapshot from nodes collected in any order, where each node's

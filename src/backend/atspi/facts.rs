@@ -14,8 +14,6 @@
 //! vanished) is left out of what that call judges; an app that stops answering or leaves ends
 //! the read with that error.
 
-use std::collections::HashMap;
-
 use futures::StreamExt;
 
 use super::bus::ObjRef;
@@ -86,12 +84,8 @@ pub async fn read(c: &Caller, snap: &Snapshot, on_screen: State) -> Result<Facts
         .filter(|(row, _)| obj(*row).is_some())
         .map(|(row, _)| row)
         .collect();
-    let rows: HashMap<&str, usize> = nodes
-        .iter()
-        .enumerate()
-        .map(|(r, n)| (n.id.0.as_str(), r))
-        .collect();
-    let related = |t: &ObjRef| match rows.get(t.id().0.as_str()) {
+    let rows = snap.rows_by_id();
+    let related = |t: &ObjRef| match rows.get(&t.id()) {
         Some(&row) => Related::Row(row),
         None => Related::Elsewhere,
     };

@@ -133,6 +133,19 @@ fn silence(deadline: Instant) -> Truncation {
 }
 
 impl Walk {
+    /// A read with nothing known yet, ending at `deadline`.
+    fn new(deadline: Instant) -> Walk {
+        Walk {
+            nodes: HashMap::new(),
+            cached_kids: HashMap::new(),
+            truncated: None,
+            unreadable: 0,
+            stop: false,
+            failed_calls: 0,
+            deadline,
+        }
+    }
+
     /// Books one failed element read: a timeout or the app leaving stops the read (and says
     /// why); anything else makes the element unreadable.
     fn note_error(&mut self, o: &ObjRef, e: &BackendError) {
@@ -479,15 +492,7 @@ pub async fn read_tree(
     let caller = caller
         .with_deadline(started + limits.timeout)
         .with_progress();
-    let mut w = Walk {
-        nodes: HashMap::new(),
-        cached_kids: HashMap::new(),
-        truncated: None,
-        unreadable: 0,
-        stop: false,
-        failed_calls: 0,
-        deadline: started + limits.timeout,
-    };
+    let mut w = Walk::new(started + limits.timeout);
     tracing::debug!(bus = %root.bus, path = %root.path, toolkit = toolkit.as_str(), "read started");
     let mut fetched: HashMap<ObjRef, Vec<ObjRef>> = HashMap::new();
     let mut extras: HashMap<ObjRef, Extras> = HashMap::new();
@@ -622,15 +627,7 @@ pub async fn read_tree(
             if pass.need_raw.len() >= REQUERY_MIN && !w.stop {
                 match caller.cache_items(&root.bus).await {
                     Ok(items) => {
-                        let mut fresh = Walk {
-                            nodes: HashMap::new(),
-                            cached_kids: HashMap::new(),
-                            truncated: None,
-                            unreadable: 0,
-                            stop: false,
-                            failed_calls: 0,
-                            deadline: w.deadline,
-                        };
+                        let mut fresh = Walk::new(w.deadline);
                         fresh.load_cache(items, toolkit);
                         tracing::debug!(
                             missing = pass.need_raw.len(),
