@@ -76,6 +76,10 @@ pub enum BackendError {
     /// The element does not support what was asked.
     #[error("not supported: {0}")]
     Unsupported(String),
+    /// treeglass has no way to send synthesized input here (no display, a compositor it has no
+    /// input path for, a window it cannot find or raise): nothing reached the app.
+    #[error("treeglass has no input path: {0}")]
+    NoInput(String),
     /// The backend answered with an error.
     #[error("{0}")]
     Failed(String),
@@ -312,6 +316,25 @@ pub trait Backend: Send + Sync {
 
     /// Which platform's write strategies apply (what the planner may send).
     fn platform(&self) -> strategy::Platform;
+
+    /// The keys and clicks this session can synthesize (what the planner may plan with), or
+    /// why not. None by default.
+    fn input(&self) -> strategy::InputPaths {
+        strategy::InputPaths::none("this backend synthesizes no keys or clicks")
+    }
+
+    /// Why the element with this id, as last read by [`Backend::read_node`], has no bounds
+    /// on screen though it has extents (its window's position is not known), where the
+    /// backend can say.
+    fn screen_note(&self, _id: &NodeId) -> Option<String> {
+        None
+    }
+
+    /// How a write's result names one op sent here (the platform's name for it; a backend
+    /// with more than one input path says which carried it).
+    fn op_method(&self, op: &WriteOp) -> AppText {
+        self.platform().method(op)
+    }
 
     /// The application with this process id, when it is on the bus. Where the platform can,
     /// without describing every other app.

@@ -404,10 +404,42 @@ pub struct Plan {
     pub known_ignored: bool,
 }
 
+/// The synthesized input the session offers (the backend's [`super::Backend::input`]): for
+/// keys and for clicks, the path's name, or why there is none. The planner plans a keyboard or
+/// pointer strategy only where its path exists, and otherwise refuses before anything is sent,
+/// with the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputPaths {
+    pub keyboard: Result<String, String>,
+    pub pointer: Result<String, String>,
+}
+
+impl InputPaths {
+    /// Neither: `why` for both.
+    pub fn none(why: impl Into<String>) -> InputPaths {
+        let why = why.into();
+        InputPaths {
+            keyboard: Err(why.clone()),
+            pointer: Err(why),
+        }
+    }
+
+    /// Both, by `name`.
+    pub fn both(name: impl Into<String>) -> InputPaths {
+        let name = name.into();
+        InputPaths {
+            keyboard: Ok(name.clone()),
+            pointer: Ok(name),
+        }
+    }
+}
+
 /// What the planner knows about the element and its surroundings.
 #[derive(Debug, Clone)]
 pub struct Context<'a> {
     pub platform: Platform,
+    /// The keys and clicks this session can synthesize.
+    pub input: &'a InputPaths,
     /// The element, freshly read (with its action names).
     pub node: &'a Node,
     pub toolkit: Option<Toolkit>,
@@ -526,8 +558,10 @@ mod tests {
     #[test]
     fn uia_and_ax_plans_are_their_mappings_write_plan_carried_out() {
         let w: AppText = "w".into();
+        let input = InputPaths::none("UI Automation plans no synthesized input here");
         let ctx = |node| Context {
             platform: Platform::Uia,
+            input: &input,
             node,
             toolkit: None,
             in_web_content: false,

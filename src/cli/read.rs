@@ -227,6 +227,13 @@ pub async fn get(session: &Session, args: &GetArgs) -> Result<String, Error> {
         let mut v = output::node_json(&fresh, row);
         v["target"] = target.into();
         v["bounds"] = serde_json::to_value(fresh.nodes[row].bounds).unwrap_or_default();
+        if fresh.nodes[row].bounds.is_none()
+            && let Some(why) = session.backend.screen_note(&fresh.nodes[row].id)
+        {
+            // Why an element with extents has no place on screen (its window's position is
+            // not known): the backend's words, about app text already escaped there.
+            v["bounds_unknown"] = why.into();
+        }
         output::json_pretty(&v)
     } else {
         format!("{}\n", output::node_line(&fresh.nodes[row]))

@@ -81,6 +81,9 @@ pub enum Msg {
     NodesRead {
         results: Vec<(NodeId, Result<Node, BackendError>)>,
         details: bool,
+        /// For the details pane's read: why its element has no place on screen (read, but
+        /// no bounds the screen knows), when the backend can say.
+        unplaced: Option<String>,
     },
     /// A write or invoke finished.
     WriteDone {
@@ -473,7 +476,16 @@ impl App {
             Msg::Apps(r) => self.on_apps(r, &mut fx),
             Msg::Snapshot { root, result } => self.on_snapshot(root, result, &mut fx),
             Msg::Partial { root, snap } => self.on_partial(root, *snap),
-            Msg::NodesRead { results, details } => self.on_nodes(results, details, &mut fx),
+            Msg::NodesRead {
+                results,
+                details,
+                unplaced,
+            } => {
+                if details {
+                    self.highlight.unplaced = unplaced;
+                }
+                self.on_nodes(results, details, &mut fx)
+            }
             Msg::Diagnosed(report) => self.diagnosis = report,
             Msg::AuditFacts { snap, result } => self.on_audit_facts(&snap, result, &mut fx),
             Msg::WriteDone { write, result } => self.on_write_done(write, *result, &mut fx),

@@ -90,9 +90,14 @@ pub fn plan(ctx: &Arc<Ctx>, effect: Effect) -> Work {
         Effect::ReadNodes { ids, details } => Work::Job(Box::pin(async move {
             let reads = ids.iter().map(|id| ctx.backend.read_node(id));
             let nodes = futures::future::join_all(reads).await;
+            let unplaced = match nodes.first() {
+                Some(Ok(n)) if details && n.bounds.is_none() => ctx.backend.screen_note(&n.id),
+                _ => None,
+            };
             Msg::NodesRead {
                 results: ids.into_iter().zip(nodes).collect(),
                 details,
+                unplaced,
             }
         })),
         Effect::SetValue {

@@ -1,7 +1,7 @@
 //! The on-screen highlight, app side: when the frame around the selected element is shown
 //! (briefly after the selection moves, held while `o` is on), what it is drawn around (the
 //! bounds of the details pane's fresh read), and why it cannot be shown. Pure: the frame
-//! window itself is the runtime's (`x11_frame`).
+//! window itself is the runtime's (`frame`).
 
 use std::time::Duration;
 
@@ -20,6 +20,9 @@ pub struct Highlight {
     pub held: bool,
     /// What the frame is drawn around now.
     pub shown: Option<Bounds>,
+    /// Why the details pane's element, read, has no place on screen (its window's position
+    /// is not known), as the backend said.
+    pub unplaced: Option<String>,
     /// The element and bounds the last flash was for (a new one flashes again).
     flashed_for: Option<(NodeId, Bounds)>,
     /// The running flash's timer generation.
@@ -72,6 +75,11 @@ impl App {
             Err(why) => Some(why.clone()),
             Ok(screen) => {
                 let (_, bounds) = self.fresh_bounds()?;
+                if bounds.is_none()
+                    && let Some(why) = &self.highlight.unplaced
+                {
+                    return Some(why.clone());
+                }
                 why_not(bounds, *screen).map(str::to_string)
             }
         }

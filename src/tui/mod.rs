@@ -2,7 +2,7 @@
 //! concern over `control`, `mode`, `nav`, `filter`, `findings`, `writes`, `copy`, `live`
 //! and `highlight`), `tree` (the tree pane's model), `view` (one file per pane), `keys` (keymap and
 //! help from one table), `exec` (effects against the backend), `runtime` (the terminal and
-//! event loop), `x11_frame` (the on-screen highlight window) and `harness` (the same app and
+//! event loop), `frame` (the on-screen highlight) and `harness` (the same app and
 //! effects, headless, for tests and benchmarks). The TUI never names a concrete backend: it
 //! runs on any `Arc<dyn Backend>`.
 
@@ -14,6 +14,7 @@ pub mod copy;
 pub mod exec;
 pub mod filter;
 pub mod findings;
+pub mod frame;
 pub mod harness;
 pub mod highlight;
 pub mod input;
@@ -27,7 +28,6 @@ pub mod runtime;
 pub mod tree;
 pub mod view;
 pub mod writes;
-pub mod x11_frame;
 
 pub use app::{App, Effect, Msg};
 pub use record::WorkflowRecorder;

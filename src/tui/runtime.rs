@@ -22,8 +22,8 @@ use tokio::sync::{broadcast, mpsc};
 use super::app::{App, CompletedWrite, Config, Effect, Msg, OpenAt};
 use super::clip::Clipboard;
 use super::exec::{self, Ctx, Work};
+use super::frame::FrameWindow;
 use super::view;
-use super::x11_frame::FrameWindow;
 use crate::backend::Backend;
 use crate::model::AppText;
 

@@ -392,7 +392,7 @@ async fn send(
                 None => return Delivery::NotSent("the option list is gone".into()),
             },
         };
-        let method = backend.platform().method(op);
+        let method = backend.op_method(op);
         let shown = match dest {
             Dest::Option(i) => method.map(|m| format!("option {i} {m}")),
             Dest::OptionList => method.map(|m| format!("option list {m}")),
@@ -446,7 +446,11 @@ async fn send(
                 if any_out {
                     return Delivery::Unknown(format!("a later call failed: {e}"));
                 }
-                return Delivery::NotSent(format!("the toolkit refused the call: {e}"));
+                return Delivery::NotSent(match e {
+                    // treeglass could not send it: no toolkit was asked.
+                    BackendError::NoInput(why) => format!("nothing was sent: {why}"),
+                    e => format!("the toolkit refused the call: {e}"),
+                });
             }
         }
     }
@@ -539,8 +543,10 @@ pub async fn set_value(
         Err(reason) => return res.finish(Outcome::Refused, reason, started),
     };
     let toolkit = backend.toolkit(id).await;
+    let input = backend.input();
     let ctx = Context {
         platform: backend.platform(),
+        input: &input,
         node: &node,
         toolkit,
         in_web_content: place.in_web_content,

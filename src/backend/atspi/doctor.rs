@@ -17,9 +17,9 @@ use std::time::{Duration, Instant};
 use super::AtspiBackend;
 use super::bus::ObjRef;
 use super::calls::Caller;
+use super::input::{self, OwnedWindow};
 use super::process;
 use super::toolkit::toolkit_hint;
-use super::x11::{self, OwnedWindow};
 use crate::backend::{Backend, BackendError, Limits};
 use crate::doctor::{AppReport, Check, Report, Status, TINY_TREE, WindowSeen};
 use crate::model::Toolkit;
@@ -148,7 +148,8 @@ pub async fn diagnose() -> Report {
         Ok(Ok(d)) => d,
         _ => Desktop {
             procs: Procs::default(),
-            windows: Err("the X server did not answer within 3 s".into()),
+            windows: Err("the display server did not answer within 3 s".into()),
+            source: String::new(),
         },
     };
     checks.push(desktop.check());
@@ -161,6 +162,9 @@ pub async fn diagnose() -> Report {
             None
         }
     };
+    if let Some(b) = &backend {
+        checks.push(b.input_check().await);
+    }
     let mut registered_pids = HashSet::new();
     if let Some(b) = &backend {
         let c = b.caller().with_deadline(Instant::now() + STEP);
@@ -314,7 +318,7 @@ async fn registered_app(b: &AtspiBackend, app: &ObjRef, desktop: &Desktop) -> Ap
         // next to nothing in it is a toolkit keeping its tree back; a portal or another
         // windowless service has only its application node, and that is all it should have.
         let has_window = match &desktop.windows {
-            Ok(_) if !wayland() => window.is_some(),
+            Ok(_) => window.is_some(),
             _ => window.is_some() || n > 1,
         };
         if has_window {
@@ -328,6 +332,53 @@ async fn registered_app(b: &AtspiBackend, app: &ObjRef, desktop: &Desktop) -> Ap
         }
     }
     report
+}
+
+impl AtspiBackend {
+    /// The `display` check: which desktop this is, and how keys, clicks and the highlight
+    /// reach it (or why they cannot: refused writes and a missing frame then say the same).
+    async fn input_check(&self) -> Check {
+        let input = self.input.clone();
+        let probed = tokio::task::spawn_blocking(move || {
+            (
+                input.desktop(),
+                input.keyboard(),
+                input.pointer(),
+                input::highlight_here(),
+            )
+        });
+        let Ok(Ok((desktop, keys, clicks, frame))) = tokio::time::timeout(STEP, probed).await
+        else {
+            return Check::new(
+                "display",
+                Status::Warn,
+                "the display server did not answer within 3 s",
+            );
+        };
+        let said = |r: &Result<String, String>| match r {
+            Ok(how) => how.clone(),
+            Err(_) => "none".into(),
+        };
+        let text = format!(
+            "{desktop}; keys: {}; clicks: {}; highlight: {}",
+            said(&keys),
+            said(&clicks),
+            said(&frame)
+        );
+        let mut why: Vec<String> = Vec::new();
+        for r in [&keys, &clicks, &frame] {
+            if let Err(e) = r
+                && !why.contains(e)
+            {
+                why.push(e.clone());
+            }
+        }
+        if why.is_empty() {
+            Check::new("display", Status::Ok, text)
+        } else {
+            Check::new("display", Status::Warn, text).fix(why.join("; "))
+        }
+    }
 }
 
 fn unread_report(mut report: AppReport, why: Unread, call_timeout: Duration) -> AppReport {
@@ -354,7 +405,7 @@ fn secs(d: Duration) -> String {
 
 fn seen(w: &OwnedWindow) -> WindowSeen {
     WindowSeen {
-        id: format!("{:#x}", w.window),
+        id: w.label.clone(),
         title: w.title.as_str().into(),
     }
 }
@@ -397,23 +448,26 @@ fn env_checks(checks: &mut Vec<Check>) {
     }
 }
 
-/// What `/proc` and the X server say of this desktop, read once per diagnosis.
+/// What `/proc` and the display server say of this desktop, read once per diagnosis.
 struct Desktop {
     procs: Procs,
-    /// Every top-level window of the display with the process that owns it, or why they could
-    /// not be listed.
+    /// Every top-level window of the desktop with the process that owns it (from the X server,
+    /// or from sway's IPC on sway), or why they could not be listed.
     windows: Result<Vec<OwnedWindow>, String>,
-}
-
-fn wayland() -> bool {
-    std::env::var_os("WAYLAND_DISPLAY").is_some_and(|w| !w.is_empty())
+    /// Who listed them (`the X display`, `sway's IPC`).
+    source: String,
 }
 
 impl Desktop {
     fn read() -> Desktop {
+        let (source, windows) = match input::window_list() {
+            Ok((source, w)) => (source, Ok(w)),
+            Err(e) => (String::new(), Err(e)),
+        };
         Desktop {
             procs: Procs::read(),
-            windows: x11::window_owners(),
+            windows,
+            source,
         }
     }
 
@@ -422,37 +476,24 @@ impl Desktop {
         match &self.windows {
             Ok(w) => {
                 let owners: HashSet<u32> = w.iter().map(|w| w.pid).collect();
-                let listed = format!(
-                    "{} top-level window(s) of {} process(es) on the X display",
-                    w.len(),
-                    owners.len()
-                );
-                if wayland() {
-                    Check::new(
-                        "windows",
-                        Status::Skip,
-                        format!(
-                            "{listed}; this is a Wayland session, whose compositor does not say \
-                             whose its windows are: apps with native Wayland windows are not \
-                             checked"
-                        ),
-                    )
-                } else {
-                    Check::new("windows", Status::Ok, listed)
-                }
+                Check::new(
+                    "windows",
+                    Status::Ok,
+                    format!(
+                        "{} top-level window(s) of {} process(es), from {}",
+                        w.len(),
+                        owners.len(),
+                        self.source
+                    ),
+                )
             }
             Err(e) => Check::new(
                 "windows",
                 Status::Skip,
                 format!(
-                    "top-level windows cannot be listed ({e}{}): an app cannot be told from a \
+                    "top-level windows cannot be listed ({e}): an app cannot be told from a \
                      background service, so no process is flagged for not being on the bus; \
-                     only those whose environment turns accessibility off are listed",
-                    if wayland() {
-                        "; a Wayland compositor does not say whose its windows are"
-                    } else {
-                        ""
-                    }
+                     only those whose environment turns accessibility off are listed"
                 ),
             ),
         }
@@ -483,7 +524,7 @@ impl Desktop {
                 out.extend(off_bus_report(w.pid, session.as_deref(), Some(w)));
             }
         }
-        if self.windows.is_err() || wayland() {
+        if self.windows.is_err() {
             let deadline = Instant::now() + Duration::from_secs(2);
             for pid in apps_off_the_bus(&self.procs, registered, me) {
                 if Instant::now() > deadline {
@@ -742,7 +783,8 @@ mod tests {
     fn window(pid: u32, id: u32, size: u32) -> OwnedWindow {
         OwnedWindow {
             pid,
-            window: id,
+            window: u64::from(id),
+            label: format!("{id:#x}"),
             width: size,
             height: size,
             title: format!("window {id}"),
@@ -831,7 +873,7 @@ mod tests {
         ];
         // Firefox, Chromium and the first Python copy are registered.
         let registered: HashSet<u32> = [200, 300, 400].into();
-        let flagged: Vec<(u32, u32)> = windows_off_the_bus(&p, &windows, &registered, 999)
+        let flagged: Vec<(u32, u64)> = windows_off_the_bus(&p, &windows, &registered, 999)
             .iter()
             .map(|w| (w.pid, w.window))
             .collect();

@@ -6,12 +6,12 @@ mod bus;
 mod calls;
 pub mod doctor;
 mod facts;
+pub mod input;
 pub mod method;
 pub(crate) mod process;
 mod reader;
 pub mod strategy;
 pub mod toolkit;
-mod x11;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -22,7 +22,7 @@ use futures::StreamExt;
 use tokio::sync::broadcast;
 
 use self::bus::*;
-use self::calls::{Caller, GoneApps, KeySynth, Listable, ROOT_PATH};
+use self::calls::{Caller, GoneApps, Listable, ROOT_PATH};
 use super::{
     AppInfo, Backend, BackendError, Candidates, Event, EventKind, Limits, WindowInfo, WriteAck,
     WriteOp,
@@ -36,9 +36,13 @@ pub struct AtspiBackend {
     actions: reader::ActionCache,
     /// Each app's toolkit, by bus name (read once from its `Application` interface).
     toolkits: Mutex<HashMap<String, Toolkit>>,
-    /// The X window last activated for synthesized input, by bus name (GTK 4 reports extents
-    /// relative to it).
-    windows: Mutex<HashMap<String, (x11::TopLevel, Instant)>>,
+    /// Keys, clicks and window positions: X11's, sway's, or none (chosen at connect).
+    input: Arc<dyn input::Input>,
+    /// Why an element read last had no bounds on screen, by node id (at most 256 kept).
+    unplaced: Mutex<HashMap<String, String>>,
+    /// The window last activated for synthesized input, by bus name (the element's extents
+    /// are placed relative to it; a click outside it is refused).
+    windows: Mutex<HashMap<String, (input::Window, Instant)>>,
     /// Each app as it was last listed while answering, by bus name: an app that stops
     /// answering keeps its name and windows in the list (marked not responding).
     seen: Known,
@@ -94,6 +98,7 @@ impl AtspiBackend {
             })??;
         let gone: GoneApps = Arc::new(Mutex::new(HashSet::new()));
         let caller = Caller::new(conn, Limits::default().call_timeout, gone.clone());
+        let input = input::choose(&caller);
         let (tx, _) = broadcast::channel(4096);
         // The pump starts first so that no signal (an app leaving included) is missed.
         let pump = tokio::spawn(pump_events(caller.connection().clone(), tx.clone(), gone));
@@ -101,6 +106,8 @@ impl AtspiBackend {
             caller,
             actions: Default::default(),
             toolkits: Mutex::new(HashMap::new()),
+            input,
+            unplaced: Mutex::new(HashMap::new()),
             windows: Mutex::new(HashMap::new()),
             seen: Known::default(),
             registered: std::sync::Once::new(),
@@ -163,10 +170,29 @@ impl AtspiBackend {
             }
         };
         let bounds = async {
-            if raw.interfaces.has(Interface::Component) {
-                self.screen_extents(&c, &obj, toolkit).await.ok()
-            } else {
-                None
+            if !raw.interfaces.has(Interface::Component) {
+                return None;
+            }
+            let placed = self.screen_extents(&c, &obj, toolkit).await;
+            let mut notes = self.unplaced.lock().unwrap_or_else(|e| e.into_inner());
+            let key = obj.id().0;
+            match placed {
+                Ok(b) => {
+                    notes.remove(&key);
+                    Some(b)
+                }
+                Err(e) => {
+                    if notes.len() >= 256 {
+                        notes.clear();
+                    }
+                    // Why it has no place on screen: the reason itself, not an input refusal.
+                    let why = match e {
+                        BackendError::NoInput(why) => why,
+                        e => e.to_string(),
+                    };
+                    notes.insert(key, why);
+                    None
+                }
             }
         };
         let (acts, val, label, bounds) = tokio::join!(acts, val, label, bounds);
@@ -340,33 +366,111 @@ impl AtspiBackend {
         }
     }
 
-    /// Where the app's top-level X window is: the one last activated for input, or looked up
-    /// (by its process) at most every 2 s.
-    async fn window_origin(&self, c: &Caller, bus: &str) -> Result<(i32, i32), BackendError> {
-        let known = self
-            .windows
+    /// The window of the app on `bus` that was activated for input in the last 2 s.
+    fn raised(&self, bus: &str) -> Option<input::Window> {
+        self.windows
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(bus)
             .filter(|(_, at)| at.elapsed() < Duration::from_secs(2))
-            .map(|(w, _)| (w.x, w.y));
-        if let Some(origin) = known {
-            return Ok(origin);
-        }
-        let pid = c.unix_pid(bus).await?;
-        let win = tokio::task::spawn_blocking(move || x11::toplevel(pid, ""))
-            .await
-            .map_err(|e| BackendError::Failed(format!("window lookup: {e}")))??;
-        let origin = (win.x, win.y);
-        self.windows
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(bus.to_string(), (win, Instant::now()));
-        Ok(origin)
+            .map(|(w, _)| w.clone())
     }
 
-    /// The element's extents in screen coordinates. GTK 4.8 answers them relative to its
-    /// window whatever is asked: the window's position (from X11) is added for it.
+    /// The app's window for a frame titled `title`: the one last activated for input, else
+    /// the one with that title, else its largest.
+    async fn window_of(
+        &self,
+        c: &Caller,
+        bus: &str,
+        title: &str,
+    ) -> Result<input::Window, BackendError> {
+        if let Some(w) = self
+            .raised(bus)
+            .filter(|w| title.is_empty() || w.title == title)
+        {
+            return Ok(w);
+        }
+        let pid = c.unix_pid(bus).await?;
+        let wins = self.input.windows_of(pid).await?;
+        let by_title = (!title.is_empty())
+            .then(|| wins.iter().find(|w| w.title == title).cloned())
+            .flatten();
+        by_title.or_else(|| wins.into_iter().next()).ok_or_else(|| {
+            BackendError::NoInput(format!(
+                "{} shows no window of process {pid}: synthesized input cannot reach it",
+                self.input.desktop()
+            ))
+        })
+    }
+
+    /// The element's top-level window in the app's tree: the ancestor whose parent is the
+    /// application (at most 256 levels up, and never round a cycle).
+    async fn frame_of(&self, c: &Caller, obj: &ObjRef) -> Result<ObjRef, BackendError> {
+        let mut cur = obj.clone();
+        let mut seen = HashSet::new();
+        for _ in 0..256 {
+            if cur.path == ROOT_PATH || !seen.insert(cur.path.clone()) {
+                break;
+            }
+            let parent = c.parent(&cur).await?;
+            if parent.bus != obj.bus || parent.path == ROOT_PATH {
+                return Ok(cur);
+            }
+            cur = parent;
+        }
+        Err(BackendError::Unsupported(
+            "the element has no window of its own in the app's tree".into(),
+        ))
+    }
+
+    /// Where the element's window is placed on a Wayland screen: the offset from the app's
+    /// coordinates to the screen's, from the compositor's window and the frame as the app
+    /// draws it (see `input::placement`).
+    async fn placed(
+        &self,
+        c: &Caller,
+        obj: &ObjRef,
+        toolkit: Toolkit,
+    ) -> Result<input::placement::Placed, BackendError> {
+        let frame = self.frame_of(c, obj).await?;
+        let (fx, fy, fw, fh) = c.extents(&frame).await?;
+        let title = c.name(&frame).await.unwrap_or_default();
+        let win = self.window_of(c, &obj.bus, &title).await?;
+        let rect = |(x, y, width, height): (i32, i32, i32, i32)| input::Rect {
+            x,
+            y,
+            width,
+            height,
+        };
+        let origin = toolkit::wayland_origin(toolkit);
+        let mut seen = input::placement::Seen {
+            frame: rect((fx, fy, fw, fh)),
+            children: Vec::new(),
+            content: win.rect,
+            tiled: win.tiled,
+        };
+        let filled = (fw, fh) == (win.rect.width, win.rect.height);
+        if origin == input::placement::Origin::SurfaceChildren && !filled && !win.tiled {
+            let raw = reader::read_raw(c, &frame, toolkit).await?;
+            for kid in reader::list(c, &raw).await?.unwrap_or_default() {
+                let showing = states_of(&c.state(&kid).await?).has(crate::model::State::Showing);
+                if showing && let Ok(e) = c.extents(&kid).await {
+                    seen.children.push(rect(e));
+                }
+            }
+        }
+        input::placement::place(origin, &seen).map_err(|why| {
+            BackendError::NoInput(format!(
+                "where the window {} is on screen is not known: {why}",
+                crate::model::quoted(&title, 60)
+            ))
+        })
+    }
+
+    /// The element's extents in screen coordinates. On X11 they are, but for GTK 4, which
+    /// answers relative to its window whatever is asked (the window's position, from X11, is
+    /// added). On Wayland no toolkit knows where its window is: the window's place comes from
+    /// the compositor.
     async fn screen_extents(
         &self,
         c: &Caller,
@@ -374,10 +478,19 @@ impl AtspiBackend {
         toolkit: Toolkit,
     ) -> Result<Bounds, BackendError> {
         let (mut x, mut y, width, height) = c.extents(obj).await?;
-        if toolkit == Toolkit::Gtk4 {
-            let (wx, wy) = self.window_origin(c, &obj.bus).await?;
-            x += wx;
-            y += wy;
+        match self.input.coordinates() {
+            input::Coordinates::Screen => {
+                if toolkit::works(toolkit, toolkit::Work::AddWindowOriginOnX11) {
+                    let win = self.window_of(c, &obj.bus, "").await?;
+                    x += win.rect.x;
+                    y += win.rect.y;
+                }
+            }
+            input::Coordinates::Window => {
+                let p = self.placed(c, obj, toolkit).await?;
+                x = x.saturating_add(p.dx);
+                y = y.saturating_add(p.dy);
+            }
         }
         Ok(Bounds {
             x,
@@ -586,6 +699,34 @@ impl Backend for AtspiBackend {
         super::strategy::Platform::Atspi
     }
 
+    fn input(&self) -> super::strategy::InputPaths {
+        super::strategy::InputPaths {
+            keyboard: self.input.keyboard(),
+            pointer: self.input.pointer(),
+        }
+    }
+
+    fn screen_note(&self, id: &NodeId) -> Option<String> {
+        self.unplaced
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&id.0)
+            .cloned()
+    }
+
+    fn op_method(&self, op: &WriteOp) -> AppText {
+        let method = self.platform().method(op);
+        let path = match op {
+            WriteOp::TypeText(_) | WriteOp::Key(_) => self.input.keyboard(),
+            WriteOp::Click => self.input.pointer(),
+            _ => return method,
+        };
+        match path {
+            Ok(p) => format!("{} via {p}", method.as_str()).into(),
+            Err(_) => method,
+        }
+    }
+
     async fn app_by_pid(&self, pid: u32) -> Result<Option<AppInfo>, BackendError> {
         let c = self
             .caller()
@@ -681,7 +822,10 @@ impl Backend for AtspiBackend {
         let c = self
             .caller()
             .with_deadline(Instant::now() + self.caller.call_timeout);
-        if self.toolkit(&c, &obj.bus).await.ok()? != Toolkit::Gecko {
+        if !toolkit::works(
+            self.toolkit(&c, &obj.bus).await.ok()?,
+            toolkit::Work::ScrollIntoView,
+        ) {
             return None;
         }
         let said = match c.scroll_to(&obj).await {
@@ -760,7 +904,7 @@ impl Backend for AtspiBackend {
             .caller()
             .with_deadline(Instant::now() + Duration::from_secs(10));
         let toolkit = self.toolkit(&c, &obj.bus).await?;
-        if !reader::NARROWS.contains(&toolkit) {
+        if !toolkit::works(toolkit, toolkit::Work::Narrows) {
             return Ok(None);
         }
         reader::candidates(&c, &obj, role, toolkit, labels, named).await
@@ -819,37 +963,38 @@ impl Backend for AtspiBackend {
                 ))),
             },
             WriteOp::AwaitMenuKeyboard => {
-                let grabbed = tokio::task::spawn_blocking(|| {
-                    x11::wait_keyboard_grab(Duration::from_millis(800))
-                })
-                .await
-                .map_err(|e| BackendError::Failed(format!("keyboard grab probe: {e}")))??;
-                if grabbed {
-                    Ok(true)
-                } else {
-                    Err(BackendError::Unsupported(
+                match self
+                    .input
+                    .wait_menu_keyboard(Duration::from_millis(800))
+                    .await?
+                {
+                    Some(true) => Ok(true),
+                    Some(false) => Err(BackendError::Unsupported(
                         "the menu never took the keyboard; no key was sent".into(),
-                    ))
+                    )),
+                    // The display server cannot tell (Wayland): the current option was
+                    // already seen focused in the tree (the plan's `AwaitFocus`).
+                    None => Ok(true),
                 }
             }
             WriteOp::AwaitFocus => match self.until_focused(&c, &obj, false).await? {
                 (true, _) => Ok(true),
                 (false, _) => Err(BackendError::Unsupported(
-                    "the element never took the keyboard focus; no key was sent".into(),
+                    "the element never took the keyboard focus; no further key was sent".into(),
                 )),
             },
             WriteOp::SelectAllText => self.select_all(&c, &obj).await,
-            WriteOp::TypeText(text) => c.key_event(0, text, KeySynth::String).await.map(|_| true),
-            WriteOp::Key(k) => c
-                .key_event(method::keysym(*k) as i32, "", KeySynth::Sym)
-                .await
-                .map(|_| true),
+            WriteOp::TypeText(text) => self.input.type_text(text).await.map(|_| true),
+            WriteOp::Key(k) => self.input.key(*k).await.map(|_| true),
             WriteOp::ActivateWindow(title) => {
-                let pid = c.unix_pid(&obj.bus).await?;
-                let title = title.as_str().to_string();
-                let win = tokio::task::spawn_blocking(move || x11::activate(pid, &title))
-                    .await
-                    .map_err(|e| BackendError::Failed(format!("window activation: {e}")))??;
+                let win = self.window_of(&c, &obj.bus, title.as_str()).await?;
+                if !win.visible {
+                    return Err(BackendError::NoInput(format!(
+                        "the window {} is not shown (another workspace, or hidden)",
+                        crate::model::quoted(&win.title, 60)
+                    )));
+                }
+                self.input.activate(&win).await?;
                 self.windows
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
@@ -860,23 +1005,18 @@ impl Backend for AtspiBackend {
                 let (x, y) = self.centre_on_screen(&c, &obj).await?;
                 // The window the plan raised: a centre outside it (an element scrolled out of
                 // its view) would be a click on whatever is there instead.
-                let raised = self
-                    .windows
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .get(&obj.bus)
-                    .filter(|(_, at)| at.elapsed() < Duration::from_secs(2))
-                    .map(|(w, _)| (w.x, w.y, w.width as i32, w.height as i32));
-                if let Some((wx, wy, ww, wh)) = raised
-                    && !((wx..wx + ww).contains(&x) && (wy..wy + wh).contains(&y))
+                if let Some(w) = self.raised(&obj.bus)
+                    && !w.rect.contains(x, y)
                 {
+                    let r = w.rect;
                     return Err(BackendError::Unsupported(format!(
-                        "the element's centre ({x}, {y}) is outside its window ({wx}, {wy}, \
-                         {ww}×{wh}): it is scrolled out of view, and a click there would land \
-                         on something else"
+                        "the element's centre ({x}, {y}) is outside its window ({}, {}, {}×{}): \
+                         it is scrolled out of view, and a click there would land on something \
+                         else",
+                        r.x, r.y, r.width, r.height
                     )));
                 }
-                c.mouse_event(x, y, "b1c").await.map(|_| true)
+                self.input.click(x, y).await.map(|_| true)
             }
         }
     }

@@ -8,8 +8,8 @@
 //! out and verifies it by reading back; the backend only performs ops.
 
 use crate::backend::strategy::{
-    Context, Dest, EXPAND_ACTIONS, Path, Plan, Platform, SELECT_ACTIONS, TOGGLE_ACTIONS,
-    pick_action, toggle_budget,
+    Context, Dest, EXPAND_ACTIONS, Path, Plan, SELECT_ACTIONS, TOGGLE_ACTIONS, pick_action,
+    toggle_budget,
 };
 use crate::backend::{Key, WriteOp};
 use crate::model::{AppText, Interface, Node, Requested, Role, State, Toolkit};
@@ -71,9 +71,22 @@ impl Context<'_> {
         pick_action(&self.node.actions, prefs).cloned()
     }
 
-    /// Synthesized keys and clicks (and raising the window for them) are possible.
-    fn can_synthesize(&self) -> bool {
-        matches!(self.platform, Platform::Atspi | Platform::Fixture)
+    /// Synthesized keys (after raising the window) can be sent here, or why not.
+    fn keyboard(&self) -> Result<(), String> {
+        self.input
+            .keyboard
+            .as_ref()
+            .map(|_| ())
+            .map_err(Clone::clone)
+    }
+
+    /// Synthesized clicks can be sent here, or why not.
+    fn pointer(&self) -> Result<(), String> {
+        self.input
+            .pointer
+            .as_ref()
+            .map(|_| ())
+            .map_err(Clone::clone)
     }
 
     fn tk_is(&self, f: impl Fn(Toolkit) -> bool) -> bool {
@@ -82,18 +95,18 @@ impl Context<'_> {
 
     /// Focus the element for typing: raise its window, give it keyboard focus.
     fn focus_ops(&self) -> Vec<(Dest, WriteOp)> {
-        let mut ops = Vec::new();
-        if self.can_synthesize() {
-            ops.push((Dest::Element, WriteOp::ActivateWindow(self.window.clone())));
-        }
-        ops.push((Dest::Element, WriteOp::Focus));
-        ops
+        vec![
+            (Dest::Element, WriteOp::ActivateWindow(self.window.clone())),
+            (Dest::Element, WriteOp::Focus),
+        ]
     }
 
     /// Focus, select all, type `text` (an empty text: delete the selection). Line breaks are
     /// Return presses, so only a multi-line field takes them (in a single-line one Return
     /// would activate the form); a tab would move the focus away, so none is typed.
     fn typing(&self, text: &str, commit: bool, reason: impl Into<String>) -> Result<Plan, String> {
+        self.keyboard()
+            .map_err(|why| format!("it can only be typed into, and {why}"))?;
         if text.contains('\t') {
             return Err(
                 "a tab cannot be typed into the field (the key moves the focus away)".into(),
@@ -166,7 +179,7 @@ pub fn plan(ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
     let browser = ctx.tk_is(Toolkit::is_browser);
     match req {
         Requested::Text(t) => {
-            if ctx.in_web_content && ctx.can_synthesize() && ctx.has(Interface::Text) {
+            if ctx.in_web_content && ctx.has(Interface::Text) {
                 return Ok(vec![ctx.typing(
                     t,
                     false,
@@ -184,7 +197,7 @@ pub fn plan(ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
                 plans.push(p);
             }
             let typable = ctx.has(Interface::Text) || node.states.has(State::Editable);
-            if typable && (plans.is_empty() || browser && ctx.can_synthesize()) {
+            if typable && (plans.is_empty() || browser && ctx.keyboard().is_ok()) {
                 let typed = ctx.typing(
                     t,
                     false,
@@ -217,7 +230,7 @@ pub fn plan(ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
                 );
                 p.known_ignored = known_ignored(ctx, &p.ops[0].1);
                 let typed_fallback =
-                    p.known_ignored && ctx.can_synthesize() && ctx.has(Interface::EditableText);
+                    p.known_ignored && ctx.keyboard().is_ok() && ctx.has(Interface::EditableText);
                 plans.push(p);
                 if typed_fallback {
                     plans.push(ctx.typing(
@@ -261,7 +274,10 @@ pub fn plan(ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
                 p.max_sends = budget;
                 return Ok(vec![p]);
             }
-            if ctx.can_synthesize() && node.interfaces.has(Interface::Component) {
+            if node.interfaces.has(Interface::Component) {
+                ctx.pointer().map_err(|why| {
+                    format!("it has no toggle action, so it can only be clicked, and {why}")
+                })?;
                 return Ok(vec![Plan {
                     path: Path::Pointer,
                     ops: vec![
@@ -296,7 +312,10 @@ pub fn plan(ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
             // take the focus through AT-SPI (GrabFocus needs a SetFocus action it lacks): its
             // menu is opened, and once the current option has the focus, arrow keys and Return
             // choose.
-            if ctx.tk_is(Toolkit::is_qt) && ctx.can_synthesize() {
+            if ctx.tk_is(Toolkit::is_qt) {
+                ctx.keyboard().map_err(|why| {
+                    format!("a Qt combo box is chosen from with the keyboard, and {why}")
+                })?;
                 let Some(cur) = ctx.current else {
                     return Err("the current option is unknown, so the keys to press are".into());
                 };
@@ -310,8 +329,16 @@ pub fn plan(ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
                     (Dest::Option(cur), WriteOp::AwaitFocus),
                     (Dest::Element, WriteOp::AwaitMenuKeyboard),
                 ];
-                for _ in 0..i.abs_diff(cur) {
+                // Each arrow is followed by the option it leads to taking the focus: the menu
+                // is seen still open, and holding the keyboard, before the next key. A menu
+                // that closed under the keys (Qt 6 on sway closed it after one key in two when
+                // they came in a burst, and the rest went to the window's focused field) stops
+                // the keys there.
+                let mut at = cur;
+                while at != i {
+                    at = if i > at { at + 1 } else { at - 1 };
                     ops.push((Dest::Element, WriteOp::Key(key)));
+                    ops.push((Dest::Option(at), WriteOp::AwaitFocus));
                 }
                 ops.push((Dest::Element, WriteOp::Key(Key::Return)));
                 return Ok(vec![Plan {
@@ -394,6 +421,7 @@ pub fn plan(ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::strategy::{InputPaths, Platform};
     use crate::model::NodeId;
 
     // ---- the planner, one test per toolkit rule ------------------------------------------
@@ -409,9 +437,14 @@ mod tests {
     /// The window title every test context names.
     static W: std::sync::LazyLock<AppText> = std::sync::LazyLock::new(|| "w".into());
 
+    /// Keys and clicks, as on X11.
+    static INPUT: std::sync::LazyLock<InputPaths> =
+        std::sync::LazyLock::new(|| InputPaths::both("X11"));
+
     fn ctx<'a>(node: &'a Node, tk: Option<Toolkit>) -> Context<'a> {
         Context {
             platform: Platform::Atspi,
+            input: &INPUT,
             node,
             toolkit: tk,
             in_web_content: false,
@@ -564,10 +597,49 @@ mod tests {
             ops(p),
             [WriteOp::ActivateWindow("w".into()), WriteOp::Click]
         );
-        // Without synthesized input (UI Automation) there is no way.
-        let mut c = ctx(&n, None);
-        c.platform = Platform::Uia;
-        assert!(plan(&c, &Requested::Toggle(true)).is_err());
+        // Where the session has no pointer, it is refused, saying why.
+        let none = InputPaths::none("GNOME gives no window positions");
+        let mut c = ctx(&n, Some(Toolkit::Gtk4));
+        c.input = &none;
+        let e = plan(&c, &Requested::Toggle(true)).unwrap_err();
+        assert!(
+            e.contains("can only be clicked") && e.contains("GNOME gives no window positions"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn typing_is_refused_where_the_session_has_no_keyboard() {
+        let none = InputPaths::none("no input path on this compositor");
+        // Web content: only typing works.
+        let n = el(Role::Text, &[Interface::Text], &[], &[State::Editable]);
+        let mut c = ctx(&n, Some(Toolkit::Chromium));
+        c.in_web_content = true;
+        c.input = &none;
+        let e = plan(&c, &Requested::Text("Ada".into())).unwrap_err();
+        assert!(
+            e.contains("typed into") && e.contains("no input path"),
+            "{e}"
+        );
+        // A browser's own field keeps its semantic plan, without the typed fallback.
+        let n = el(Role::Text, TEXT, &[], &[State::Editable]);
+        let mut c = ctx(&n, Some(Toolkit::Chromium));
+        c.input = &none;
+        let plans = plan(&c, &Requested::Text("x".into())).unwrap();
+        assert_eq!(plans.len(), 1);
+        assert_eq!(plans[0].path, Path::Semantic);
+        // A GTK field never needed the keyboard.
+        let mut c = ctx(&n, Some(Toolkit::Gtk3));
+        c.input = &none;
+        assert!(plan(&c, &Requested::Text("x".into())).is_ok());
+        // A Qt combo box is chosen from with keys.
+        let n = el(Role::ComboBox, &[Interface::Action], &["ShowMenu"], &[]);
+        let mut c = ctx(&n, Some(Toolkit::Qt6));
+        c.input = &none;
+        c.chosen = Some(1);
+        c.current = Some(0);
+        let e = plan(&c, &Requested::Option("b".into())).unwrap_err();
+        assert!(e.contains("keyboard") && e.contains("no input path"), "{e}");
     }
 
     #[test]
@@ -632,6 +704,17 @@ mod tests {
             (Dest::Element, WriteOp::Action("ShowMenu".into()))
         );
         assert_eq!(p.ops[2], (Dest::Option(2), WriteOp::AwaitFocus));
+        // Every arrow waits for the option it leads to, so no key follows a closed menu.
+        assert_eq!(
+            p.ops[4..],
+            [
+                (Dest::Element, WriteOp::Key(Key::Up)),
+                (Dest::Option(1), WriteOp::AwaitFocus),
+                (Dest::Element, WriteOp::Key(Key::Up)),
+                (Dest::Option(0), WriteOp::AwaitFocus),
+                (Dest::Element, WriteOp::Key(Key::Return)),
+            ]
+        );
         // Not knowing where the selection is, the keys to press cannot be known.
         c.current = None;
         assert!(plan(&c, &Requested::Option("Small".into())).is_err());

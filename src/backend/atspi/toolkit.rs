@@ -112,6 +112,164 @@ pub fn state_rules_markdown() -> String {
     out
 }
 
+/// How a toolkit's extents relate to its window on Wayland, where no client knows its place on
+/// screen (measured on headless sway 1.7, positions checked in screenshots; see
+/// `input::placement`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SurfaceOrigin {
+    /// Relative to the window's geometry, without the client-side shadow.
+    Geometry,
+    /// Relative to the surface; the geometry is the bounding box of the frame's children.
+    SurfaceChildren,
+    /// Relative to the surface, with the same shadow inset on every side.
+    SurfaceEven,
+    /// Relative to the surface; no shadow known: the frame must be the window's size.
+    Surface,
+}
+
+/// What a quirk makes the backend do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Work {
+    /// On X11, the window's position is added to the extents it answers for the screen.
+    AddWindowOriginOnX11,
+    /// On Wayland, the window's geometry inside the surface is found this way.
+    Wayland(SurfaceOrigin),
+    /// An element not laid out (not showing) is scrolled into view (`ScrollTo`) before a write.
+    ScrollIntoView,
+    /// `Cache.GetItems` is not asked: the tree is walked from its root.
+    NoCache,
+    /// A target's candidates may be asked of the app (`Collection.GetMatches`).
+    Narrows,
+}
+
+/// One toolkit quirk: the words the README prints, and what the code does about it.
+pub struct Quirk {
+    pub toolkits: &'static str,
+    pub session: &'static str,
+    pub quirk: &'static str,
+    pub treeglass: &'static str,
+    pub applies: fn(Toolkit) -> bool,
+    pub work: Work,
+}
+
+/// The toolkits' quirks the backend works around, one row each, looked up by [`works`] and
+/// printed into the README by [`quirks_markdown`]. (How each toolkit reports states is
+/// [`STATE_RULES`]; which calls it answers and ignores is the planner's `KNOWN_IGNORED`.)
+pub const QUIRKS: &[Quirk] = &[
+    Quirk {
+        toolkits: "GTK 4",
+        session: "X11",
+        quirk: "`GetExtents(SCREEN)` answers relative to the window (a check box at 14, 442 in a \
+                window at 0, 0)",
+        treeglass: "adds the X window's position",
+        applies: |tk| tk == Toolkit::Gtk4,
+        work: Work::AddWindowOriginOnX11,
+    },
+    Quirk {
+        toolkits: "GTK 4",
+        session: "Wayland",
+        quirk: "extents are relative to the window's geometry (its client-side shadow left out)",
+        treeglass: "adds the compositor's position of the window",
+        applies: |tk| tk == Toolkit::Gtk4,
+        work: Work::Wayland(SurfaceOrigin::Geometry),
+    },
+    Quirk {
+        toolkits: "GTK 3",
+        session: "Wayland",
+        quirk: "extents are relative to the surface, which holds an uneven client-side shadow \
+                around a floating window (26 px left and right, 23 above, 29 below with \
+                Adwaita; none when tiled)",
+        treeglass: "floating: takes the window's geometry to be the bounding box of the \
+                    frame's showing children (title bar and content), checked against the \
+                    compositor's size of the window; tiled: the frame, drawn from its \
+                    container's corner when the app cannot shrink to it",
+        applies: |tk| tk == Toolkit::Gtk3,
+        work: Work::Wayland(SurfaceOrigin::SurfaceChildren),
+    },
+    Quirk {
+        toolkits: "Chromium",
+        session: "Wayland",
+        quirk: "extents are relative to the surface, which holds a shadow: the same on every \
+                side when tiled (10 px), deeper below than above when floating (16 px left and \
+                right, 9 above, 33 below)",
+        treeglass: "takes off half of the difference between the frame and the compositor's \
+                    window when it is the same across and down (tiled and wider than its \
+                    container: the smaller of the two); otherwise says the element's place on \
+                    screen is not known (no clicks, no highlight)",
+        applies: |tk| tk == Toolkit::Chromium,
+        work: Work::Wayland(SurfaceOrigin::SurfaceEven),
+    },
+    Quirk {
+        toolkits: "Qt 5, Qt 6",
+        session: "Wayland",
+        quirk: "`GetExtents(WINDOW)` is relative to the nearest widget window (an MDI \
+                sub-window) with wrong sizes (164 × 301 for a 125 × 22 button); `SCREEN` is \
+                relative to the surface, which the compositor decorates",
+        treeglass: "asks for `SCREEN` extents, as on every toolkit, and requires the frame to \
+                    fit the window (centred in it when smaller, as sway draws it)",
+        applies: Toolkit::is_qt,
+        work: Work::Wayland(SurfaceOrigin::Surface),
+    },
+    Quirk {
+        toolkits: "Firefox",
+        session: "any",
+        quirk: "an element it has not laid out, or scrolled out of view, is not showing, has no \
+                extents and (a control) no actions",
+        treeglass: "sends `Component.ScrollTo` before a write and reads the element again",
+        applies: |tk| tk == Toolkit::Gecko,
+        work: Work::ScrollIntoView,
+    },
+    Quirk {
+        toolkits: "Qt 5, Qt 6",
+        session: "any",
+        quirk: "`Cache.GetItems` answers in an older form, with no items",
+        treeglass: "does not ask it: the tree is read by walking it from the root",
+        applies: Toolkit::is_qt,
+        work: Work::NoCache,
+    },
+    Quirk {
+        toolkits: "Chromium, Firefox",
+        session: "any",
+        quirk: "every element is a real one (a page's DOM, the browser's own UI), so \
+                `Collection.GetMatches` walks only what the page holds",
+        treeglass: "asks the app for a target's candidates by role instead of reading the tree \
+                    (every other toolkit has elements made on demand, or no Collection)",
+        applies: Toolkit::is_browser,
+        work: Work::Narrows,
+    },
+];
+
+/// Whether the toolkit has a quirk that makes the backend do `work`.
+pub fn works(toolkit: Toolkit, work: Work) -> bool {
+    QUIRKS
+        .iter()
+        .any(|q| q.work == work && (q.applies)(toolkit))
+}
+
+/// How the toolkit's extents relate to its window on Wayland.
+pub fn wayland_origin(toolkit: Toolkit) -> SurfaceOrigin {
+    QUIRKS
+        .iter()
+        .find_map(|q| match q.work {
+            Work::Wayland(o) if (q.applies)(toolkit) => Some(o),
+            _ => None,
+        })
+        .unwrap_or(SurfaceOrigin::Surface)
+}
+
+/// The table as the README shows it (between its `quirks` markers).
+pub fn quirks_markdown() -> String {
+    let mut out =
+        String::from("| toolkit | session | quirk | what treeglass does |\n|---|---|---|---|\n");
+    for q in QUIRKS {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            q.toolkits, q.session, q.quirk, q.treeglass
+        ));
+    }
+    out
+}
+
 /// AT-SPI's role for a browser's page: what sits under it is web content, which ignores the
 /// semantic text calls.
 pub const WEB_DOCUMENT: &str = "document web";
@@ -155,6 +313,11 @@ mod tests {
     #[test]
     fn readme_state_rules() {
         crate::backend::readme::check_section("state-rules", &state_rules_markdown());
+    }
+
+    #[test]
+    fn readme_quirks() {
+        crate::backend::readme::check_section("quirks", &quirks_markdown());
     }
 
     #[test]

@@ -49,6 +49,9 @@ impl Backend for Scripted {
     fn platform(&self) -> Platform {
         Platform::Atspi
     }
+    fn input(&self) -> crate::backend::strategy::InputPaths {
+        crate::backend::strategy::InputPaths::both("scripted keys and clicks")
+    }
     async fn toolkit(&self, _id: &NodeId) -> Option<Toolkit> {
         Some(self.toolkit)
     }

@@ -514,10 +514,10 @@ pub async fn read_tree(
             ),
         );
     }
-    // Qt's bridge has no cache of the kind asked for (Qt 5.15 and 6.4 answer GetItems in an
-    // older form, with no items): not asked, it is walked from the start.
+    // Qt's bridge has no cache of the kind asked for (the `QUIRKS` table): not asked, it is
+    // walked from the start.
     let cache = async {
-        if toolkit.is_qt() {
+        if super::toolkit::works(toolkit, super::toolkit::Work::NoCache) {
             Err(BackendError::Unsupported("Qt has no Cache.GetItems".into()))
         } else {
             caller.cache_items(&root.bus).await

@@ -4,14 +4,6 @@
 
 use super::*;
 
-/// Toolkits whose `Collection.GetMatches` narrows a target's candidates: every element they
-/// expose is a real one (a page's DOM, the browser's own UI), so the ATK bridge's walk of the
-/// whole subtree, which goes into elements that manage their descendants
-/// (`Caller::matches_by_role`), is bounded by what the page holds. Not LibreOffice (its sheet
-/// would make a billion cells), not Qt (no Collection interface), not GTK (tree views make
-/// their rows on demand).
-pub const NARROWS: &[Toolkit] = &[Toolkit::Chromium, Toolkit::Gecko];
-
 /// The element as a target's resolution sees it: its fields, states and value, and its label
 /// relation when `label` (no actions, bounds or children).
 pub async fn read_candidate(
@@ -204,7 +196,11 @@ pub async fn path_to(
 }
 
 /// [`Backend::candidates`](crate::backend::Backend::candidates) on an app whose toolkit narrows
-/// ([`NARROWS`]; the caller checks): the root read as a candidate and every element of `role`'s
+/// (the `QUIRKS` table's `Narrows` rows: Chromium and Firefox, whose every element is a real
+/// one, so the ATK bridge's walk of the whole subtree, which goes into elements that manage
+/// their descendants, is bounded by what the page holds — not LibreOffice, whose sheet would
+/// make a billion cells, not Qt, with no Collection, not GTK, whose tree views make their rows
+/// on demand; the caller checks): the root read as a candidate and every element of `role`'s
 /// AT-SPI roles that `Collection.GetMatches` finds under it, read by [`read_match`] (by
 /// [`read_candidate`] when the role is more than one AT-SPI role); with `named`, only those
 /// [`named_exactly`] so. `None` when the set cannot be had whole.

@@ -1,45 +1,41 @@
-//! The X11 side of synthesized input: finding an application's top-level window by process id,
-//! bringing it to the top with keyboard focus (synthesized keys and clicks go to whatever window
-//! is focused and on top; with no window manager nothing else raises or focuses it), and its
-//! position on screen (GTK 4.8 reports element extents relative to its window); and, for the
-//! doctor, which processes own a top-level window at all. Blocking; called from
+//! Synthesized input on X11 ([`X11Input`]): finding an application's top-level window by
+//! process id, bringing it to the top with keyboard focus (synthesized keys and clicks go to
+//! whatever window is focused and on top; with no window manager nothing else raises or focuses
+//! it), and its position on screen (GTK 4.8 reports element extents relative to its window);
+//! keys and clicks through the registry's device event controller (XTest underneath); and, for
+//! the doctor, which processes own a top-level window at all. The X calls are blocking, made on
 //! `spawn_blocking`. Nothing here talks to the application itself.
 
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{
     AtomEnum, ClientMessageEvent, ConfigureWindowAux, ConnectionExt, EventMask, InputFocus,
-    MapState, StackMode, Window, WindowClass,
+    MapState, StackMode, Window as XWindow, WindowClass,
 };
 use x11rb::rust_connection::RustConnection;
 
-use crate::backend::BackendError;
+use std::time::{Duration, Instant};
 
-/// One top-level window of the app, in root coordinates.
-#[derive(Debug, Clone)]
-pub struct TopLevel {
-    pub window: u32,
-    pub x: i32,
-    pub y: i32,
-    pub width: u32,
-    pub height: u32,
-    pub title: String,
-}
+use async_trait::async_trait;
+
+use super::{Coordinates, Input, Rect, Window};
+use crate::backend::atspi::calls::{Caller, KeySynth};
+use crate::backend::{BackendError, Key};
 
 fn unavailable(what: &str, e: impl std::fmt::Display) -> BackendError {
-    BackendError::Unsupported(format!(
+    BackendError::NoInput(format!(
         "X11 {what}: {e} (synthesized input needs an X display)"
     ))
 }
 
 struct X {
     conn: RustConnection,
-    root: Window,
+    root: XWindow,
 }
 
 impl X {
     fn open() -> Result<X, BackendError> {
         if std::env::var_os("DISPLAY").is_none() {
-            return Err(BackendError::Unsupported(
+            return Err(BackendError::NoInput(
                 "no X display (DISPLAY is not set): synthesized keys and clicks need X11".into(),
             ));
         }
@@ -58,7 +54,7 @@ impl X {
             .atom)
     }
 
-    fn cardinal(&self, w: Window, prop: u32) -> Option<u32> {
+    fn cardinal(&self, w: XWindow, prop: u32) -> Option<u32> {
         let r = self
             .conn
             .get_property(false, w, prop, AtomEnum::CARDINAL, 0, 1)
@@ -68,7 +64,7 @@ impl X {
         r.value32()?.next()
     }
 
-    fn title(&self, w: Window, net_wm_name: u32, utf8: u32) -> String {
+    fn title(&self, w: XWindow, net_wm_name: u32, utf8: u32) -> String {
         for (prop, ty) in [
             (net_wm_name, utf8),
             (AtomEnum::WM_NAME.into(), AtomEnum::STRING.into()),
@@ -88,7 +84,7 @@ impl X {
 
     /// Top-level candidates: the root's children and (under a reparenting window manager)
     /// their children.
-    fn candidates(&self) -> Vec<Window> {
+    fn candidates(&self) -> Vec<XWindow> {
         let mut out = Vec::new();
         let Some(top) = self
             .conn
@@ -108,7 +104,7 @@ impl X {
     }
 
     /// The app's viewable top-level windows (`_NET_WM_PID == pid`), largest first.
-    fn toplevels(&self, pid: u32) -> Result<Vec<TopLevel>, BackendError> {
+    fn toplevels(&self, pid: u32) -> Result<Vec<Window>, BackendError> {
         let net_wm_pid = self.atom("_NET_WM_PID")?;
         let net_wm_name = self.atom("_NET_WM_NAME")?;
         let utf8 = self.atom("UTF8_STRING")?;
@@ -139,30 +135,28 @@ impl X {
             else {
                 continue;
             };
-            out.push(TopLevel {
-                window: w,
-                x: pos.dst_x as i32,
-                y: pos.dst_y as i32,
-                width: geo.width as u32,
-                height: geo.height as u32,
+            out.push(Window {
+                id: u64::from(w),
+                pid,
                 title: self.title(w, net_wm_name, utf8),
+                rect: Rect {
+                    x: i32::from(pos.dst_x),
+                    y: i32::from(pos.dst_y),
+                    width: i32::from(geo.width),
+                    height: i32::from(geo.height),
+                },
+                visible: true,
+                focused: false,
+                native: true,
+                tiled: false,
             });
         }
-        out.sort_by_key(|t| std::cmp::Reverse(t.width as u64 * t.height as u64));
+        out.sort_by_key(|t| std::cmp::Reverse(i64::from(t.rect.width) * i64::from(t.rect.height)));
         Ok(out)
     }
 }
 
-/// A top-level window and the process that owns it (`_NET_WM_PID`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OwnedWindow {
-    pub pid: u32,
-    pub window: u32,
-    pub width: u32,
-    pub height: u32,
-    /// As the window names itself: app text.
-    pub title: String,
-}
+use super::OwnedWindow;
 
 /// What the X server says of a window, for [`is_app_window`].
 #[derive(Debug, Clone, Copy)]
@@ -274,7 +268,8 @@ pub fn window_owners() -> Result<Vec<OwnedWindow>, String> {
         let geo = x.conn.get_geometry(w).ok().and_then(|c| c.reply().ok());
         out.push(OwnedWindow {
             pid,
-            window: w,
+            window: u64::from(w),
+            label: format!("{w:#x}"),
             width: geo.as_ref().map_or(0, |g| g.width as u32),
             height: geo.as_ref().map_or(0, |g| g.height as u32),
             title: x.title(w, net_wm_name, utf8),
@@ -283,36 +278,13 @@ pub fn window_owners() -> Result<Vec<OwnedWindow>, String> {
     Ok(out)
 }
 
-/// Picks the app's window titled `title` (the accessible frame's name), else its largest.
-fn pick(wins: Vec<TopLevel>, title: &str) -> Option<TopLevel> {
-    let by_title = (!title.is_empty())
-        .then(|| wins.iter().find(|w| w.title == title).cloned())
-        .flatten();
-    by_title.or_else(|| wins.into_iter().next())
-}
-
-/// The app's top-level window (by `pid`, preferring the one titled `title`).
-pub fn toplevel(pid: u32, title: &str) -> Result<TopLevel, BackendError> {
+/// Raises the window and gives it keyboard focus, so synthesized keys and clicks reach it.
+/// With a window manager that supports `_NET_ACTIVE_WINDOW` it is asked to activate the window
+/// (it may refuse focus stealing); the window is raised and focused directly as well.
+fn activate(window: u32) -> Result<(), BackendError> {
     let x = X::open()?;
-    pick(x.toplevels(pid)?, title).ok_or_else(|| {
-        BackendError::Unsupported(format!(
-            "no viewable X window of process {pid}: synthesized input cannot reach it"
-        ))
-    })
-}
-
-/// Raises the app's window and gives it keyboard focus, so synthesized keys and clicks reach
-/// it. With a window manager that supports `_NET_ACTIVE_WINDOW` it is asked to activate the
-/// window (it may refuse focus stealing); the window is raised and focused directly as well.
-pub fn activate(pid: u32, title: &str) -> Result<TopLevel, BackendError> {
-    let x = X::open()?;
-    let win = pick(x.toplevels(pid)?, title).ok_or_else(|| {
-        BackendError::Unsupported(format!(
-            "no viewable X window of process {pid}: synthesized input cannot reach it"
-        ))
-    })?;
     let active = x.atom("_NET_ACTIVE_WINDOW")?;
-    let ev = ClientMessageEvent::new(32, win.window, active, [2u32, 0, 0, 0, 0]);
+    let ev = ClientMessageEvent::new(32, window, active, [2u32, 0, 0, 0, 0]);
     let _ = x.conn.send_event(
         false,
         x.root,
@@ -321,12 +293,12 @@ pub fn activate(pid: u32, title: &str) -> Result<TopLevel, BackendError> {
     );
     x.conn
         .configure_window(
-            win.window,
+            window,
             &ConfigureWindowAux::new().stack_mode(StackMode::ABOVE),
         )
         .map_err(|e| unavailable("raise", e))?;
     x.conn
-        .set_input_focus(InputFocus::PARENT, win.window, x11rb::CURRENT_TIME)
+        .set_input_focus(InputFocus::PARENT, window, x11rb::CURRENT_TIME)
         .map_err(|e| unavailable("set_input_focus", e))?;
     // Round trip: the server has applied both before any synthesized event follows.
     x.conn
@@ -334,17 +306,17 @@ pub fn activate(pid: u32, title: &str) -> Result<TopLevel, BackendError> {
         .map_err(|e| unavailable("get_input_focus", e))?
         .reply()
         .map_err(|e| unavailable("get_input_focus", e))?;
-    Ok(win)
+    Ok(())
 }
 
 /// Waits until some client holds the keyboard grab (an open menu or combo popup does: then
 /// synthesized keys reach it and nothing else), for at most `wait`. Probed by asking for the
 /// grab ourselves: "already grabbed" is the answer looked for; a grab we get is released at
 /// once. Returns whether the grab was seen.
-pub fn wait_keyboard_grab(wait: std::time::Duration) -> Result<bool, BackendError> {
+fn wait_keyboard_grab(wait: Duration) -> Result<bool, BackendError> {
     use x11rb::protocol::xproto::{GrabMode, GrabStatus};
     let x = X::open()?;
-    let until = std::time::Instant::now() + wait;
+    let until = Instant::now() + wait;
     loop {
         let status = x
             .conn
@@ -367,10 +339,109 @@ pub fn wait_keyboard_grab(wait: std::time::Duration) -> Result<bool, BackendErro
         } else if status == GrabStatus::ALREADY_GRABBED {
             return Ok(true);
         }
-        if std::time::Instant::now() >= until {
+        if Instant::now() >= until {
             return Ok(false);
         }
-        std::thread::sleep(std::time::Duration::from_millis(15));
+        std::thread::sleep(Duration::from_millis(15));
+    }
+}
+
+/// X11: windows from the X server, keys and clicks through the registry.
+pub struct X11Input {
+    caller: Caller,
+}
+
+impl X11Input {
+    pub fn new(caller: Caller) -> X11Input {
+        X11Input { caller }
+    }
+
+    fn dec(&self) -> Caller {
+        self.caller
+            .with_deadline(Instant::now() + self.caller.call_timeout)
+    }
+}
+
+async fn blocking<T: Send + 'static>(
+    what: &'static str,
+    f: impl FnOnce() -> Result<T, BackendError> + Send + 'static,
+) -> Result<T, BackendError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| BackendError::Failed(format!("{what}: {e}")))?
+}
+
+#[async_trait]
+impl Input for X11Input {
+    fn desktop(&self) -> String {
+        let d = std::env::var("DISPLAY").unwrap_or_default();
+        format!("X11 display {}", crate::model::sanitize(&d, 40))
+    }
+
+    fn keyboard(&self) -> Result<String, String> {
+        Ok("X11 (XTest, through the registry)".into())
+    }
+
+    fn pointer(&self) -> Result<String, String> {
+        Ok("X11 (XTest, through the registry)".into())
+    }
+
+    fn coordinates(&self) -> Coordinates {
+        Coordinates::Screen
+    }
+
+    async fn windows_of(&self, pid: u32) -> Result<Vec<Window>, BackendError> {
+        blocking("window lookup", move || X::open()?.toplevels(pid)).await
+    }
+
+    async fn all_windows(&self) -> Result<Vec<Window>, String> {
+        tokio::task::spawn_blocking(window_owners)
+            .await
+            .map_err(|e| e.to_string())?
+            .map(|owned| {
+                owned
+                    .into_iter()
+                    .map(|w| Window {
+                        id: w.window,
+                        pid: w.pid,
+                        title: w.title,
+                        rect: Rect {
+                            x: 0,
+                            y: 0,
+                            width: w.width as i32,
+                            height: w.height as i32,
+                        },
+                        visible: true,
+                        focused: false,
+                        native: true,
+                        tiled: false,
+                    })
+                    .collect()
+            })
+    }
+
+    async fn activate(&self, window: &Window) -> Result<(), BackendError> {
+        let id = window.id as u32;
+        blocking("window activation", move || activate(id)).await
+    }
+
+    async fn type_text(&self, text: &str) -> Result<(), BackendError> {
+        self.dec().key_event(0, text, KeySynth::String).await
+    }
+
+    async fn key(&self, key: Key) -> Result<(), BackendError> {
+        let sym = crate::backend::atspi::method::keysym(key) as i32;
+        self.dec().key_event(sym, "", KeySynth::Sym).await
+    }
+
+    async fn click(&self, x: i32, y: i32) -> Result<(), BackendError> {
+        self.dec().mouse_event(x, y, "b1c").await
+    }
+
+    async fn wait_menu_keyboard(&self, wait: Duration) -> Result<Option<bool>, BackendError> {
+        blocking("keyboard grab probe", move || wait_keyboard_grab(wait))
+            .await
+            .map(Some)
     }
 }
 
