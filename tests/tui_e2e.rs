@@ -121,7 +121,7 @@ fn app_option_without_a_match_opens_the_apps_pane_with_the_reason() {
 /// The highlight window as `xwininfo` sees it: id, x, y, width, height, viewable.
 fn frame_window() -> Option<(u32, i32, i32, i32, i32, bool)> {
     let o = Command::new("xwininfo")
-        .args(["-name", treeglass::tui::x11_frame::WINDOW_NAME])
+        .args(["-name", treeglass::tui::frame::WINDOW_NAME])
         .output()
         .expect("run xwininfo (Debian package x11-utils)");
     if !o.status.success() {

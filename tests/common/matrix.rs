@@ -240,6 +240,9 @@ impl MatrixApp {
                 ])
                 .arg(format!("--user-data-dir={}", dir.display()))
                 .arg(url);
+                if super::on_wayland() {
+                    c.arg("--ozone-platform=wayland");
+                }
                 profile = Some(dir);
                 c
             }
@@ -450,6 +453,14 @@ impl QtForm {
             .arg(format!("{}/tests/qt_form.py", repo()))
             .args(["--qt", &qt.to_string(), "--name", &name])
             .env("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1")
+            .env(
+                "QT_QPA_PLATFORM",
+                if super::on_wayland() {
+                    "wayland"
+                } else {
+                    "xcb"
+                },
+            )
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

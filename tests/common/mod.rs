@@ -11,14 +11,24 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-/// Fails loudly unless the test runs inside `scripts/a11y-session` (which `scripts/test` does).
+/// Fails loudly unless the test runs inside `scripts/a11y-session` (which `scripts/test` does),
+/// on X11 or, with `--wayland`, on sway.
 pub fn require_stack() {
-    if std::env::var("TREEGLASS_A11Y_SESSION").as_deref() != Ok("1") {
+    if !matches!(
+        std::env::var("TREEGLASS_A11Y_SESSION").as_deref(),
+        Ok("1" | "wayland")
+    ) {
         panic!(
             "this test needs the real accessibility stack: run it inside scripts/a11y-session \
              (scripts/test does that); refusing to skip"
         );
     }
+}
+
+/// Whether the test runs on the Wayland session (`scripts/a11y-session --wayland`): apps are
+/// started as native Wayland clients there.
+pub fn on_wayland() -> bool {
+    std::env::var("TREEGLASS_A11Y_SESSION").as_deref() == Ok("wayland")
 }
 
 pub fn repo() -> &'static str {

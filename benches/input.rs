@@ -1,0 +1,144 @@
+//! Synthesized input, whole process, Wayland beside X11 in one run: a 20-character keyboard
+//! write (Chromium's textarea on the project's form page: focus, select all, typed) and a
+//! pointer toggle (a gtk4-widget-factory check box: raise, click at the centre), each the whole
+//! `treeglass set … --json` process (start, connect, resolve, write, read back, watch), on a
+//! headless sway (sway's IPC, wlroots' virtual keyboard and pointer) and on Xvfb (X11, XTest
+//! through the registry). Both sessions run at once, each with its own apps, and the rounds
+//! alternate between them, so drift in the machine's load hits both columns alike.
+//!
+//! `cargo bench --bench input` (it starts both sessions itself with `scripts/a11y-session`).
+
+#[allow(unused_imports)]
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Instant;
+
+use common::matrix::{Kit, MatrixApp};
+use serde_json::{Value, json};
+
+const ROUNDS: usize = 9;
+
+fn main() {
+    if std::env::args().any(|a| a == "--inner") {
+        inner();
+        return;
+    }
+    // `cargo bench` passes `--bench`; anything else is not ours.
+    let exe = std::env::current_exe().expect("this bench's path");
+    let session = format!("{}/scripts/a11y-session", common::repo());
+    let mut x11 = Side::start("X11 (Xvfb)", Command::new(&session).arg("--").arg(&exe));
+    let mut wl = Side::start(
+        "Wayland (sway)",
+        Command::new(&session).args(["--wayland", "--"]).arg(&exe),
+    );
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        a.push(x11.round());
+        b.push(wl.round());
+    }
+    println!("\nsynthesized input, whole `treeglass set` process, {ROUNDS} rounds each (ms)\n");
+    println!(
+        "| write | {} median | p90 | {} median | p90 |",
+        x11.name, wl.name
+    );
+    println!("|---|---|---|---|---|");
+    for (key, label) in [
+        ("keyboard", "20 characters typed (Chromium textarea)"),
+        ("pointer", "check box clicked (gtk4-widget-factory)"),
+    ] {
+        let (am, ap) = stats(&a, key);
+        let (bm, bp) = stats(&b, key);
+        println!("| {label} | {am:.0} | {ap:.0} | {bm:.0} | {bp:.0} |");
+    }
+    println!(
+        "\nEvery write was verified by its read-back (the default settle of 60 ms and watch of \
+         600 ms are in every figure)."
+    );
+}
+
+fn stats(rounds: &[Value], key: &str) -> (f64, f64) {
+    let mut v: Vec<f64> = rounds
+        .iter()
+        .map(|r| r[key].as_f64().unwrap_or(f64::NAN))
+        .collect();
+    v.sort_by(|a, b| a.total_cmp(b));
+    (v[v.len() / 2], v[(v.len() * 9).div_ceil(10) - 1])
+}
+
+/// One session with the bench running inside it.
+struct Side {
+    name: &'static str,
+    _child: Child,
+    stdin: ChildStdin,
+    out: BufReader<ChildStdout>,
+}
+
+impl Side {
+    fn start(name: &'static str, cmd: &mut Command) -> Side {
+        let mut child = cmd
+            .arg("--inner")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start scripts/a11y-session");
+        let stdin = child.stdin.take().expect("stdin");
+        let out = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut side = Side {
+            name,
+            _child: child,
+            stdin,
+            out,
+        };
+        let ready = side.line();
+        assert_eq!(ready["ready"], true, "{name}: {ready}");
+        side
+    }
+
+    fn line(&mut self) -> Value {
+        let mut s = String::new();
+        self.out.read_line(&mut s).expect("read");
+        serde_json::from_str(&s).unwrap_or_else(|e| panic!("{}: {e}: {s:?}", self.name))
+    }
+
+    fn round(&mut self) -> Value {
+        writeln!(self.stdin, "go").expect("write");
+        self.stdin.flush().expect("flush");
+        let r = self.line();
+        assert!(r["error"].is_null(), "{}: {r}", self.name);
+        r
+    }
+}
+
+/// Inside a session: the apps, then one round per `go` line.
+fn inner() {
+    let chromium = MatrixApp::start(Kit::Chromium);
+    let gtk4 = MatrixApp::start(Kit::Gtk4);
+    println!("{}", json!({"ready": true}));
+    let texts = ["abcdefghijklmnopqrst", "ABCDEFGHIJKLMNOPQRST"];
+    let mut checked = false;
+    for (round, line) in std::io::stdin().lock().lines().enumerate() {
+        if line.is_err() {
+            break;
+        }
+        let timed = |app: &MatrixApp, target: &str, value: &str| {
+            let t = Instant::now();
+            let o = app.treeglass(&["set", target, value, "--json"]);
+            let ms = t.elapsed().as_secs_f64() * 1000.0;
+            let v: Value = serde_json::from_slice(&o.stdout).unwrap_or(Value::Null);
+            (ms, v["outcome"].as_str().unwrap_or("?").to_string())
+        };
+        let (kbd, ko) = timed(&chromium, "text \"Notes:\"", texts[round % 2]);
+        checked = !checked;
+        let (ptr, po) = timed(&gtk4, "check-box \"checkbutton\" #2", &checked.to_string());
+        let error =
+            (ko != "verified" || po != "verified").then(|| format!("keyboard {ko}, pointer {po}"));
+        println!(
+            "{}",
+            json!({"keyboard": kbd, "pointer": ptr, "error": error})
+        );
+        std::io::stdout().flush().expect("flush");
+    }
+}
