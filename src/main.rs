@@ -162,7 +162,7 @@ async fn run(cli: Cli) -> Result<(Printed, i32), Error> {
         Some(Command::Diff(args)) => cli::diff(Some(backend.as_ref()), &args).await.map(text),
         Some(Command::Audit(args)) => cli::audit::run(&session, &args).await.map(text),
         Some(Command::Find(args)) => cli::find(&session, &args).await.map(text),
-        Some(Command::Get(args)) => cli::get(&session, &args).await.map(ok),
+        Some(Command::Get(args)) => cli::get(&session, &args).await.map(text),
         Some(Command::Set(args)) => cli::set(&session, &args).await.map(text),
         Some(Command::Invoke(args)) => cli::invoke(&session, &args).await.map(text),
         Some(Command::Workflow(args)) => cli::workflow::with_backend(backend.clone(), &args)

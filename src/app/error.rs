@@ -23,6 +23,8 @@ pub enum Kind {
     ProblemsFound,
     /// The application owns its bus name but answers nothing.
     NotResponding,
+    /// One element does not answer a call while its application answers others.
+    ElementSilent,
     /// `diff`: the trees differ.
     Differs,
     Ambiguous,
@@ -42,7 +44,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in the order of their exit codes.
-    pub const ALL: [Kind; 19] = [
+    pub const ALL: [Kind; 20] = [
         Kind::Error,
         Kind::Usage,
         Kind::NoSuch,
@@ -57,6 +59,7 @@ impl Kind {
         Kind::Incomplete,
         Kind::TargetSyntax,
         Kind::Findings,
+        Kind::ElementSilent,
         Kind::Mismatch,
         Kind::Unconfirmed,
         Kind::Refused,
@@ -82,6 +85,7 @@ impl Kind {
             Kind::Incomplete => 12,
             Kind::TargetSyntax => 13,
             Kind::Findings => 14,
+            Kind::ElementSilent => 15,
             Kind::Mismatch => 20,
             Kind::Unconfirmed => 21,
             Kind::Refused => 22,
@@ -108,6 +112,7 @@ impl Kind {
             Kind::Incomplete => "incomplete",
             Kind::TargetSyntax => "bad_target",
             Kind::Findings => "findings",
+            Kind::ElementSilent => "element_silent",
             Kind::Mismatch => "mismatch",
             Kind::Unconfirmed => "unconfirmed",
             Kind::Refused => "refused",
@@ -157,6 +162,7 @@ impl From<BackendError> for Error {
             BackendError::Vanished(_) => Kind::NoSuch,
             BackendError::AppGone { .. } => Kind::AppGone,
             BackendError::NotResponding { .. } => Kind::NotResponding,
+            BackendError::Silent { .. } => Kind::ElementSilent,
             _ => Kind::Error,
         };
         Error::new(kind, e.to_string())

@@ -171,6 +171,62 @@ pub fn tree_text(snap: &Snapshot, raw: bool, targets: Option<&[Option<Suggested>
     out
 }
 
+/// Why a snapshot is not the whole tree, for a message: which limit cut it (and the option
+/// that raises it), and the elements that could not be read, the silent ones named with their
+/// calls (at most 5).
+pub fn incomplete_why(snap: &Snapshot) -> String {
+    let mut parts = Vec::new();
+    if let Some(t) = snap.truncated {
+        parts.push(match t {
+            crate::model::Truncation::NodeCap => format!(
+                "the read stopped at {} (--max-nodes raises it)",
+                crate::model::display::counted(snap.nodes.len(), "node", "nodes")
+            ),
+            crate::model::Truncation::DepthCap => {
+                "elements below --max-depth were not read".to_string()
+            }
+            crate::model::Truncation::SiblingCap => {
+                "an element's children beyond the per-element cap were not read".to_string()
+            }
+            t => format!("the read was cut short ({})", t.as_str()),
+        });
+    }
+    if snap.unreadable > 0 {
+        parts.push(format!(
+            "{} could not be read",
+            crate::model::display::counted(snap.unreadable, "element", "elements")
+        ));
+    }
+    let partial = snap.partial();
+    if partial > 0 {
+        let silent: Vec<String> = snap
+            .nodes
+            .iter()
+            .filter_map(|n| {
+                n.unanswered_note()
+                    .map(|why| format!("{}: {why}", crate::model::display::described(n)))
+            })
+            .collect();
+        let mut s = format!(
+            "{} read only in part — ",
+            crate::model::display::counted(partial, "element", "elements")
+        );
+        s.push_str(
+            &silent
+                .iter()
+                .take(5)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("; "),
+        );
+        if silent.len() > 5 {
+            s.push_str(&format!("; and {} more", silent.len() - 5));
+        }
+        parts.push(s);
+    }
+    format!("the tree is incomplete: {}", parts.join("; "))
+}
+
 /// ", incomplete: …" or "".
 pub fn completeness(snap: &Snapshot) -> String {
     let mut parts = Vec::new();
@@ -179,6 +235,10 @@ pub fn completeness(snap: &Snapshot) -> String {
     }
     if snap.unreadable > 0 {
         parts.push(format!("{} unreadable", snap.unreadable));
+    }
+    let partial = snap.partial();
+    if partial > 0 {
+        parts.push(format!("{partial} read in part"));
     }
     if parts.is_empty() {
         String::new()
@@ -232,6 +292,9 @@ fn end_node<W: Write>(
         w.entry("target", &s.map(|s| s.target.as_str()))?;
     }
     w.entry("token", &snap.token(row).to_string())?;
+    if !n.unanswered.is_empty() {
+        w.entry("unanswered", &n.unanswered)?;
+    }
     w.entry("value", &value_json(n))?;
     w.end_object()
 }
@@ -253,6 +316,7 @@ pub fn write_tree_json(
     w.entry("app", &snap.app)?;
     w.entry("complete", &snap.complete())?;
     w.entry("node_count", &snap.nodes.len())?;
+    w.entry("partial", &snap.partial())?;
     w.entry("read_ms", &((snap.read_ms * 100.0).round() / 100.0))?;
     w.key("root")?;
     if snap.nodes.is_empty() {
@@ -671,6 +735,7 @@ mod tests {
             "window": snap.window,
             "complete": snap.complete(),
             "node_count": snap.nodes.len(),
+            "partial": snap.partial(),
             "unreadable": snap.unreadable,
             "truncated": snap.truncated.map(|t| t.as_str()),
             "read_ms": (snap.read_ms * 100.0).round() / 100.0,

@@ -73,6 +73,23 @@ pub enum BackendError {
         crate::model::display::seconds(*ms)
     )]
     NotResponding { app: String, ms: u64 },
+    /// One element did not answer a call in time while its application answered another call
+    /// (its root's `Name`) at once: the element is silent, the app is not hung. `element` is
+    /// the element's id; front ends word it with the element's role and name where they know
+    /// them ([`BackendError::about`]).
+    #[error(
+        "{element}: {call} did not answer in {}; the app answers other calls",
+        crate::model::display::seconds(*ms)
+    )]
+    Silent {
+        element: String,
+        call: String,
+        ms: u64,
+    },
+    /// The element does not implement the interface a call was sent on (at-spi2-atk: "Method
+    /// … on interface … doesn't exist"; GDBus: "No such interface"): it is there, it lacks it.
+    #[error("the element does not implement {0}")]
+    NoInterface(String),
     /// The element does not support what was asked.
     #[error("not supported: {0}")]
     Unsupported(String),
@@ -83,6 +100,23 @@ pub enum BackendError {
     /// The backend answered with an error.
     #[error("{0}")]
     Failed(String),
+}
+
+impl BackendError {
+    /// The same error with the element it names described as a person knows it
+    /// (`button "Slow"` rather than its bus name and path), where this error names one.
+    pub fn about(self, node: &Node) -> BackendError {
+        match self {
+            BackendError::Silent { element, call, ms } if element == node.id.0 => {
+                BackendError::Silent {
+                    element: crate::model::display::described(node),
+                    call,
+                    ms,
+                }
+            }
+            e => e,
+        }
+    }
 }
 
 /// Caps that keep a read bounded on huge or hung apps.

@@ -25,6 +25,8 @@ Exit codes:
       cannot be claimed
   13  target syntax error
   14  audit: findings at or above --min-severity (an incomplete tree is 12, never 0)
+  15  one element does not answer a call while the application answers others (not a hung
+      app: that is 8); get prints what it did answer; set/invoke: refused, nothing sent
   20  set: mismatch   21  set: unconfirmed (observe before writing again)   22  set: refused
   30  workflow invalid   31  workflow step or terminal condition failed";
 

@@ -39,8 +39,7 @@ pub async fn tree(backend: &dyn Backend, args: &TreeArgs) -> Result<(Printed, i3
             Some(Kind::AppGone)
         }
         // The read was cut short by `--read-timeout`, or by an app that stopped answering:
-        // what was read is printed, and the exit says it is not the whole tree. (The caps are
-        // the caller's own choice and exit 0.)
+        // what was read is printed, and the exit says it is not the whole tree.
         Some(Truncation::Timeout) => {
             eprintln!(
                 "treeglass: the read was cut short after {} by --read-timeout {}: the tree is \
@@ -57,6 +56,12 @@ pub async fn tree(backend: &dyn Backend, args: &TreeArgs) -> Result<(Printed, i3
                 crate::model::display::counted(snap.nodes.len(), "node", "nodes"),
             );
             Some(Kind::NotResponding)
+        }
+        // A cap (the default ones too) or elements that could not be read: what was read is
+        // printed, and the exit says it is not the whole tree.
+        _ if !snap.complete() => {
+            eprintln!("treeglass: {}", output::incomplete_why(&snap));
+            Some(Kind::Incomplete)
         }
         _ => None,
     };
@@ -212,10 +217,12 @@ pub async fn find(session: &Session, args: &FindArgs) -> Result<(String, i32), E
 }
 
 /// `treeglass get`.
-pub async fn get(session: &Session, args: &GetArgs) -> Result<String, Error> {
+pub async fn get(session: &Session, args: &GetArgs) -> Result<(String, i32), Error> {
     let at = element(session, &args.element, false).await?;
     let (target, snap, row) = (at.target.clone().unwrap_or_default(), &at.snap, at.row);
     let node = session.backend.read_node(&snap.nodes[row].id).await?;
+    // What the element did not answer is printed as unknown, and the exit says so.
+    let silent = (!node.unanswered.is_empty()).then_some(Kind::ElementSilent);
     let mut fresh = (**snap).clone();
     fresh.nodes[row] = crate::model::Node {
         parent: snap.nodes[row].parent,
@@ -223,7 +230,7 @@ pub async fn get(session: &Session, args: &GetArgs) -> Result<String, Error> {
         depth: snap.nodes[row].depth,
         ..node
     };
-    Ok(if args.json {
+    let out = if args.json {
         let mut v = output::node_json(&fresh, row);
         v["target"] = target.into();
         v["bounds"] = serde_json::to_value(fresh.nodes[row].bounds).unwrap_or_default();
@@ -237,7 +244,14 @@ pub async fn get(session: &Session, args: &GetArgs) -> Result<String, Error> {
         output::json_pretty(&v)
     } else {
         format!("{}\n", output::node_line(&fresh.nodes[row]))
-    })
+    };
+    if let Some(why) = fresh.nodes[row].unanswered_note() {
+        eprintln!(
+            "treeglass: {}: {why}",
+            crate::model::display::described(&fresh.nodes[row])
+        );
+    }
+    Ok((out, code(silent)))
 }
 
 /// `treeglass doctor`: the report and its exit code.

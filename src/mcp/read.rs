@@ -137,6 +137,7 @@ pub fn tree_json(snap: &Snapshot, targets: &[Option<output::Suggested>], raw: bo
     m.insert("complete".into(), snap.complete().into());
     m.insert("folded".into(), (!raw).into());
     m.insert("node_count".into(), snap.nodes.len().into());
+    m.insert("partial".into(), snap.partial().into());
     m.insert(
         "read_ms".into(),
         ((snap.read_ms * 100.0).round() / 100.0).into(),

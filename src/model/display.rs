@@ -100,6 +100,11 @@ pub fn counted(n: usize, one: &str, many: &str) -> String {
 /// States worth showing on a tree line (all states are in JSON and the details pane).
 pub fn key_states(n: &Node) -> Vec<&'static str> {
     let mut out = Vec::new();
+    // States it did not give are unknown: no word is said of them (an element with none is
+    // not "disabled").
+    if n.unanswered.iter().any(|c| c == "GetState") {
+        return out;
+    }
     if !n.is_enabled() {
         out.push("disabled");
     }
@@ -153,6 +158,16 @@ pub fn value_text(n: &Node) -> Option<String> {
     }
 }
 
+/// An element as messages and paths name it: `button "OK"`, or its role alone when it has no
+/// name.
+pub fn described(n: &Node) -> String {
+    if n.name.is_empty() {
+        n.role.as_str().to_string()
+    } else {
+        format!("{} {}", n.role, n.name.quoted(40))
+    }
+}
+
 /// One tree line: `row  role "name" = value [states]`.
 pub fn node_line(n: &Node) -> String {
     let mut s = n.role.to_string();
@@ -170,6 +185,9 @@ pub fn node_line(n: &Node) -> String {
     if let Some(m) = &n.managed {
         s.push_str(" — ");
         s.push_str(&m.describe());
+    }
+    if !n.unanswered.is_empty() {
+        s.push_str(&format!(" ⚠ no answer to {}", n.unanswered.join(", ")));
     }
     s
 }

@@ -202,6 +202,10 @@ pub struct Node {
     /// has too many): what it says of them; its `children` are the visible ones read instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub managed: Option<Box<Managed>>,
+    /// Calls this element did not answer while its application answered others (`GetState`,
+    /// `Name`): the fields they give are unknown, not empty. Never asked again in the same read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unanswered: Vec<String>,
     pub parent: Option<usize>,
     pub children: Vec<usize>,
     pub depth: u32,
@@ -224,10 +228,22 @@ impl Node {
             action_labels: Vec::new(),
             bounds: None,
             managed: None,
+            unanswered: Vec::new(),
             parent: None,
             children: Vec::new(),
             depth: 0,
         }
+    }
+
+    /// Why nothing may be written to it, when it did not answer a call that says what it is
+    /// (its role, states or interfaces): `GetState did not answer` (the app answers others).
+    pub fn unanswered_note(&self) -> Option<String> {
+        (!self.unanswered.is_empty()).then(|| {
+            format!(
+                "{} did not answer (the app answers other calls)",
+                self.unanswered.join(", ")
+            )
+        })
     }
 
     /// Its action names for a message: each quoted (at most 40 characters), comma-separated;

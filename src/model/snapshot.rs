@@ -147,16 +147,28 @@ pub struct Snapshot {
     pub nodes: Vec<Node>,
     /// The first limit that cut the read short, if any.
     pub truncated: Option<Truncation>,
-    /// Nodes that could not be read (vanished or errored mid-walk); they are left out.
+    /// Nodes that could not be read (vanished or errored mid-walk); they are left out. (Nodes
+    /// read in part, whose element did not answer some calls, are in the tree with those calls
+    /// named: [`Snapshot::partial`].)
     pub unreadable: usize,
     /// How long the read took.
     pub read_ms: f64,
 }
 
 impl Snapshot {
-    /// Whether the tree was read whole: no limit fired and every node was readable.
+    /// Whether the tree was read whole: no limit fired, every node was readable and answered
+    /// every call.
     pub fn complete(&self) -> bool {
-        self.truncated.is_none() && self.unreadable == 0
+        self.truncated.is_none() && self.unreadable == 0 && self.partial() == 0
+    }
+
+    /// How many nodes are read only in part: their element did not answer some calls while its
+    /// app answered others (`Node::unanswered`).
+    pub fn partial(&self) -> usize {
+        self.nodes
+            .iter()
+            .filter(|n| !n.unanswered.is_empty())
+            .count()
     }
 
     /// The node at `row`.
@@ -189,13 +201,7 @@ impl Snapshot {
         self.ancestry(row)
             .into_iter()
             .filter_map(|r| self.nodes.get(r))
-            .map(|n| {
-                if n.name.is_empty() {
-                    n.role.as_str().to_string()
-                } else {
-                    format!("{} {}", n.role, n.name.quoted(40))
-                }
-            })
+            .map(super::display::described)
             .collect::<Vec<_>>()
             .join(" > ")
     }

@@ -384,6 +384,29 @@ impl Target {
         })
     }
 
+    /// The same target without what cannot be judged on an element that did not answer the
+    /// calls in `unknown` (its states for `GetState`, its name for `Name`, …), and whether the
+    /// target asked for any of it. `None` when nothing would be left to ask.
+    pub fn without_unknown(&self, unknown: &[String]) -> (bool, Option<Target>) {
+        let has = |c: &str| unknown.iter().any(|u| u == c);
+        let mut parts = self.parts();
+        let mut asked = false;
+        if has("GetState") && !parts.states.is_empty() {
+            parts.states.clear();
+            asked = true;
+        }
+        if (has("Name") || has("Description")) && (parts.query.is_some() || parts.label.is_some()) {
+            parts.query = None;
+            parts.label = None;
+            asked = true;
+        }
+        if has("GetRole") && parts.role.is_some() {
+            parts.role = None;
+            asked = true;
+        }
+        (asked, self.with_parts(parts).ok())
+    }
+
     /// This clause's parts (without its ancestor).
     pub fn parts(&self) -> Parts {
         Parts {

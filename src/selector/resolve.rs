@@ -789,6 +789,37 @@ fn incompleteness(snap: &Snapshot) -> Option<String> {
     })
 }
 
+/// Why the answer cannot be claimed when elements read only in part (they did not answer some
+/// calls, `Node::unanswered`) might match: the target asks for what one of them did not give,
+/// and it matches once that is left out. Elements read in part that the target cannot be
+/// about (`button "OK"` where only `button "Slow"` kept its states back) change nothing.
+fn uncertain(engine: &Engine<'_>, snap: &Snapshot, target: &Target) -> Option<String> {
+    let partial: Vec<usize> = (0..snap.nodes.len())
+        .filter(|&r| !snap.nodes[r].unanswered.is_empty())
+        .collect();
+    for row in partial {
+        let node = &snap.nodes[row];
+        let (asked, relaxed) = target.without_unknown(&node.unanswered);
+        if !asked {
+            continue;
+        }
+        let could = match relaxed {
+            Some(t) => engine.eval(&t, true).hits.iter().any(|h| h.row == row),
+            // Nothing left to ask: it could be anything.
+            None => true,
+        };
+        if could {
+            return Some(format!(
+                "{} did not answer {} (the app answers other calls), and the target asks for \
+                 what it would say, so uniqueness cannot be claimed",
+                crate::model::display::described(node),
+                node.unanswered.join(", ")
+            ));
+        }
+    }
+    None
+}
+
 /// Resolves `target` against `snap`, building a one-off index. For repeated queries against
 /// one snapshot, build a [`SnapshotIndex`] once and use [`resolve_with`].
 pub fn resolve(snap: &Snapshot, target: &Target) -> Resolution {
@@ -879,7 +910,7 @@ fn resolve_in(engine: Engine<'_>, snap: &Snapshot, target: &Target) -> Resolutio
             })
             .collect()
     };
-    if let Some(reason) = incompleteness(snap) {
+    if let Some(reason) = incompleteness(snap).or_else(|| uncertain(&engine, snap, target)) {
         return Resolution::Incomplete {
             count,
             candidates: candidates(),

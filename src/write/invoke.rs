@@ -134,6 +134,13 @@ pub async fn invoke(
     let mut res = new_result(&node);
     res.before = Some(crate::model::display::node_line(&node));
     let fingerprint_before = fingerprint(&node);
+    if let Some(why) = node.unanswered_note() {
+        return res.finish(
+            Outcome::Refused,
+            super::rules::Refusal::Unanswered(why).to_string(),
+            started,
+        );
+    }
     if !node.is_enabled() {
         return res.finish(Outcome::Refused, Refusal::Disabled.to_string(), started);
     }

@@ -111,6 +111,9 @@ pub enum Refusal {
     },
     #[error("element has no way to write this value ({0})")]
     NoMethod(String),
+    /// It did not answer a call that says what it is; whether it may be written is unknown.
+    #[error("{0}; nothing is sent to an element treeglass cannot read")]
+    Unanswered(String),
 }
 
 fn list(options: &[AppText]) -> String {
@@ -132,6 +135,9 @@ pub fn parse_bool(s: &str) -> Option<bool> {
 
 /// Interprets `raw` for `node`'s role and checks every precondition that needs no IO.
 pub fn plan_request(node: &Node, raw: &str, force: bool) -> Result<Requested, Refusal> {
+    if let Some(why) = node.unanswered_note() {
+        return Err(Refusal::Unanswered(why));
+    }
     let role = node.role;
     let editable_kind = node.is_editable_kind();
     if !editable_kind {

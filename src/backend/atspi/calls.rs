@@ -182,6 +182,23 @@ impl Progress {
     }
 }
 
+/// The call as messages name it: the method, or for `Properties.Get`/`Set` the property
+/// (`GetState`, `Name`).
+fn member<B: serde::Serialize + zbus::zvariant::DynamicType + Sync>(
+    method: &str,
+    body: &B,
+) -> String {
+    if matches!(method, "Get" | "Set") {
+        // The property's name is the body's second string.
+        if let Ok(v) = serde_json::to_value(body)
+            && let Some(p) = v.get(1).and_then(|p| p.as_str())
+        {
+            return p.to_string();
+        }
+    }
+    method.to_string()
+}
+
 /// Hands each method reply to the call that waits for it, by serial number, from one stream of
 /// the connection's messages.
 ///
@@ -249,6 +266,23 @@ impl Drop for Router {
     }
 }
 
+/// How long an element found silent is not asked the same call again: the rest of a read, and
+/// the reads soon after it (the inspector's re-reads), not forever (an element may recover).
+const SILENT_FOR: Duration = Duration::from_secs(60);
+
+/// A call on one element: (bus, path, method or property).
+type CallKey = (String, String, String);
+
+/// What the backend learned about elements that do not answer while their app does.
+#[derive(Default)]
+struct SilentBook {
+    /// (bus, path, method) → when its call was found silent, and how long it was waited for.
+    calls: Mutex<std::collections::HashMap<CallKey, (Instant, u64)>>,
+    /// Per app, one probe at a time; its answer (the app answered) and when, reused while
+    /// fresh, so the calls that time out together ask the app once.
+    probes: tokio::sync::Mutex<std::collections::HashMap<String, (bool, Instant)>>,
+}
+
 /// A connection plus the deadlines of one operation. The only way to send anything.
 #[derive(Clone)]
 pub struct Caller {
@@ -258,6 +292,7 @@ pub struct Caller {
     deadline: Option<Instant>,
     gone: GoneApps,
     progress: Option<Arc<Progress>>,
+    silent: Arc<SilentBook>,
 }
 
 impl Caller {
@@ -270,6 +305,7 @@ impl Caller {
             deadline: None,
             gone,
             progress: None,
+            silent: Arc::default(),
         }
     }
 
@@ -339,6 +375,11 @@ impl Caller {
                 delivered: false,
             });
         }
+        // An element that did not answer this call while its app answered others is not asked
+        // again (a read would wait for it each time).
+        if let Some(ms) = self.known_silent(bus, path, method, body) {
+            return Err(self.silent_error(bus, path, method, body, ms));
+        }
         let budget = self.budget();
         if budget.is_zero() {
             return Err(BackendError::Timeout {
@@ -378,7 +419,22 @@ impl Caller {
         }
         let msg = match answer {
             Err(_) => {
-                tracing::debug!(bus, path, call = %what(), ms = budget.as_millis() as u64, "call timed out");
+                let ms = started.elapsed().as_millis() as u64;
+                tracing::debug!(bus, path, call = %what(), ms, "call timed out");
+                // One element silent, or the whole app? Another object answering says which.
+                if path != ROOT_PATH && bus.starts_with(':') && self.app_answers(bus).await {
+                    self.silent
+                        .calls
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(
+                            (bus.to_string(), path.to_string(), member(method, body)),
+                            (Instant::now(), ms),
+                        );
+                    let e = self.silent_error(bus, path, method, body, ms);
+                    tracing::info!(bus, path, error = %e, "element silent");
+                    return Err(e);
+                }
                 return Err(BackendError::Timeout {
                     what: format!("{} on {bus}", what()),
                     ms: budget.as_millis() as u64,
@@ -395,6 +451,77 @@ impl Caller {
         msg.body()
             .deserialize::<R>()
             .map_err(|e| BackendError::Failed(format!("{}: bad reply: {e}", what())))
+    }
+
+    /// How long `method` on (`bus`, `path`) was waited for when it was found silent, if it was
+    /// (and not too long ago).
+    fn known_silent<B: serde::Serialize + zbus::zvariant::DynamicType + Sync>(
+        &self,
+        bus: &str,
+        path: &str,
+        method: &str,
+        body: &B,
+    ) -> Option<u64> {
+        let mut calls = self.silent.calls.lock().unwrap_or_else(|e| e.into_inner());
+        // The common case costs one look at an empty map.
+        if calls.is_empty() {
+            return None;
+        }
+        let key = (bus.to_string(), path.to_string(), member(method, body));
+        match calls.get(&key) {
+            Some((at, ms)) if at.elapsed() < SILENT_FOR => Some(*ms),
+            Some(_) => {
+                calls.remove(&key);
+                None
+            }
+            None => None,
+        }
+    }
+
+    fn silent_error<B: serde::Serialize + zbus::zvariant::DynamicType + Sync>(
+        &self,
+        bus: &str,
+        path: &str,
+        method: &str,
+        body: &B,
+        ms: u64,
+    ) -> BackendError {
+        BackendError::Silent {
+            element: ObjRef::new(bus, path).id().0,
+            call: member(method, body),
+            ms,
+        }
+    }
+
+    /// Whether the app on `bus` answers a cheap call on another object (its root's `Name`)
+    /// within the per-call budget. Asked once for all the calls that time out together.
+    async fn app_answers(&self, bus: &str) -> bool {
+        let mut probes = self.silent.probes.lock().await;
+        if let Some((answered, at)) = probes.get(bus)
+            && at.elapsed() < self.call_timeout
+        {
+            return *answered;
+        }
+        let probe = Caller {
+            progress: None,
+            ..self.clone()
+        };
+        // Boxed: `call` awaits this probe, and the probe is a `call` (on the root, which is
+        // never probed for, so it goes no deeper).
+        let name = Box::pin(probe.call::<_, OwnedValue>(
+            bus,
+            ROOT_PATH,
+            IFACE_PROPS,
+            "Get",
+            &(IFACE_ACCESSIBLE, "Name"),
+        ));
+        let answered = !matches!(
+            name.await,
+            Err(BackendError::Timeout { .. } | BackendError::AppGone { .. })
+        );
+        tracing::debug!(bus, answered, "probed the app with its root's Name");
+        probes.insert(bus.to_string(), (answered, Instant::now()));
+        answered
     }
 
     /// Waits for `fut` until the overall deadline, or until the app has answered nothing (to any
@@ -458,10 +585,16 @@ impl Caller {
             }
             return BackendError::Vanished(text);
         }
-        if name.ends_with("UnknownObject")
-            || name.ends_with("UnknownMethod") && text.contains("doesn't exist")
-        {
+        // at-spi2-atk: UnknownObject for a path with no object, UnknownMethod "… doesn't exist"
+        // for an interface (or method) the object lacks; GDBus (GTK 4): UnknownMethod for both,
+        // "Object does not exist at path" or "No such interface".
+        if name.ends_with("UnknownObject") || text.contains("Object does not exist at path") {
             return BackendError::Vanished(text);
+        }
+        if name.ends_with("UnknownMethod")
+            && (text.contains("doesn't exist") || text.contains("No such interface"))
+        {
+            return BackendError::NoInterface(text);
         }
         BackendError::Failed(text)
     }

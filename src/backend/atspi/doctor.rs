@@ -313,6 +313,34 @@ async fn registered_app(b: &AtspiBackend, app: &ObjRef, desktop: &Desktop) -> Ap
             }
         }
     }
+    // An element that keeps a call unanswered is not an app that does not answer.
+    let partial: Vec<String> = snap
+        .nodes
+        .iter()
+        .filter(|n| !n.unanswered.is_empty())
+        .map(|n| {
+            format!(
+                "{} ({})",
+                crate::model::display::described(n),
+                n.unanswered.join(", ")
+            )
+        })
+        .collect();
+    if !partial.is_empty() {
+        report.status = Status::Warn;
+        report.hint = Some(format!(
+            "answers, but {} not: {}{}",
+            crate::model::display::counted(partial.len(), "element does", "elements do"),
+            partial
+                .iter()
+                .take(3)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", "),
+            if partial.len() > 3 { ", …" } else { "" }
+        ));
+        return report;
+    }
     if n <= TINY_TREE {
         // A window on screen (or, where not every window can be listed, one in its tree) with
         // next to nothing in it is a toolkit keeping its tree back; a portal or another

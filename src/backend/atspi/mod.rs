@@ -196,12 +196,18 @@ impl AtspiBackend {
             }
         };
         let (acts, val, label, bounds) = tokio::join!(acts, val, label, bounds);
-        let (actions, labels) = acts?;
+        // A call the element alone did not answer leaves its part unknown and named.
+        node.unanswered = raw.unanswered;
+        let mut unanswered = std::mem::take(&mut node.unanswered);
+        let (actions, labels) = reader::answered(acts, &mut unanswered)?.unwrap_or_default();
         node.actions = actions.into_iter().map(AppText::from).collect();
         node.action_labels = labels.into_iter().map(AppText::from).collect();
-        node.value = val?;
-        node.label = label?.map(AppText::from);
+        node.value = reader::answered(val, &mut unanswered)?.flatten();
+        node.label = reader::answered(label, &mut unanswered)?
+            .flatten()
+            .map(AppText::from);
         node.bounds = bounds;
+        node.unanswered = unanswered;
         Ok(node)
     }
 

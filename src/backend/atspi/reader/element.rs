@@ -16,6 +16,8 @@ pub struct RawNode {
     pub description: String,
     pub states: States,
     pub interfaces: Interfaces,
+    /// Calls the element did not answer while its app answered others (their fields unknown).
+    pub unanswered: Vec<String>,
 }
 
 /// Reads all of one element but its children and value: role, states and interfaces (methods),
@@ -57,20 +59,59 @@ pub(super) async fn read_raw_with(
         c.description(obj),
         count,
     );
-    let (role, raw_role) = role_of(role?);
-    let interfaces = interfaces_of(&ifaces?);
-    let mut states = states_of(&states?);
+    // A call the element alone did not answer costs its field, which is then unknown (and
+    // said so), not the element.
+    let mut unanswered = Vec::new();
+    let role = answered(role, &mut unanswered)?;
+    let ifaces = answered(ifaces, &mut unanswered)?;
+    let states = answered(states, &mut unanswered)?;
+    // The rest may also be refused alone (`field`, `optional`).
+    let name = match answered(name, &mut unanswered) {
+        Ok(v) => v.unwrap_or_default(),
+        Err(e) => field(Err(e), obj, "Name")?,
+    };
+    let description = match answered(description, &mut unanswered) {
+        Ok(v) => v.unwrap_or_default(),
+        Err(e) => field(Err(e), obj, "Description")?,
+    };
+    let count = match answered(count, &mut unanswered) {
+        Ok(v) => v,
+        Err(e) => optional(Err(e), obj, "ChildCount")?,
+    };
+    let (role, raw_role) = match role {
+        Some(r) => role_of(r),
+        None => (Role::Unknown, "unknown".to_string()),
+    };
+    let interfaces = interfaces_of(&ifaces.unwrap_or_default());
+    let mut states = states_of(&states.unwrap_or_default());
     normalise_states(toolkit, role, &mut states, interfaces);
     Ok(RawNode {
         obj: obj.clone(),
-        child_count: optional(count, obj, "ChildCount")?.unwrap_or(-1),
+        child_count: count.unwrap_or(-1),
         role,
         raw_role,
-        name: field(name, obj, "Name")?,
-        description: field(description, obj, "Description")?,
+        name,
+        description,
         states,
         interfaces,
+        unanswered,
     })
+}
+
+/// A call's answer, or `None` with the call noted in `unanswered` when the element alone did
+/// not answer it (`BackendError::Silent`); any other error is the caller's.
+pub fn answered<T>(
+    r: Result<T, BackendError>,
+    unanswered: &mut Vec<String>,
+) -> Result<Option<T>, BackendError> {
+    match r {
+        Ok(v) => Ok(Some(v)),
+        Err(BackendError::Silent { call, .. }) => {
+            unanswered.push(call);
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// A string property that may fail alone: the toolkit refusing it leaves it empty (and is
@@ -82,7 +123,9 @@ pub(super) fn field(
 ) -> Result<String, BackendError> {
     match r {
         Ok(s) => Ok(s),
-        Err(BackendError::Failed(e)) | Err(BackendError::Unsupported(e)) => {
+        Err(BackendError::Failed(e))
+        | Err(BackendError::Unsupported(e))
+        | Err(BackendError::NoInterface(e)) => {
             tracing::debug!(bus = %obj.bus, path = %obj.path, field = what, error = %e, "field unreadable");
             Ok(String::new())
         }
@@ -171,7 +214,9 @@ pub(super) fn optional<T>(
 ) -> Result<Option<T>, BackendError> {
     match r {
         Ok(v) => Ok(Some(v)),
-        Err(BackendError::Failed(e)) | Err(BackendError::Unsupported(e)) => {
+        Err(BackendError::Failed(e))
+        | Err(BackendError::Unsupported(e))
+        | Err(BackendError::NoInterface(e)) => {
             tracing::debug!(bus = %obj.bus, path = %obj.path, field = what, error = %e, "field unreadable");
             Ok(None)
         }
@@ -408,5 +453,6 @@ pub(super) fn to_node(raw: &RawNode) -> Node {
     n.description = raw.description.as_str().into();
     n.states = raw.states;
     n.interfaces = raw.interfaces;
+    n.unanswered = raw.unanswered.clone();
     n
 }

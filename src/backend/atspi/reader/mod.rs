@@ -120,6 +120,9 @@ struct Walk {
     failed_calls: usize,
     /// The read's own deadline: a call that times out before it means the app went silent.
     deadline: Instant,
+    /// Calls elements did not answer while the app answered others, beyond their fields
+    /// (children lists, values, actions): named on the element.
+    unanswered: HashMap<ObjRef, Vec<String>>,
 }
 
 /// Why a read that got no answer stops: its deadline passed (`--read-timeout`), or, before
@@ -143,6 +146,7 @@ impl Walk {
             stop: false,
             failed_calls: 0,
             deadline,
+            unanswered: HashMap::new(),
         }
     }
 
@@ -161,6 +165,13 @@ impl Walk {
                 self.stop = true;
                 // The app leaving outranks any limit: it is why the tree is short.
                 self.truncated = Some(Truncation::AppGone);
+            }
+            // The element alone is silent: what that call gives is unread, and said so on it.
+            BackendError::Silent { call, .. } => {
+                let calls = self.unanswered.entry(o.clone()).or_default();
+                if !calls.contains(call) {
+                    calls.push(call.clone());
+                }
             }
             _ => self.unreadable += 1,
         }
@@ -191,6 +202,7 @@ impl Walk {
                     description: desc,
                     states: st,
                     interfaces,
+                    unanswered: Vec::new(),
                 },
             );
         }
@@ -350,6 +362,12 @@ enum Answer {
 /// what is left past it is read the next round (and a partial tree is shown in between).
 const DESCENT: usize = 2_000;
 
+/// How many levels the reads of one round may go on down below an unknown element. Each level
+/// is one more future nested in the last, polled through every level above it: a chain of
+/// thousands of single children (an app's lie, or a broken bridge) would overflow the stack.
+/// What is deeper is read in the next round.
+const DESCENT_DEPTH: usize = 32;
+
 /// What the reads below the unknown elements of one round share.
 struct Descent<'a> {
     toolkit: Toolkit,
@@ -388,6 +406,7 @@ fn read_below<'a>(
     o: ObjRef,
     kids: Option<Vec<ObjRef>>,
     d: &'a Descent<'a>,
+    level: usize,
 ) -> futures::future::BoxFuture<'a, Vec<Answer>> {
     Box::pin(async move {
         let listed = {
@@ -419,7 +438,7 @@ fn read_below<'a>(
         let below: Vec<ObjRef> = kids
             .iter()
             .flatten()
-            .take_while(|_| d.take())
+            .take_while(|_| level < DESCENT_DEPTH && d.take())
             .cloned()
             .collect();
         let extras = async {
@@ -430,8 +449,11 @@ fn read_below<'a>(
                 Ok(Extras::default())
             }
         };
-        let deeper =
-            futures::future::join_all(below.into_iter().map(|k| read_below(c, k, None, d)));
+        let deeper = futures::future::join_all(
+            below
+                .into_iter()
+                .map(|k| read_below(c, k, None, d, level + 1)),
+        );
         let (extras, deeper, managed) = tokio::join!(extras, deeper, managed);
         let mut out = Vec::with_capacity(2 + deeper.iter().map(Vec::len).sum::<usize>());
         if let Some(m) = managed {
@@ -740,7 +762,7 @@ pub async fn read_tree(
                             };
                             Answer::Managed(o, r)
                         }
-                        1 => Answer::Below(read_below(&c, o, kids, descent).await),
+                        1 => Answer::Below(read_below(&c, o, kids, descent, 0).await),
                         _ => {
                             let r = match raws.get(&o) {
                                 Some(raw) => {
@@ -864,6 +886,11 @@ fn build(
             }
             if let Some((m, _)) = managed.get(*o) {
                 n.managed = Some(Box::new(m.clone()));
+            }
+            for call in w.unanswered.get(*o).into_iter().flatten() {
+                if !n.unanswered.contains(call) {
+                    n.unanswered.push(call.clone());
+                }
             }
             n
         })
