@@ -108,6 +108,13 @@ fn doctor_without_a_session_says_what_is_missing() {
 #[test]
 fn max_nodes_truncates_and_says_so() {
     let o = run_without_bus(&["tree", "--json", "--max-nodes", "10"]);
+    // An incomplete tree is never presented as a whole one, whatever cut it.
+    assert_eq!(o.status.code(), Some(12), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("--max-nodes raises it"),
+        "{}",
+        text(&o.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["node_count"], 10);
     assert_eq!(v["complete"], false);

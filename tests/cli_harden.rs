@@ -126,7 +126,7 @@ fn recording(s: &Scratch) -> String {
 fn a_closed_pipe_ends_quietly_with_the_commands_own_code() {
     let s = Scratch::new("pipe");
     let big = s.path("wide.json");
-    outline_fixture(&big, 20_000, true);
+    outline_fixture(&big, 4_000, true);
     let fixture = format!("fixture:{}", big.display());
     for json in [false, true] {
         let mut args = vec![
@@ -453,9 +453,16 @@ fn a_five_thousand_level_tree_prints_and_its_deepest_node_can_be_found() {
         .unwrap();
     assert_eq!(widest, 128);
     assert!(out.len() < 20 << 20, "{} bytes", out.len());
-    // Text output too.
+    // Text output too, its indentation capped as well (deeper lines say their level).
     let o = run(&["--backend", &fixture, "tree", "--max-depth", "6000"]);
     assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        out.contains("[4999] label \"n4999\""),
+        "{}",
+        &out[out.len() - 300..]
+    );
+    assert!(out.len() < 2 << 20, "{} bytes", out.len());
     // find reads as deep as it is told.
     let o = run(&[
         "--backend",

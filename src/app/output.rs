@@ -163,12 +163,25 @@ pub fn tree_text(snap: &Snapshot, raw: bool, targets: Option<&[Option<Suggested>
         out.push_str(&format!(
             "{:>5}  {}{}{}\n",
             line.row,
-            "  ".repeat(line.level),
+            indentation(line.level),
             node_line(n),
             suggestion
         ));
     }
     out
+}
+
+/// Levels of a text tree that are indented; a deeper line shares the last indentation and
+/// says its level (`[3000] `), so a tree thousands of levels deep prints in a size that grows
+/// with its node count, not with the square of its depth.
+pub const TEXT_INDENT_MAX: usize = 40;
+
+fn indentation(level: usize) -> String {
+    if level <= TEXT_INDENT_MAX {
+        "  ".repeat(level)
+    } else {
+        format!("{}[{level}] ", "  ".repeat(TEXT_INDENT_MAX))
+    }
 }
 
 /// Why a snapshot is not the whole tree, for a message: which limit cut it (and the option
@@ -285,6 +298,9 @@ fn end_node<W: Write>(
     }
     w.entry("name", &n.name)?;
     w.entry("raw_role", &n.raw_role)?;
+    if let Some(r) = &n.repeat {
+        w.entry("repeat", r)?;
+    }
     w.entry("role", &n.role)?;
     w.entry("row", &row)?;
     w.entry("states", &n.states)?;

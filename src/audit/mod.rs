@@ -487,6 +487,26 @@ pub fn audit_with(ix: &SnapshotIndex, snap: &Snapshot, opts: &Options) -> Result
 }
 
 fn run(ix: Option<&SnapshotIndex>, snap: &Snapshot, opts: &Options) -> Result<Audit, String> {
+    // A node that repeats an element placed elsewhere (a cycle, a second parent) is not an
+    // element of its own: judged, it would make a focused element focused twice and a unique
+    // name a duplicate. It is judged as nothing: no role, name or state.
+    let neutral;
+    let snap = if snap.nodes.iter().any(|n| n.repeat.is_some()) {
+        let mut copy = snap.clone();
+        for n in copy.nodes.iter_mut().filter(|n| n.repeat.is_some()) {
+            n.role = crate::model::Role::Unknown;
+            n.name = Default::default();
+            n.description = Default::default();
+            n.label = None;
+            n.value = None;
+            n.states = crate::model::States::EMPTY;
+            n.bounds = None;
+        }
+        neutral = copy;
+        &neutral
+    } else {
+        snap
+    };
     let selected = select(&opts.rules)?;
     let on_screen = on_screen(opts.read.toolkit);
     let facts = opts

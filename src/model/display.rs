@@ -186,8 +186,25 @@ pub fn node_line(n: &Node) -> String {
         s.push_str(" — ");
         s.push_str(&m.describe());
     }
+    if let Some(claimed) = n.child_count_claimed {
+        s.push_str(&format!(
+            " — says it has {} children, gave {}",
+            super::group_digits(claimed),
+            super::group_digits(n.children.len() as i64)
+        ));
+    }
     if !n.unanswered.is_empty() {
         s.push_str(&format!(" ⚠ no answer to {}", n.unanswered.join(", ")));
+    }
+    if let Some(r) = &n.repeat {
+        s.push_str(&if r.cycle {
+            format!(
+                " ⟲ cycle: its own ancestor (row {}), not entered again",
+                r.of
+            )
+        } else {
+            format!(" ↪ also a child here: shown at row {}", r.of)
+        });
     }
     s
 }

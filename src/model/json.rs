@@ -40,6 +40,10 @@ pub fn node_json(snap: &Snapshot, row: usize) -> Json {
     if let Some(m) = &n.managed {
         out["managed"] = serde_json::to_value(m).unwrap_or(Json::Null);
     }
+    // Only on nodes that repeat an element placed elsewhere (see `Node::repeat`).
+    if let Some(r) = &n.repeat {
+        out["repeat"] = serde_json::to_value(r).unwrap_or(Json::Null);
+    }
     // Only on elements that did not answer some calls (see `Node::unanswered`).
     if !n.unanswered.is_empty() {
         out["unanswered"] = json!(n.unanswered);

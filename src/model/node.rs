@@ -87,6 +87,18 @@ pub fn group_digits(n: i64) -> String {
     out
 }
 
+/// A node that stands for an element already in the snapshot: a children list named it again.
+/// It is shown where it was named, as a leaf, and never entered; it is not an element of its own
+/// (targets, audits and diffs skip it; its id is the element's).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Repeat {
+    /// The row where the element is.
+    pub of: usize,
+    /// The element is an ancestor of this place: the tree has a cycle here. Otherwise it is a
+    /// child of two parents.
+    pub cycle: bool,
+}
+
 /// The current value of a value-bearing node.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
@@ -202,6 +214,13 @@ pub struct Node {
     /// has too many): what it says of them; its `children` are the visible ones read instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub managed: Option<Box<Managed>>,
+    /// The child count the element claimed, when it gave fewer children than that (a bridge
+    /// reporting a wrong count): its `children` are what it gave.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub child_count_claimed: Option<i64>,
+    /// Set on a node that repeats an element placed elsewhere in the snapshot (see [`Repeat`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<Box<Repeat>>,
     /// Calls this element did not answer while its application answered others (`GetState`,
     /// `Name`): the fields they give are unknown, not empty. Never asked again in the same read.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -228,6 +247,8 @@ impl Node {
             action_labels: Vec::new(),
             bounds: None,
             managed: None,
+            child_count_claimed: None,
+            repeat: None,
             unanswered: Vec::new(),
             parent: None,
             children: Vec::new(),

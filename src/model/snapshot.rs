@@ -206,18 +206,39 @@ impl Snapshot {
             .join(" > ")
     }
 
-    /// The row of the node with backend id `id`.
+    /// The row of the node with backend id `id` (the element itself, never a node that
+    /// repeats it: `Node::repeat`).
     pub fn row_of(&self, id: &super::NodeId) -> Option<usize> {
-        self.nodes.iter().position(|n| &n.id == id)
+        self.nodes
+            .iter()
+            .position(|n| &n.id == id && n.repeat.is_none())
     }
 
-    /// Every node's row by its backend id, for looking many up (`row_of` scans).
+    /// Every node's row by its backend id, for looking many up (`row_of` scans); nodes that
+    /// repeat an element are left out.
     pub fn rows_by_id(&self) -> super::FastMap<&super::NodeId, usize> {
         self.nodes
             .iter()
             .enumerate()
+            .filter(|(_, n)| n.repeat.is_none())
             .map(|(r, n)| (&n.id, r))
             .collect()
+    }
+
+    /// Points every node that repeats an element (`Node::repeat`) at the element's row, once
+    /// the rows are final. A repeat whose element is not in `nodes` is left pointing at itself.
+    pub fn link_repeats(nodes: &mut [Node]) {
+        let rows: std::collections::HashMap<super::NodeId, usize> = nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.repeat.is_none())
+            .map(|(r, n)| (n.id.clone(), r))
+            .collect();
+        for (row, n) in nodes.iter_mut().enumerate() {
+            if let Some(rep) = &mut n.repeat {
+                rep.of = rows.get(&n.id).copied().unwrap_or(row);
+            }
+        }
     }
 }
 

@@ -106,6 +106,8 @@ pub enum TargetError {
     ZeroPosition,
     #[error("a position needs something to count: add a role, a query, states, a label or after")]
     PositionAlone,
+    #[error("the text is {0} characters long; a target holds at most {MAX_TARGET_CHARS}")]
+    TooLong(usize),
 }
 
 /// Which role a target asks for.

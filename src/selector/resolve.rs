@@ -273,6 +273,10 @@ impl<'a> Filter<'a> {
         let Some(node) = snap.nodes.get(row) else {
             return false;
         };
+        // A node that repeats an element placed elsewhere is not an element of its own.
+        if node.repeat.is_some() {
+            return false;
+        }
         let bits = node.states.0;
         bits & self.must == self.must
             && bits & self.must_not == 0

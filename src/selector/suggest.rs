@@ -73,6 +73,10 @@ impl Grouping {
             rows: Vec::new(),
         };
         for (row, node) in snap.nodes.iter().enumerate() {
+            // A node repeating an element placed elsewhere is not one of its own.
+            if node.repeat.is_some() {
+                continue;
+            }
             let Some(t) = text(row).filter(|t| !t.is_empty()) else {
                 continue;
             };
@@ -140,7 +144,9 @@ impl Groups {
         let after_label = nearest_before(snap, Role::Label);
         let mut by_role: Vec<Vec<usize>> = vec![Vec::new(); Role::ALL.len()];
         for (row, node) in nodes.iter().enumerate() {
-            by_role[node.role as usize].push(row);
+            if node.repeat.is_none() {
+                by_role[node.role as usize].push(row);
+            }
         }
         // Trimmed once: the groups, the neighbours' names and the suggestions all use them.
         let trimmed: Vec<&str> = nodes.iter().map(|node| node.name.as_str().trim()).collect();
@@ -330,8 +336,16 @@ fn fits(t: Target) -> Option<Target> {
     fits.then_some(t)
 }
 
+/// A tiered query of `text`, refused when `text` alone is longer than a target may be (an app
+/// may name an element with megabytes: no target could hold it, and printing one to find out
+/// would cost its length each time).
 fn tiered(text: Option<&str>) -> Result<Option<Query>, TargetError> {
-    text.map(Query::tiered).transpose()
+    match text {
+        Some(t) if t.len() > MAX_TARGET_CHARS && t.chars().count() > MAX_TARGET_CHARS => {
+            Err(super::TargetError::TooLong(t.chars().count()))
+        }
+        _ => text.map(Query::tiered).transpose(),
+    }
 }
 
 fn build(role: Role, text: Option<&str>, states: Vec<StateReq>) -> Option<Target> {
@@ -589,6 +603,10 @@ impl<'g> Suggester<'g> {
         row: usize,
         suggested: impl Fn(usize) -> Option<&'m Target>,
     ) -> Option<Target> {
+        // A node repeating an element has none: the element's own row has it.
+        if self.snap.nodes.get(row).is_none_or(|n| n.repeat.is_some()) {
+            return None;
+        }
         self.first(row)
             .or_else(|| self.via_ancestor(row, suggested))
             .or_else(|| self.positional(row))
@@ -717,7 +735,7 @@ pub fn suggest(snap: &Snapshot, row: usize) -> Option<Target> {
 /// itself, so it never names a hidden twin of the selected element; `None` only for a row that
 /// is not in the snapshot. The canonical string is at most 1024 characters.
 pub fn suggest_with(ix: &SnapshotIndex, snap: &Snapshot, row: usize) -> Option<Target> {
-    if row >= snap.nodes.len() {
+    if snap.nodes.get(row).is_none_or(|n| n.repeat.is_some()) {
         return None;
     }
     let mut slot = None;

@@ -109,6 +109,15 @@ impl<'a> Listable<'a> {
         }
     }
 
+    /// An element that claims more than [`LIST_MAX`] children but does not manage its
+    /// descendants, to be asked for them one at a time (`GetChildAtIndex`) up to a bound: the
+    /// claim may be a lie (a bridge that reports a wrong count), and what it gives is what is
+    /// believed. Never an element that manages its descendants (a sheet makes each cell it
+    /// is asked for).
+    pub fn one_by_one(obj: &'a ObjRef, manages_descendants: bool) -> Option<Listable<'a>> {
+        (!manages_descendants).then_some(Listable(obj))
+    }
+
     /// An application's root (`/org/a11y/atspi/accessible/root`), whose children are its
     /// top-level windows, or the registry's desktop, whose children are the applications: no
     /// toolkit manages those.

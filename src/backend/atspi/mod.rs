@@ -1103,7 +1103,17 @@ async fn app_info(c: &Caller, app: ObjRef, seen: &Known) -> Option<AppInfo> {
                 },
             });
         }
-        Err(_) => return None,
+        // Gone, or not an application's root after all: not listed.
+        Err(BackendError::AppGone { .. } | BackendError::Vanished(_)) => return None,
+        // A name it cannot give (a wrong type, a refusal): listed by what its process is.
+        Err(e) => {
+            tracing::debug!(bus = %app.bus, error = %e, "app name unreadable");
+            pid.as_ref()
+                .ok()
+                .and_then(|p| process::label(*p))
+                .unwrap_or_else(|| app.bus.clone())
+                .into()
+        }
     };
     let windows = futures::future::join_all(kids.unwrap_or_default().into_iter().map(|w| {
         let c = c.clone();
@@ -1111,7 +1121,8 @@ async fn app_info(c: &Caller, app: ObjRef, seen: &Known) -> Option<AppInfo> {
             let (n, r, s) = tokio::join!(c.name(&w), c.role(&w), c.state(&w));
             Some(WindowInfo {
                 id: w.id(),
-                name: n.ok()?.into(),
+                // A window whose name cannot be read is still a window.
+                name: n.unwrap_or_default().into(),
                 role: role_of(r.ok()?).0,
                 states: states_of(&s.unwrap_or_default()),
             })

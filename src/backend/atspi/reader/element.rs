@@ -165,6 +165,10 @@ pub(super) async fn list_counted(
 }
 
 /// Lists `obj` when [`Listable::check`] allows (none when its count is 0), with the count.
+/// An element that claims more than `LIST_MAX` children without managing its descendants is
+/// asked for them one at a time, up to [`ONE_BY_ONE`]: when it runs out before that, its
+/// claim was wrong and the children it gave are its children (the count it went by stays
+/// the claimed one, for the caller to show both).
 pub(super) async fn list_checked(
     c: &Caller,
     obj: &ObjRef,
@@ -174,8 +178,41 @@ pub(super) async fn list_checked(
     match Listable::check(obj, manages, count) {
         Ok(_) if count == 0 => Ok((0, Some(Vec::new()))),
         Ok(l) => Ok((count, Some(c.children(&l).await?))),
+        Err(Unlisted::TooMany) => match Listable::one_by_one(obj, manages) {
+            Some(l) => Ok((count, children_one_by_one(c, &l).await?)),
+            None => Ok((count, None)),
+        },
         Err(_) => Ok((count, None)),
     }
+}
+
+/// How many children an element that claims too many is asked for, one at a time, before
+/// its claim is believed.
+pub const ONE_BY_ONE: i32 = 256;
+
+/// The children `GetChildAtIndex` gives from 0 on, in growing batches (asked concurrently),
+/// until the first index with none: `Some` when that came before [`ONE_BY_ONE`], `None` when
+/// every index up to it had a child (the element may well have as many as it says).
+async fn children_one_by_one(
+    c: &Caller,
+    of: &Listable<'_>,
+) -> Result<Option<Vec<ObjRef>>, BackendError> {
+    let mut out = Vec::new();
+    let mut batch = 8;
+    let mut from = 0;
+    while from < ONE_BY_ONE {
+        let to = (from + batch).min(ONE_BY_ONE);
+        let got = futures::future::join_all((from..to).map(|i| c.child_at_index(of, i))).await;
+        for g in got {
+            match g? {
+                Some(k) => out.push(k),
+                None => return Ok(Some(out)),
+            }
+        }
+        from = to;
+        batch *= 4;
+    }
+    Ok(None)
 }
 
 /// The children of an element not read yet (GTK 4's discovery): its states and child count

@@ -15,7 +15,7 @@ use futures::StreamExt;
 use futures::stream;
 
 use super::bus::*;
-use super::calls::{CacheItemWire, Caller, Listable, Unlisted, ValueProp};
+use super::calls::{CacheItemWire, Caller, LIST_MAX, Listable, Unlisted, ValueProp};
 use super::toolkit::{Toolkit, normalise_states};
 use crate::backend::progress::READ;
 use crate::backend::{BackendError, Limits};
@@ -123,6 +123,9 @@ struct Walk {
     /// Calls elements did not answer while the app answered others, beyond their fields
     /// (children lists, values, actions): named on the element.
     unanswered: HashMap<ObjRef, Vec<String>>,
+    /// Elements claiming too many children that were asked for them one by one and did have
+    /// that many (at least `ONE_BY_ONE`): their visible part is read instead.
+    many: HashSet<ObjRef>,
 }
 
 /// Why a read that got no answer stops: its deadline passed (`--read-timeout`), or, before
@@ -147,6 +150,7 @@ impl Walk {
             failed_calls: 0,
             deadline,
             unanswered: HashMap::new(),
+            many: HashSet::new(),
         }
     }
 
@@ -240,6 +244,19 @@ struct Pass {
     /// Placed elements whose children are not enumerated and whose visible part is not read
     /// yet, with why.
     need_managed: Vec<(ObjRef, Unlisted)>,
+    /// Elements a children list named again after they were placed: (the parent whose list
+    /// named it, how many of its placed children came before, the element, whether it is an
+    /// ancestor of that parent — a cycle).
+    repeats: Vec<Repeated>,
+}
+
+/// One element named again by a children list (see [`Pass::repeats`]).
+#[derive(Debug, Clone)]
+struct Repeated {
+    parent: ObjRef,
+    at: usize,
+    element: ObjRef,
+    cycle: bool,
 }
 
 /// What was read of elements whose children are not enumerated: their summary and the visible
@@ -258,6 +275,8 @@ fn layout(
 ) -> Pass {
     let mut p = Pass::default();
     let mut seen: HashSet<ObjRef> = [root.clone()].into_iter().collect();
+    // Each placed element's parent, to tell a cycle from a second parent.
+    let mut parent_of: HashMap<ObjRef, ObjRef> = HashMap::new();
     let mut level = vec![root.clone()];
     p.order.push(root.clone());
     let mut depth = 0usize;
@@ -289,6 +308,19 @@ fn layout(
             };
             // Never enumerated: an element that manages its descendants or has too many
             // children gets its visible descendants instead.
+            // One that claims too many children without managing its descendants is first
+            // asked for them one by one (`list_checked`): the claim may be a lie.
+            if list.is_none()
+                && let Some(raw) = w.nodes.get(o)
+                && matches!(listable(raw), Err(Unlisted::TooMany))
+                && !raw.states.has(State::ManagesDescendants)
+                && !w.many.contains(o)
+            {
+                if !failed.contains(o) {
+                    p.need_list.push(o.clone());
+                }
+                continue;
+            }
             if list.is_none()
                 && let Some(raw) = w.nodes.get(o)
                 && let Err(why @ (Unlisted::ManagesDescendants | Unlisted::TooMany)) = listable(raw)
@@ -319,14 +351,26 @@ fn layout(
                 list.truncate(limits.max_siblings);
                 p.truncated.get_or_insert(Truncation::SiblingCap);
             }
-            list.retain(|k| seen.insert(k.clone()));
             let mut placed = Vec::with_capacity(list.len());
             for k in list {
-                if p.order.len() >= limits.max_nodes {
+                if p.order.len() + p.repeats.len() >= limits.max_nodes {
                     p.truncated.get_or_insert(Truncation::NodeCap);
                     p.kids.insert(o.clone(), placed);
                     break 'levels;
                 }
+                // Named before (as an ancestor, or under another parent): shown here once more,
+                // marked, and never entered again.
+                if !seen.insert(k.clone()) {
+                    let cycle = is_ancestor(&k, o, &parent_of);
+                    p.repeats.push(Repeated {
+                        parent: o.clone(),
+                        at: placed.len(),
+                        element: k,
+                        cycle,
+                    });
+                    continue;
+                }
+                parent_of.insert(k.clone(), o.clone());
                 p.order.push(k.clone());
                 next.push(k.clone());
                 placed.push(k);
@@ -337,6 +381,19 @@ fn layout(
         depth += 1;
     }
     p
+}
+
+/// Whether `element` is `from` or one of its ancestors as laid out (`parent_of`), walked up
+/// without recursion; the walk stops at the root (whose parent is not recorded).
+fn is_ancestor(element: &ObjRef, from: &ObjRef, parent_of: &HashMap<ObjRef, ObjRef>) -> bool {
+    let mut cur = Some(from);
+    while let Some(c) = cur {
+        if c == element {
+            return true;
+        }
+        cur = parent_of.get(c);
+    }
+    false
 }
 
 /// An element the cache did not know, read whole: its fields, children (`None`: not to be
@@ -483,7 +540,11 @@ async fn read_listed(
             kids
         }
     };
-    if let Some(k) = &kids {
+    // What it gave is its count, but for a count claimed beyond `LIST_MAX`, which is kept to
+    // be shown beside it.
+    if let Some(k) = &kids
+        && raw.child_count <= LIST_MAX
+    {
         raw.child_count = k.len() as i32;
     }
     Ok((raw, kids))
@@ -789,7 +850,12 @@ pub async fn read_tree(
                 }
                 Answer::List(o, Ok((count, None))) => match w.nodes.get_mut(&o) {
                     // Now known not to be enumerated (or its count unreadable: unreadable).
-                    Some(r) if count >= 0 => r.child_count = count,
+                    Some(r) if count >= 0 => {
+                        r.child_count = count;
+                        if count > LIST_MAX {
+                            w.many.insert(o);
+                        }
+                    }
                     Some(_) => {
                         w.unreadable += 1;
                         failed.insert(o);
@@ -887,6 +953,14 @@ fn build(
             if let Some((m, _)) = managed.get(*o) {
                 n.managed = Some(Box::new(m.clone()));
             }
+            // A count claimed beyond what it gave (`list_checked`), shown beside its children.
+            if let (Some(raw), Some(kids)) = (w.nodes.get(*o), pass.kids.get(*o))
+                && raw.child_count > LIST_MAX
+                && kids.len() < raw.child_count as usize
+                && n.managed.is_none()
+            {
+                n.child_count_claimed = Some(i64::from(raw.child_count));
+            }
             for call in w.unanswered.get(*o).into_iter().flatten() {
                 if !n.unanswered.contains(call) {
                     n.unanswered.push(call.clone());
@@ -895,15 +969,34 @@ fn build(
             n
         })
         .collect();
+    // Elements named again: a leaf each, in the place the list named it, its row set below.
+    for r in &pass.repeats {
+        let (Some(&parent), Some(raw)) = (index_of.get(&r.parent), w.nodes.get(&r.element)) else {
+            continue;
+        };
+        let mut n = to_node(raw);
+        n.repeat = Some(Box::new(crate::model::Repeat {
+            of: 0,
+            cycle: r.cycle,
+        }));
+        let row = nodes.len();
+        nodes.push(n);
+        let kids = &mut nodes[parent].children;
+        let at = r.at.min(kids.len());
+        kids.insert(at, row);
+    }
     let window = match nodes.first() {
         Some(n) if n.role != Role::Application => n.name.clone(),
         _ => AppText::default(),
     };
-    let nodes = if nodes.is_empty() {
+    let mut nodes = if nodes.is_empty() {
         nodes
     } else {
         preorder(std::mem::take(&mut nodes), 0)
     };
+    if !pass.repeats.is_empty() {
+        crate::model::Snapshot::link_repeats(&mut nodes);
+    }
     Snapshot {
         id: SnapshotId::next(),
         app: AppText::default(),

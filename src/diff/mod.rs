@@ -20,6 +20,8 @@ use serde_json::Value as Json;
 
 use crate::model::{Snapshot, sanitize};
 
+mod file;
+
 /// One element of a tree, as the diff sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
@@ -81,66 +83,10 @@ pub struct Change {
     pub target: Option<String>,
 }
 
-/// Depth of nesting `tree --json` files may have: each element is two levels (its object and
-/// its `children` array), and JSON parsing stops at 128.
-pub const MAX_FILE_DEPTH: usize = 62;
-
 impl Tree {
-    /// A tree from a `tree --json` document.
+    /// A tree from a `tree --json` document, however deep (read without recursion).
     pub fn from_json(text: &str) -> Result<Tree, String> {
-        let v: Json = serde_json::from_str(text).map_err(|e| {
-            if e.to_string().contains("recursion limit") {
-                format!(
-                    "the tree nests deeper than {MAX_FILE_DEPTH} levels, more than a JSON file \
-                     can be read with here"
-                )
-            } else {
-                format!("not a `tree --json` file: {e}")
-            }
-        })?;
-        let root = v
-            .get("root")
-            .ok_or("not a `tree --json` file: no \"root\"")?;
-        let mut t = Tree {
-            window: v["window"].as_str().unwrap_or_default().to_string(),
-            entries: Vec::new(),
-        };
-        if root.is_null() {
-            return Ok(t);
-        }
-        // Pre-order without recursion: (node, parent row).
-        let mut stack: Vec<(&Json, Option<usize>)> = vec![(root, None)];
-        while let Some((n, parent)) = stack.pop() {
-            if !n.is_object() {
-                return Err("not a `tree --json` file: an element is not an object".into());
-            }
-            let row = t.entries.len();
-            let text = |k: &str| n[k].as_str().unwrap_or_default().to_string();
-            t.entries.push(Entry {
-                id: text("id"),
-                role: text("role"),
-                name: text("name"),
-                description: text("description"),
-                value: n["value"].clone(),
-                states: n["states"]
-                    .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|s| s.as_str().map(str::to_string))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-                parent,
-                children: Vec::new(),
-            });
-            if let Some(p) = parent {
-                t.entries[p].children.push(row);
-            }
-            if let Some(kids) = n["children"].as_array() {
-                stack.extend(kids.iter().rev().map(|k| (k, Some(row))));
-            }
-        }
-        Ok(t)
+        file::read(text)
     }
 
     /// A tree from a snapshot read now, with the fields `tree --json` writes for it (the same
@@ -151,6 +97,7 @@ impl Tree {
             Ok(other) => Err(format!("not a name: {other}")),
             Err(e) => Err(e.to_string()),
         };
+        let repeats: Vec<bool> = snap.nodes.iter().map(|n| n.repeat.is_some()).collect();
         let entries = snap
             .nodes
             .iter()
@@ -170,49 +117,74 @@ impl Tree {
                 })
             })
             .collect::<Result<Vec<_>, String>>()?;
-        Ok(Tree {
-            window: snap.window.as_str().to_string(),
-            entries,
-        })
+        Ok(file::without_repeats(
+            Tree {
+                window: snap.window.as_str().to_string(),
+                entries,
+            },
+            &repeats,
+        ))
     }
 
-    /// `role "name" > role "name" > …` from the root to `row`.
+    /// `role "name" > role "name" > …` from the root to `row`; in a tree deeper than
+    /// [`PATH_LEVELS`], the levels above the last ones are counted, not named.
     pub fn path(&self, row: usize) -> String {
         let mut parts = Vec::new();
         let mut at = Some(row);
+        let mut above = 0usize;
         while let Some(r) = at {
-            parts.push(label(&self.entries[r]));
+            if parts.len() < PATH_LEVELS {
+                parts.push(label(&self.entries[r]));
+            } else {
+                above += 1;
+            }
             at = self.entries[r].parent;
+        }
+        if above > 0 {
+            parts.push(format!("… {above} levels"));
         }
         parts.reverse();
         parts.join(" > ")
     }
+}
 
-    /// Each element's path key: (role, name, index among same role-and-name siblings) from
-    /// the root.
-    fn keys(&self) -> Vec<String> {
-        let mut keys: Vec<String> = vec![String::new(); self.entries.len()];
-        for (row, e) in self.entries.iter().enumerate() {
-            let ordinal = match e.parent {
-                Some(p) => self.entries[p]
-                    .children
-                    .iter()
-                    .take_while(|c| **c != row)
-                    .filter(|c| {
-                        let s = &self.entries[**c];
-                        s.role == e.role && s.name == e.name
-                    })
-                    .count(),
-                None => 0,
-            };
-            let own = format!("{}\u{1f}{}\u{1f}{ordinal}", e.role, e.name);
-            keys[row] = match e.parent {
-                Some(p) => format!("{}\u{1e}{own}", keys[p]),
-                None => own,
-            };
-        }
-        keys
+/// The most levels a change's path names.
+pub const PATH_LEVELS: usize = 32;
+
+/// Each element's path key in both trees: one number per distinct (parent's key, role, name,
+/// index among same role-and-name siblings) chain from the root, shared by the two trees, so
+/// equal numbers mean equal paths. Linear in the trees' sizes, whatever their depth (a key
+/// that spelled out the path would grow with the square of it).
+fn path_keys(a: &Tree, b: &Tree) -> (Vec<u32>, Vec<u32>) {
+    let mut ids: HashMap<(u32, &str, &str, usize), u32> = HashMap::new();
+    let ka = keys_of(a, &mut ids);
+    let kb = keys_of(b, &mut ids);
+    (ka, kb)
+}
+
+/// [`path_keys`] for one tree, numbering new chains in `ids`.
+fn keys_of<'t>(t: &'t Tree, ids: &mut HashMap<(u32, &'t str, &'t str, usize), u32>) -> Vec<u32> {
+    let mut keys: Vec<u32> = vec![0; t.entries.len()];
+    // Per parent, how many children of each (role, name) came before.
+    let mut seen: HashMap<(usize, &str, &str), usize> = HashMap::new();
+    for (row, e) in t.entries.iter().enumerate() {
+        let (parent_key, ordinal) = match e.parent {
+            Some(p) if p < row => {
+                let n = seen
+                    .entry((p, e.role.as_str(), e.name.as_str()))
+                    .or_default();
+                let ordinal = *n;
+                *n += 1;
+                (keys[p] + 1, ordinal)
+            }
+            _ => (0, 0),
+        };
+        let next = ids.len() as u32;
+        keys[row] = *ids
+            .entry((parent_key, e.role.as_str(), e.name.as_str(), ordinal))
+            .or_insert(next);
     }
+    keys
 }
 
 fn label(e: &Entry) -> String {
@@ -254,17 +226,13 @@ pub fn diff(a: &Tree, b: &Tree) -> Vec<Change> {
     }
 
     // 2. By path.
-    let (ka, kb) = (a.keys(), b.keys());
-    let b_keys: HashMap<&str, usize> = kb
-        .iter()
-        .enumerate()
-        .map(|(i, k)| (k.as_str(), i))
-        .collect();
+    let (ka, kb) = path_keys(a, b);
+    let b_keys: HashMap<u32, usize> = kb.iter().enumerate().map(|(i, k)| (*k, i)).collect();
     for ai in 0..a.entries.len() {
         if a_to_b[ai].is_some() {
             continue;
         }
-        if let Some(&bi) = b_keys.get(ka[ai].as_str())
+        if let Some(&bi) = b_keys.get(&ka[ai])
             && !b_taken[bi]
         {
             pair(&mut a_to_b, &mut b_taken, ai, bi);
@@ -693,11 +661,34 @@ mod tests {
                 .unwrap_err()
                 .contains("not a `tree --json` file")
         );
+        assert!(Tree::from_json("{\"root\": {\"children\": [}").is_err());
+        assert!(Tree::from_json("{\"root\": {\"name\": \"x\"} x").is_err());
+    }
+
+    #[test]
+    fn a_file_nested_thousands_deep_is_read_without_recursion() {
+        let depth = 20_000;
         let deep = format!(
-            "{{\"root\":{}{}}}",
-            "{\"children\":[".repeat(70),
-            "]}".repeat(70)
+            "{{\"window\":\"w\",\"root\":{}{}}}",
+            "{\"role\":\"panel\",\"children\":[".repeat(depth),
+            "]}".repeat(depth)
         );
-        assert!(Tree::from_json(&deep).unwrap_err().contains("nests deeper"));
+        let t = Tree::from_json(&deep).unwrap();
+        assert_eq!(t.entries.len(), depth);
+        assert_eq!(t.entries[depth - 1].parent, Some(depth - 2));
+        assert!(diff(&t, &t).is_empty());
+    }
+
+    #[test]
+    fn repeated_elements_are_left_out() {
+        let doc = r#"{"root": {"id": "a", "role": "frame", "children": [
+            {"id": "b", "role": "panel", "children": [
+                {"id": "a", "role": "frame", "repeat": {"of": 0, "cycle": true}, "children": []},
+                {"id": "c", "role": "button", "name": "OK", "children": []}]}]}}"#;
+        let t = Tree::from_json(doc).unwrap();
+        let ids: Vec<&str> = t.entries.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["a", "b", "c"]);
+        assert_eq!(t.entries[1].children, [2]);
+        assert_eq!(t.entries[2].parent, Some(1));
     }
 }
