@@ -155,7 +155,6 @@ fn check_with(app: &str, narrow: bool) -> Report {
                     ..Scope::default()
                 },
                 wait_ms: 5_000,
-                max_depth: treeglass::backend::Limits::default().max_depth,
                 json: true,
                 whole_tree: false,
             };

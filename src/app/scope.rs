@@ -24,6 +24,8 @@ pub struct Scope {
     pub window: Option<String>,
     /// Give up reading the tree after this long.
     pub read_timeout_ms: Option<u64>,
+    /// Read the tree down to this depth (`None`: the default, `Limits::default().max_depth`).
+    pub max_depth: Option<usize>,
 }
 
 impl Scope {
@@ -32,11 +34,14 @@ impl Scope {
         self.app.is_some() || self.pid.is_some() || self.window.is_some()
     }
 
-    /// The default read limits with the read timeout applied.
+    /// The default read limits with the read timeout and depth applied.
     pub fn limits(&self) -> Limits {
         let mut l = Limits::default();
         if let Some(ms) = self.read_timeout_ms {
             l.timeout = Duration::from_millis(ms.max(1));
+        }
+        if let Some(d) = self.max_depth {
+            l.max_depth = d;
         }
         l
     }

@@ -234,9 +234,6 @@ pub struct ElementArgs {
         default_value_t = 10_000
     )]
     pub wait_ms: u64,
-    /// Read the tree down to this depth (deeper elements cannot be found).
-    #[arg(long, value_name = "N", default_value_t = Limits::default().max_depth)]
-    pub max_depth: usize,
     /// Resolve on the whole tree, read element by element, even where the app can find the
     /// target's candidates itself (Chromium, Firefox: `Collection.GetMatches` on the role,
     /// then only those elements are read). Both give the same answer; this one is slower.
@@ -261,9 +258,6 @@ pub struct FindArgs {
         default_value_t = 10_000
     )]
     pub wait_ms: u64,
-    /// Read the tree down to this depth (deeper elements cannot be found).
-    #[arg(long, value_name = "N", default_value_t = Limits::default().max_depth)]
-    pub max_depth: usize,
     /// Resolve on the whole tree, read element by element, even where the app can find the
     /// target's candidates itself (Chromium, Firefox: `Collection.GetMatches` on the role,
     /// then only those elements are read). Both give the same answer; this one is slower.
@@ -364,8 +358,8 @@ pub struct InvokeArgs {
     pub changes: bool,
 }
 
-/// Which window (or app) a command reads.
-#[derive(Debug, Args, Clone, Default)]
+/// Which window (or app) a command reads, and how deep.
+#[derive(Debug, Args, Clone)]
 pub struct Scope {
     /// Application name (regular expression, case-insensitive).
     #[arg(long, value_name = "REGEX")]
@@ -382,6 +376,22 @@ pub struct Scope {
     /// stops answering (nothing back for 1.5 s: it is not responding).
     #[arg(long = "read-timeout", value_name = "MS")]
     pub read_timeout_ms: Option<u64>,
+    /// Read the tree down to this depth: deeper elements are not read (nor found), and the
+    /// tree says it was cut (exit 12).
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_depth)]
+    pub max_depth: usize,
+}
+
+impl Default for Scope {
+    fn default() -> Self {
+        Scope {
+            app: None,
+            pid: None,
+            window: None,
+            read_timeout_ms: None,
+            max_depth: Limits::default().max_depth,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -391,9 +401,6 @@ pub struct TreeArgs {
     /// Stop reading after this many nodes (the snapshot says it was truncated).
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_nodes)]
     pub max_nodes: usize,
-    /// Stop descending below this depth.
-    #[arg(long, value_name = "N", default_value_t = Limits::default().max_depth)]
-    pub max_depth: usize,
     /// Show every node (no folding) in the text form.
     #[arg(long)]
     pub raw: bool,
@@ -415,7 +422,6 @@ impl Default for TreeArgs {
         TreeArgs {
             scope: Scope::default(),
             max_nodes: Limits::default().max_nodes,
-            max_depth: Limits::default().max_depth,
             raw: false,
             json: false,
             targets: false,
@@ -437,6 +443,7 @@ impl Scope {
             pid: self.pid,
             window: self.window.clone(),
             read_timeout_ms: self.read_timeout_ms,
+            max_depth: Some(self.max_depth),
         }
     }
 

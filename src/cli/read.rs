@@ -27,7 +27,6 @@ pub async fn tree(backend: &dyn Backend, args: &TreeArgs) -> Result<(Printed, i3
     let (app, root) = pick(backend, &args.scope.scope()).await?;
     let limits = Limits {
         max_nodes: args.max_nodes.max(1),
-        max_depth: args.max_depth,
         actions: args.actions,
         labels: args.targets,
         ..args.scope.limits()
@@ -144,7 +143,6 @@ pub(super) struct Wanted<'a> {
     target: &'a str,
     scope: &'a super::Scope,
     wait_ms: u64,
-    max_depth: usize,
 }
 
 impl ElementArgs {
@@ -153,7 +151,6 @@ impl ElementArgs {
             target: &self.target,
             scope: &self.scope,
             wait_ms: self.wait_ms,
-            max_depth: self.max_depth,
         }
     }
 }
@@ -164,7 +161,6 @@ impl FindArgs {
             target: &self.target,
             scope: &self.scope,
             wait_ms: self.wait_ms,
-            max_depth: self.max_depth,
         }
     }
 }
@@ -177,10 +173,7 @@ async fn resolve(
     to_write: bool,
 ) -> Result<(crate::selector::Target, locate::Resolved), Error> {
     let target = locate::parse_target(wanted.target)?;
-    let limits = Limits {
-        max_depth: wanted.max_depth,
-        ..wanted.scope.limits()
-    };
+    let limits = wanted.scope.limits();
     let resolved = locate::resolve(
         session,
         &target,

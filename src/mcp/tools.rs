@@ -27,6 +27,10 @@ macro_rules! scope_fields {
             /// window, or the whole app when it has several.
             #[serde(default)]
             pub window: Option<String>,
+            /// Read the tree down to this depth (default 128): deeper elements are not read
+            /// (nor found), and a read cut by it says so (`complete: false`).
+            #[serde(default)]
+            pub max_depth: Option<usize>,
             $($body)*
         }
 
@@ -37,6 +41,7 @@ macro_rules! scope_fields {
                     pid: self.pid,
                     window: self.window.clone(),
                     read_timeout_ms: None,
+                    max_depth: self.max_depth,
                 }
             }
         }

@@ -290,6 +290,9 @@ struct SilentBook {
     /// Per app, one probe at a time; its answer (the app answered) and when, reused while
     /// fresh, so the calls that time out together ask the app once.
     probes: tokio::sync::Mutex<std::collections::HashMap<String, (bool, Instant)>>,
+    /// (bus, interface, raw role) of elements that said they implement an interface and
+    /// answered that they do not: their twins (same app, same role) are not asked again.
+    lacking: Mutex<HashSet<CallKey>>,
 }
 
 /// A connection plus the deadlines of one operation. The only way to send anything.
@@ -500,6 +503,37 @@ impl Caller {
             call: member(method, body),
             ms,
         }
+    }
+
+    /// Whether elements of `raw_role` in the app on `bus` were found to lack `iface` (though
+    /// they list it): then their twins are not asked.
+    pub fn lacks(&self, bus: &str, iface: &str, raw_role: &str) -> bool {
+        let lacking = self
+            .silent
+            .lacking
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        !lacking.is_empty()
+            && lacking.contains(&(bus.to_string(), iface.to_string(), raw_role.to_string()))
+    }
+
+    /// Notes that an element of `raw_role` answered `NoInterface` for `iface` (see
+    /// [`Caller::lacks`]); the error is passed through.
+    pub fn note_lacking<T>(
+        &self,
+        r: Result<T, BackendError>,
+        bus: &str,
+        iface: &str,
+        raw_role: &str,
+    ) -> Result<T, BackendError> {
+        if let Err(BackendError::NoInterface(_)) = &r {
+            self.silent
+                .lacking
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert((bus.to_string(), iface.to_string(), raw_role.to_string()));
+        }
+        r
     }
 
     /// Whether the app on `bus` answers a cheap call on another object (its root's `Name`)

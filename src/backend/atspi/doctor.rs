@@ -345,8 +345,19 @@ async fn registered_app(b: &AtspiBackend, app: &ObjRef, desktop: &Desktop) -> Ap
         // A window on screen (or, where not every window can be listed, one in its tree) with
         // next to nothing in it is a toolkit keeping its tree back; a portal or another
         // windowless service has only its application node, and that is all it should have.
+        // A window in its own tree counts too: an app may draw where the display server
+        // does not list it (the hint then says the tree is small, not that it is a service).
+        let window_in_tree = snap.nodes.iter().any(|node| {
+            node.parent == Some(0)
+                && matches!(
+                    node.role,
+                    crate::model::Role::Frame
+                        | crate::model::Role::Dialog
+                        | crate::model::Role::Window
+                )
+        });
         let has_window = match &desktop.windows {
-            Ok(_) => window.is_some(),
+            Ok(_) => window.is_some() || window_in_tree,
             _ => window.is_some() || n > 1,
         };
         if has_window {

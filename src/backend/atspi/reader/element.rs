@@ -321,16 +321,26 @@ pub async fn get_value(
         };
         return Ok(Some(Value::Toggle { state }));
     }
-    if (role.is_numeric() || role == Role::ProgressBar) && interfaces.has(Interface::Value) {
-        let (cur, min, max, step) = tokio::join!(
-            c.value(obj, ValueProp::Current),
-            c.value(obj, ValueProp::Minimum),
-            c.value(obj, ValueProp::Maximum),
-            c.value(obj, ValueProp::Increment),
+    // Elements that list an interface they then say they lack: their twins are not asked.
+    let lacks = |iface: &str| c.lacks(&obj.bus, iface, &raw.raw_role);
+    if (role.is_numeric() || role == Role::ProgressBar)
+        && interfaces.has(Interface::Value)
+        && !lacks("Value")
+    {
+        let cur = c.note_lacking(
+            c.value(obj, ValueProp::Current).await,
+            &obj.bus,
+            "Value",
+            &raw.raw_role,
         );
         let Some(current) = optional(cur, obj, "CurrentValue")? else {
             return Ok(None);
         };
+        let (min, max, step) = tokio::join!(
+            c.value(obj, ValueProp::Minimum),
+            c.value(obj, ValueProp::Maximum),
+            c.value(obj, ValueProp::Increment),
+        );
         return Ok(Some(Value::Number {
             current,
             min: optional(min, obj, "MinimumValue")?,
@@ -360,8 +370,14 @@ pub async fn get_value(
             None => None,
         });
     }
-    if interfaces.has(Interface::Text) {
-        let Some(mut text) = optional(get_text(c, obj, toolkit).await, obj, "Text")? else {
+    if interfaces.has(Interface::Text) && !lacks("Text") {
+        let text = c.note_lacking(
+            get_text(c, obj, toolkit).await,
+            &obj.bus,
+            "Text",
+            &raw.raw_role,
+        );
+        let Some(mut text) = optional(text, obj, "Text")? else {
             return Ok(None);
         };
         // Qt hides a password's text entirely (an empty string) but counts its characters:
