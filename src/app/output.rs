@@ -293,6 +293,9 @@ fn end_node<W: Write>(
     w.entry("id", &n.id)?;
     w.entry("interfaces", &n.interfaces)?;
     w.entry("label", &n.label)?;
+    if !n.malformed.is_empty() {
+        w.entry("malformed", &n.malformed)?;
+    }
     if let Some(m) = &n.managed {
         w.entry("managed", m)?;
     }

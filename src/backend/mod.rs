@@ -86,6 +86,10 @@ pub enum BackendError {
         call: String,
         ms: u64,
     },
+    /// A call was answered in a form it never has (a wrong D-Bus signature): what it would
+    /// have said of the element is unknown. `call` is the method or property.
+    #[error("{call} answered in a wrong form: {detail}")]
+    BadReply { call: String, detail: String },
     /// The element does not implement the interface a call was sent on (at-spi2-atk: "Method
     /// … on interface … doesn't exist"; GDBus: "No such interface"): it is there, it lacks it.
     #[error("the element does not implement {0}")]

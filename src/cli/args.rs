@@ -21,8 +21,8 @@ Exit codes:
       busy or hung); tree prints what it read first; set/invoke: refused, nothing sent
   9   diff: the trees differ
   10  find/set: target ambiguous        11  target not found
-  12  tree incomplete: tree's read was cut short by --read-timeout; find/set: uniqueness
-      cannot be claimed
+  12  tree incomplete: tree's read was cut short (--read-timeout, --max-depth, --max-nodes)
+      or elements could not be read; find/set: uniqueness cannot be claimed
   13  target syntax error
   14  audit: findings at or above --min-severity (an incomplete tree is 12, never 0)
   15  one element does not answer a call while the application answers others (not a hung

@@ -102,7 +102,7 @@ pub fn key_states(n: &Node) -> Vec<&'static str> {
     let mut out = Vec::new();
     // States it did not give are unknown: no word is said of them (an element with none is
     // not "disabled").
-    if n.unanswered.iter().any(|c| c == "GetState") {
+    if n.lacks_answer("GetState") {
         return out;
     }
     if !n.is_enabled() {
@@ -182,22 +182,35 @@ pub fn node_line(n: &Node) -> String {
     if !states.is_empty() {
         s.push_str(&format!(" [{}]", states.join(" ")));
     }
+    for note in notes(n) {
+        s.push_str(&note);
+    }
+    s
+}
+
+/// What a line says of a node besides its role, name, value and states, each with its own
+/// leading separator: children not enumerated, a child count that lied, calls it did not
+/// answer, and whether it repeats an element placed elsewhere. The tree pane shows the same.
+pub fn notes(n: &Node) -> Vec<String> {
+    let mut out = Vec::new();
     if let Some(m) = &n.managed {
-        s.push_str(" — ");
-        s.push_str(&m.describe());
+        out.push(format!(" — {}", m.describe()));
     }
     if let Some(claimed) = n.child_count_claimed {
-        s.push_str(&format!(
+        out.push(format!(
             " — says it has {} children, gave {}",
             super::group_digits(claimed),
             super::group_digits(n.children.len() as i64)
         ));
     }
     if !n.unanswered.is_empty() {
-        s.push_str(&format!(" ⚠ no answer to {}", n.unanswered.join(", ")));
+        out.push(format!(" ⚠ no answer to {}", n.unanswered.join(", ")));
+    }
+    if !n.malformed.is_empty() {
+        out.push(format!(" ⚠ wrong answer to {}", n.malformed.join(", ")));
     }
     if let Some(r) = &n.repeat {
-        s.push_str(&if r.cycle {
+        out.push(if r.cycle {
             format!(
                 " ⟲ cycle: its own ancestor (row {}), not entered again",
                 r.of
@@ -206,7 +219,7 @@ pub fn node_line(n: &Node) -> String {
             format!(" ↪ also a child here: shown at row {}", r.of)
         });
     }
-    s
+    out
 }
 
 #[cfg(test)]

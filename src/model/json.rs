@@ -48,5 +48,8 @@ pub fn node_json(snap: &Snapshot, row: usize) -> Json {
     if !n.unanswered.is_empty() {
         out["unanswered"] = json!(n.unanswered);
     }
+    if !n.malformed.is_empty() {
+        out["malformed"] = json!(n.malformed);
+    }
     out
 }

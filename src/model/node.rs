@@ -225,6 +225,10 @@ pub struct Node {
     /// `Name`): the fields they give are unknown, not empty. Never asked again in the same read.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unanswered: Vec<String>,
+    /// Calls this element answered in a form they never have (a wrong type): their fields are
+    /// unknown too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub malformed: Vec<String>,
     pub parent: Option<usize>,
     pub children: Vec<usize>,
     pub depth: u32,
@@ -250,21 +254,43 @@ impl Node {
             child_count_claimed: None,
             repeat: None,
             unanswered: Vec::new(),
+            malformed: Vec::new(),
             parent: None,
             children: Vec::new(),
             depth: 0,
         }
     }
 
-    /// Why nothing may be written to it, when it did not answer a call that says what it is
-    /// (its role, states or interfaces): `GetState did not answer` (the app answers others).
+    /// Whether it gave no usable answer to `call` (none, or one in a wrong form).
+    pub fn lacks_answer(&self, call: &str) -> bool {
+        self.unanswered
+            .iter()
+            .chain(&self.malformed)
+            .any(|c| c == call)
+    }
+
+    /// Whether some of its fields are unknown: calls it did not answer, or answered wrongly.
+    pub fn is_partial(&self) -> bool {
+        !self.unanswered.is_empty() || !self.malformed.is_empty()
+    }
+
+    /// Why nothing may be written to it, when some calls that say what it is gave no usable
+    /// answer: `GetState did not answer (the app answers other calls)`.
     pub fn unanswered_note(&self) -> Option<String> {
-        (!self.unanswered.is_empty()).then(|| {
-            format!(
+        let mut parts = Vec::new();
+        if !self.unanswered.is_empty() {
+            parts.push(format!(
                 "{} did not answer (the app answers other calls)",
                 self.unanswered.join(", ")
-            )
-        })
+            ));
+        }
+        if !self.malformed.is_empty() {
+            parts.push(format!(
+                "{} answered in a wrong form",
+                self.malformed.join(", ")
+            ));
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
     }
 
     /// Its action names for a message: each quoted (at most 40 characters), comma-separated;

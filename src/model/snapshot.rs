@@ -165,10 +165,7 @@ impl Snapshot {
     /// How many nodes are read only in part: their element did not answer some calls while its
     /// app answered others (`Node::unanswered`).
     pub fn partial(&self) -> usize {
-        self.nodes
-            .iter()
-            .filter(|n| !n.unanswered.is_empty())
-            .count()
+        self.nodes.iter().filter(|n| n.is_partial()).count()
     }
 
     /// The node at `row`.

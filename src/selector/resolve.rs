@@ -799,11 +799,17 @@ fn incompleteness(snap: &Snapshot) -> Option<String> {
 /// about (`button "OK"` where only `button "Slow"` kept its states back) change nothing.
 fn uncertain(engine: &Engine<'_>, snap: &Snapshot, target: &Target) -> Option<String> {
     let partial: Vec<usize> = (0..snap.nodes.len())
-        .filter(|&r| !snap.nodes[r].unanswered.is_empty())
+        .filter(|&r| snap.nodes[r].is_partial())
         .collect();
     for row in partial {
         let node = &snap.nodes[row];
-        let (asked, relaxed) = target.without_unknown(&node.unanswered);
+        let unknown: Vec<String> = node
+            .unanswered
+            .iter()
+            .chain(&node.malformed)
+            .cloned()
+            .collect();
+        let (asked, relaxed) = target.without_unknown(&unknown);
         if !asked {
             continue;
         }
@@ -814,10 +820,10 @@ fn uncertain(engine: &Engine<'_>, snap: &Snapshot, target: &Target) -> Option<St
         };
         if could {
             return Some(format!(
-                "{} did not answer {} (the app answers other calls), and the target asks for \
-                 what it would say, so uniqueness cannot be claimed",
+                "{} gave no usable answer to {}, and the target asks for what it would say, \
+                 so uniqueness cannot be claimed",
                 crate::model::display::described(node),
-                node.unanswered.join(", ")
+                unknown.join(", ")
             ));
         }
     }

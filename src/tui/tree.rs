@@ -303,6 +303,8 @@ impl TreeState {
             depth: old.depth,
             // A single-node re-read does not look at children: what the read said of them stays.
             managed: old.managed.clone(),
+            child_count_claimed: old.child_count_claimed,
+            repeat: old.repeat.clone(),
             ..fresh
         };
         let old = std::mem::replace(&mut self.snap.nodes[row], merged);

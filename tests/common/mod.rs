@@ -141,6 +141,7 @@ pub fn assert_answers(pid: u32, what: &str, after: &str) {
     );
 }
 
+pub mod liar;
 pub mod matrix;
 pub mod mcp;
 pub mod tmux;

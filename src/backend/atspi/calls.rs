@@ -460,9 +460,13 @@ impl Caller {
             Ok(Ok(m)) => m,
         };
         tracing::trace!(bus, path, call = %what(), us = started.elapsed().as_micros() as u64, "call");
-        msg.body()
-            .deserialize::<R>()
-            .map_err(|e| BackendError::Failed(format!("{}: bad reply: {e}", what())))
+        msg.body().deserialize::<R>().map_err(|e| {
+            tracing::debug!(bus, path, call = %what(), error = %e, "bad reply");
+            BackendError::BadReply {
+                call: member(method, body),
+                detail: e.to_string(),
+            }
+        })
     }
 
     /// How long `method` on (`bus`, `path`) was waited for when it was found silent, if it was
@@ -650,7 +654,10 @@ impl Caller {
         let v: OwnedValue = self
             .call(&obj.bus, &obj.path, IFACE_PROPS, "Get", &(iface, prop))
             .await?;
-        R::try_from(v).map_err(|_| BackendError::Failed(format!("{iface}.{prop}: unexpected type")))
+        R::try_from(v).map_err(|_| BackendError::BadReply {
+            call: prop.to_string(),
+            detail: "a value of another type".into(),
+        })
     }
 
     // ---- Cache ------------------------------------------------------------------------------

@@ -317,12 +317,17 @@ async fn registered_app(b: &AtspiBackend, app: &ObjRef, desktop: &Desktop) -> Ap
     let partial: Vec<String> = snap
         .nodes
         .iter()
-        .filter(|n| !n.unanswered.is_empty())
+        .filter(|n| n.is_partial())
         .map(|n| {
             format!(
                 "{} ({})",
                 crate::model::display::described(n),
-                n.unanswered.join(", ")
+                n.unanswered
+                    .iter()
+                    .chain(&n.malformed)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )
         })
         .collect();

@@ -196,9 +196,9 @@ impl AtspiBackend {
             }
         };
         let (acts, val, label, bounds) = tokio::join!(acts, val, label, bounds);
-        // A call the element alone did not answer leaves its part unknown and named.
-        node.unanswered = raw.unanswered;
-        let mut unanswered = std::mem::take(&mut node.unanswered);
+        // A call the element alone did not answer (or answered wrongly) leaves its part
+        // unknown and named.
+        let mut unanswered = raw.unusable.clone();
         let (actions, labels) = reader::answered(acts, &mut unanswered)?.unwrap_or_default();
         node.actions = actions.into_iter().map(AppText::from).collect();
         node.action_labels = labels.into_iter().map(AppText::from).collect();
@@ -207,7 +207,7 @@ impl AtspiBackend {
             .flatten()
             .map(AppText::from);
         node.bounds = bounds;
-        node.unanswered = unanswered;
+        unanswered.onto(&mut node);
         Ok(node)
     }
 

@@ -178,9 +178,10 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
                 theme::DIM,
             ));
         }
-        if let Some(m) = &n.managed {
-            // Its children were not enumerated: say so on its line, as `tree` does.
-            spans.push(Span::styled(format!(" — {}", m.describe()), theme::WARN));
+        // What `tree` says of it besides its fields: children not enumerated, a count that
+        // lied, calls it did not answer, a repeat of an element placed elsewhere.
+        for note in crate::model::display::notes(n) {
+            spans.push(Span::styled(note, theme::WARN));
         }
         if let Some(r) = app.report() {
             let here = r.of_line(l.row, l.folded, |row| tree.node(row).and_then(|n| n.parent));

@@ -16,8 +16,33 @@ pub struct RawNode {
     pub description: String,
     pub states: States,
     pub interfaces: Interfaces,
-    /// Calls the element did not answer while its app answered others (their fields unknown).
-    pub unanswered: Vec<String>,
+    /// Calls the element did not answer while its app answered others, or answered in a
+    /// wrong form (their fields unknown).
+    pub unusable: Unusable,
+}
+
+/// Calls an element gave no usable answer to: none (while its app answered others), or one in
+/// a form the call never has.
+#[derive(Debug, Clone, Default)]
+pub struct Unusable {
+    pub silent: Vec<String>,
+    pub malformed: Vec<String>,
+}
+
+impl Unusable {
+    /// Puts them on `n`, after what it has.
+    pub fn onto(&self, n: &mut Node) {
+        for c in &self.silent {
+            if !n.unanswered.contains(c) {
+                n.unanswered.push(c.clone());
+            }
+        }
+        for c in &self.malformed {
+            if !n.malformed.contains(c) {
+                n.malformed.push(c.clone());
+            }
+        }
+    }
 }
 
 /// Reads all of one element but its children and value: role, states and interfaces (methods),
@@ -61,7 +86,7 @@ pub(super) async fn read_raw_with(
     );
     // A call the element alone did not answer costs its field, which is then unknown (and
     // said so), not the element.
-    let mut unanswered = Vec::new();
+    let mut unanswered = Unusable::default();
     let role = answered(role, &mut unanswered)?;
     let ifaces = answered(ifaces, &mut unanswered)?;
     let states = answered(states, &mut unanswered)?;
@@ -94,20 +119,25 @@ pub(super) async fn read_raw_with(
         description,
         states,
         interfaces,
-        unanswered,
+        unusable: unanswered,
     })
 }
 
-/// A call's answer, or `None` with the call noted in `unanswered` when the element alone did
-/// not answer it (`BackendError::Silent`); any other error is the caller's.
+/// A call's answer, or `None` with the call noted in `unusable` when the element alone did not
+/// answer it (`BackendError::Silent`) or answered it in a wrong form (`BadReply`); any other
+/// error is the caller's.
 pub fn answered<T>(
     r: Result<T, BackendError>,
-    unanswered: &mut Vec<String>,
+    unusable: &mut Unusable,
 ) -> Result<Option<T>, BackendError> {
     match r {
         Ok(v) => Ok(Some(v)),
         Err(BackendError::Silent { call, .. }) => {
-            unanswered.push(call);
+            unusable.silent.push(call);
+            Ok(None)
+        }
+        Err(BackendError::BadReply { call, .. }) => {
+            unusable.malformed.push(call);
             Ok(None)
         }
         Err(e) => Err(e),
@@ -125,7 +155,8 @@ pub(super) fn field(
         Ok(s) => Ok(s),
         Err(BackendError::Failed(e))
         | Err(BackendError::Unsupported(e))
-        | Err(BackendError::NoInterface(e)) => {
+        | Err(BackendError::NoInterface(e))
+        | Err(BackendError::BadReply { detail: e, .. }) => {
             tracing::debug!(bus = %obj.bus, path = %obj.path, field = what, error = %e, "field unreadable");
             Ok(String::new())
         }
@@ -253,7 +284,8 @@ pub(super) fn optional<T>(
         Ok(v) => Ok(Some(v)),
         Err(BackendError::Failed(e))
         | Err(BackendError::Unsupported(e))
-        | Err(BackendError::NoInterface(e)) => {
+        | Err(BackendError::NoInterface(e))
+        | Err(BackendError::BadReply { detail: e, .. }) => {
             tracing::debug!(bus = %obj.bus, path = %obj.path, field = what, error = %e, "field unreadable");
             Ok(None)
         }
@@ -506,6 +538,6 @@ pub(super) fn to_node(raw: &RawNode) -> Node {
     n.description = raw.description.as_str().into();
     n.states = raw.states;
     n.interfaces = raw.interfaces;
-    n.unanswered = raw.unanswered.clone();
+    raw.unusable.onto(&mut n);
     n
 }

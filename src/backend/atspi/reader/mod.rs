@@ -120,9 +120,9 @@ struct Walk {
     failed_calls: usize,
     /// The read's own deadline: a call that times out before it means the app went silent.
     deadline: Instant,
-    /// Calls elements did not answer while the app answered others, beyond their fields
-    /// (children lists, values, actions): named on the element.
-    unanswered: HashMap<ObjRef, Vec<String>>,
+    /// Calls elements did not answer (or answered wrongly) while the app answered others,
+    /// beyond their fields (children lists, values, actions): named on the element.
+    unanswered: HashMap<ObjRef, Unusable>,
     /// Elements claiming too many children that were asked for them one by one and did have
     /// that many (at least `ONE_BY_ONE`): their visible part is read instead.
     many: HashSet<ObjRef>,
@@ -172,10 +172,18 @@ impl Walk {
             }
             // The element alone is silent: what that call gives is unread, and said so on it.
             BackendError::Silent { call, .. } => {
-                let calls = self.unanswered.entry(o.clone()).or_default();
-                if !calls.contains(call) {
-                    calls.push(call.clone());
-                }
+                self.unanswered
+                    .entry(o.clone())
+                    .or_default()
+                    .silent
+                    .push(call.clone());
+            }
+            BackendError::BadReply { call, .. } => {
+                self.unanswered
+                    .entry(o.clone())
+                    .or_default()
+                    .malformed
+                    .push(call.clone());
             }
             _ => self.unreadable += 1,
         }
@@ -206,7 +214,7 @@ impl Walk {
                     description: desc,
                     states: st,
                     interfaces,
-                    unanswered: Vec::new(),
+                    unusable: Unusable::default(),
                 },
             );
         }
@@ -961,10 +969,8 @@ fn build(
             {
                 n.child_count_claimed = Some(i64::from(raw.child_count));
             }
-            for call in w.unanswered.get(*o).into_iter().flatten() {
-                if !n.unanswered.contains(call) {
-                    n.unanswered.push(call.clone());
-                }
+            if let Some(u) = w.unanswered.get(*o) {
+                u.onto(&mut n);
             }
             n
         })

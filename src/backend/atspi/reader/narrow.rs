@@ -83,7 +83,7 @@ pub async fn read_match(
         description: field(description, obj, "Description")?,
         states,
         interfaces,
-        unanswered: Vec::new(),
+        unusable: Unusable::default(),
     };
     candidate_node(c, raw, toolkit, label).await
 }

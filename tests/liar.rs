@@ -1,0 +1,560 @@
+//! Trees that lie: every command against the project's lying AT-SPI app (`tests/liar_app.py`,
+//! no toolkit), one lie at a time, all together, a 10,000-level chain, and lies drawn at
+//! random. Nothing may abort, hang, pass its deadline or grow past 200 MB; what could not be
+//! read is said, the element that keeps a call unanswered is named with its call, and the app
+//! is called not responding only when it answers nothing. The app is started once and its
+//! lies are switched while it runs; after every lie it must still answer.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::sync::{LazyLock, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use common::liar::Liar;
+use serde_json::Value;
+
+/// The one lying app of this binary (tests take turns with it).
+static LIAR: LazyLock<Mutex<Liar>> = LazyLock::new(|| Mutex::new(Liar::start(&[])));
+
+fn liar() -> MutexGuard<'static, Liar> {
+    LIAR.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// How one treeglass run ended.
+#[derive(Debug)]
+struct Ran {
+    args: Vec<String>,
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    peak_mib: u64,
+}
+
+impl Ran {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("{:?}: not JSON ({e}): {}", self.args, self.stderr))
+    }
+}
+
+/// The most a command may take here, whatever the app does (a silent element costs 1.5 s per
+/// command; a hung app, 1.5 s and a probe).
+const DEADLINE: Duration = Duration::from_secs(90);
+/// The most memory a command may use, whatever the app sends.
+const PEAK_MIB: u64 = 200;
+
+/// Runs treeglass on the liar (`--pid` appended), measuring its peak memory with
+/// `/usr/bin/time`; fails on a crash, a panic, a stack overflow, a deadline passed or too much
+/// memory.
+fn run(pid: u32, args: &[&str]) -> Ran {
+    let peak = std::env::temp_dir().join(format!(
+        "tg-liar-peak-{}-{}",
+        std::process::id(),
+        common::next_id()
+    ));
+    let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    all.extend(["--pid".to_string(), pid.to_string()]);
+    let started = Instant::now();
+    let mut child = Command::new("/usr/bin/time")
+        .arg("-f")
+        .arg("%M")
+        .arg("-o")
+        .arg(&peak)
+        .arg(env!("CARGO_BIN_EXE_treeglass"))
+        .args(["--backend", "atspi"])
+        .args(&all)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run treeglass under /usr/bin/time (Debian package time)");
+    // Read both pipes while waiting, so a big output cannot block the child.
+    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let out_t = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut out, &mut s).ok();
+        s
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut err, &mut s).ok();
+        s
+    });
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > DEADLINE {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{all:?} passed its deadline of {DEADLINE:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let (stdout, stderr) = (out_t.join().unwrap(), err_t.join().unwrap());
+    let measured = std::fs::read_to_string(&peak).unwrap_or_default();
+    let _ = std::fs::remove_file(&peak);
+    assert!(
+        !measured.contains("terminated by signal"),
+        "{all:?} was killed by a signal ({measured}): {stderr}"
+    );
+    let peak_mib = measured
+        .lines()
+        .filter_map(|l| l.trim().parse::<u64>().ok())
+        .next_back()
+        .unwrap_or(0)
+        / 1024;
+    let r = Ran {
+        args: all,
+        code: status.code(),
+        stdout,
+        stderr,
+        peak_mib,
+    };
+    assert!(
+        !r.stderr.contains("panicked") && !r.stderr.contains("overflowed its stack"),
+        "{:?} crashed: {}",
+        r.args,
+        r.stderr
+    );
+    assert_ne!(r.code, Some(101), "{:?} panicked: {}", r.args, r.stderr);
+    assert!(
+        r.peak_mib <= PEAK_MIB,
+        "{:?} used {} MiB (at most {PEAK_MIB})",
+        r.args,
+        r.peak_mib
+    );
+    r
+}
+
+/// Every command of treeglass against the liar as it lies now. Returns the runs, by name.
+fn every_command(l: &mut Liar, scratch: &std::path::Path) -> Vec<(&'static str, Ran)> {
+    let pid = l.pid;
+    let file = scratch.join(format!("tree-{}.json", common::next_id()));
+    let mut out = Vec::new();
+    let tree = run(pid, &["tree", "--json"]);
+    std::fs::write(&file, &tree.stdout).unwrap();
+    let file = file.display().to_string();
+    out.push(("tree --json", tree));
+    out.push(("tree", run(pid, &["tree"])));
+    out.push((
+        "find",
+        run(pid, &["find", "button \"OK\"", "--wait-ms", "2000"]),
+    ));
+    out.push((
+        "get",
+        run(pid, &["get", "check-box \"Check\"", "--wait-ms", "2000"]),
+    ));
+    out.push((
+        "set",
+        run(
+            pid,
+            &["set", "check-box \"Check\"", "true", "--wait-ms", "2000"],
+        ),
+    ));
+    out.push((
+        "invoke",
+        run(pid, &["invoke", "button \"OK\"", "--wait-ms", "2000"]),
+    ));
+    out.push(("audit", run(pid, &["audit"])));
+    out.push(("diff", run(pid, &["diff", &file])));
+    out
+}
+
+/// The exit codes a command may end with on a lying app: ok, no such element, the app gone,
+/// not responding, differs, ambiguous, not found, incomplete, findings, an element silent,
+/// and the write verdicts (mismatch, unconfirmed, refused).
+const HONEST: &[i32] = &[0, 3, 6, 8, 9, 10, 11, 12, 14, 15, 20, 21, 22];
+
+fn check_honest(what: &str, runs: &[(&str, Ran)]) {
+    for (name, r) in runs {
+        let code = r.code.unwrap_or(-1);
+        assert!(
+            HONEST.contains(&code),
+            "{what}: {name} ended with {code}: {}\n{}",
+            r.stderr,
+            r.stdout.chars().take(2000).collect::<String>()
+        );
+        // A tree that is not whole says so, on stderr or in its JSON.
+        if code == 12 {
+            let said = |s: &str| s.contains("incomplete") || s.contains("cut short");
+            assert!(
+                said(&r.stderr) || said(&r.stdout),
+                "{what}: {name} exits 12 without saying what was not read: {}",
+                r.stderr
+            );
+        }
+    }
+}
+
+fn scratch() -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("tg-liar-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// After a lie: the app answers, its lies off.
+fn recovered(l: &mut Liar, after: &str) {
+    l.only(&[]);
+    common::assert_answers(l.pid, "the liar app", after);
+}
+
+#[test]
+fn each_lie_alone_every_command_ends_honestly() {
+    let mut l = liar();
+    let dir = scratch();
+    for lie in [
+        "cycle",
+        "deep=400",
+        "silent-element=Slow",
+        "silent-element=Slow:GetState",
+        "silent-method=GetState",
+        "bad-signature=GetState",
+        "bad-signature=GetChildren",
+        "bad-signature=GetRole",
+        "bad-signature=GetItems",
+        "bad-signature=Name",
+        "huge-strings",
+        "huge-arrays=children",
+        "huge-arrays=states",
+        "bad-text",
+        "invalid-utf8",
+        "flip-names",
+        "vanish-children",
+        "vanish-children=half",
+        "child-count=1000000",
+        "no-interface=Value",
+        "no-interface=Text",
+        "dangling",
+        "tiny-window",
+        "slow=30",
+        "stale-cache",
+        "gdbus-errors",
+    ] {
+        l.only(&[lie]);
+        let runs = every_command(&mut l, &dir);
+        check_honest(lie, &runs);
+        // Nothing here makes the app answer nothing: it is never called not responding.
+        for (name, r) in &runs {
+            assert_ne!(
+                r.code,
+                Some(8),
+                "{lie}: {name} called the app hung: {}",
+                r.stderr
+            );
+            assert!(
+                !r.stderr.contains("does not answer accessibility calls"),
+                "{lie}: {name}: {}",
+                r.stderr
+            );
+        }
+        recovered(&mut l, lie);
+    }
+}
+
+#[test]
+fn a_cycle_is_shown_once_marked_and_never_entered_again() {
+    let mut l = liar();
+    l.only(&["cycle"]);
+    let pid = l.pid;
+    let r = run(pid, &["tree"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("frame \"Liar\" ⟲ cycle: its own ancestor (row 0)"),
+        "{}",
+        r.stdout
+    );
+    let v = run(pid, &["tree", "--json"]).json();
+    let body = &v["root"]["children"][0];
+    let again = body["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["repeat"].is_object())
+        .unwrap_or_else(|| panic!("no repeat under Body: {body:#}"));
+    assert_eq!(again["repeat"]["cycle"], true);
+    assert_eq!(again["repeat"]["of"], 0);
+    assert_eq!(again["children"].as_array().unwrap().len(), 0);
+    // Targets name the element, never its repeat: the frame is unique.
+    let f = run(pid, &["find", "frame \"Liar\"", "--json"]).json();
+    assert_eq!(f["outcome"], "unique", "{f:#}");
+    assert_eq!(f["row"], 0);
+    // A file with the cycle diffs equal to the live tree.
+    let dir = scratch();
+    let file = dir.join("cycle.json");
+    std::fs::write(&file, run(pid, &["tree", "--json"]).stdout).unwrap();
+    let d = run(pid, &["diff", file.to_str().unwrap()]);
+    assert_eq!(d.code, Some(0), "{}{}", d.stdout, d.stderr);
+    recovered(&mut l, "a cycle");
+}
+
+#[test]
+fn a_silent_element_is_named_with_its_call_and_the_rest_is_read() {
+    let mut l = liar();
+    // Without its cache the app is read element by element, so the silent call is met.
+    l.only(&["silent-element=Slow:GetState", "bad-signature=GetItems"]);
+    let pid = l.pid;
+    let t = run(pid, &["tree"]);
+    assert_eq!(t.code, Some(12), "{}", t.stderr);
+    assert!(
+        t.stdout.contains("button \"Slow\" ⚠ no answer to GetState"),
+        "{}",
+        t.stdout
+    );
+    for other in ["button \"OK\"", "check-box \"Check\"", "text \"Field\""] {
+        assert!(t.stdout.contains(other), "{other} read: {}", t.stdout);
+    }
+    assert!(
+        t.stderr
+            .contains("button \"Slow\": GetState did not answer (the app answers other calls)"),
+        "{}",
+        t.stderr
+    );
+    let v = run(pid, &["tree", "--json"]).json();
+    assert_eq!(v["complete"], false);
+    assert_eq!(v["partial"], 1);
+    // Another element resolves and is written as usual.
+    let f = run(pid, &["find", "button \"OK\""]);
+    assert_eq!(f.code, Some(0), "{}{}", f.stdout, f.stderr);
+    let s = run(pid, &["set", "check-box \"Check\"", "true", "--json"]);
+    assert_eq!(s.json()["outcome"], "verified", "{}", s.stdout);
+    assert_eq!(l.state()["checked"], true);
+    // The silent one: read in part (exit 15), and nothing is written to it.
+    let g = run(pid, &["get", "button \"Slow\""]);
+    assert_eq!(g.code, Some(15), "{}{}", g.stdout, g.stderr);
+    assert!(g.stderr.contains("GetState did not answer"), "{}", g.stderr);
+    let presses = l.state()["presses"]["Slow"].clone();
+    let i = run(pid, &["invoke", "button \"Slow\"", "--json"]);
+    assert_eq!(i.json()["outcome"], "refused", "{}", i.stdout);
+    assert_eq!(i.json()["dispatched"], false);
+    assert_eq!(l.state()["presses"]["Slow"], presses, "nothing was sent");
+    // The doctor: it answers, one element does not.
+    let d = Command::new(env!("CARGO_BIN_EXE_treeglass"))
+        .args(["--backend", "atspi", "doctor", "--json"])
+        .output()
+        .unwrap();
+    let d: Value = serde_json::from_slice(&d.stdout).unwrap();
+    let me = d["apps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["pid"].as_u64() == Some(u64::from(pid)))
+        .unwrap_or_else(|| panic!("doctor lists the liar: {d:#}"));
+    assert_ne!(me["responding"], false, "{me:#}");
+    assert_eq!(me["status"], "warn", "{me:#}");
+    assert!(
+        me["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("answers, but 1 element does not: button \"Slow\" (GetState)"),
+        "{me:#}"
+    );
+    l.only(&[]);
+    let _ = l.state();
+    common::assert_answers(pid, "the liar app", "a silent element");
+}
+
+#[test]
+fn an_app_that_answers_nothing_is_not_responding() {
+    let mut l = liar();
+    let pid = l.pid;
+    l.only(&["silent-after=0"]);
+    for args in [
+        vec!["tree"],
+        vec!["find", "button \"OK\"", "--wait-ms", "1000"],
+    ] {
+        let r = run(pid, &args);
+        assert_eq!(r.code, Some(8), "{args:?}: {}{}", r.stdout, r.stderr);
+        assert!(
+            r.stderr.contains("does not answer accessibility calls"),
+            "{}",
+            r.stderr
+        );
+    }
+    let v = l.cmd("wake");
+    assert_eq!(v["ok"], true);
+    recovered(&mut l, "a hung spell");
+}
+
+#[test]
+fn a_count_that_lies_is_shown_beside_what_was_given() {
+    let mut l = liar();
+    l.only(&["child-count=1000000"]);
+    let r = run(l.pid, &["tree"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("panel \"Body\" — says it has 1,000,000 children, gave 5"),
+        "{}",
+        r.stdout
+    );
+    for kid in ["button \"OK\"", "button \"Slow\"", "label \"Status\""] {
+        assert!(r.stdout.contains(kid), "{kid}: {}", r.stdout);
+    }
+    l.cmd("calls reset");
+    let r = run(l.pid, &["tree"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let calls = l.calls()["by_method"].clone();
+    assert!(
+        calls["GetChildAtIndex"].as_u64().unwrap_or(0) <= 64,
+        "asked one by one, not a million times: {calls}"
+    );
+    recovered(&mut l, "a lying count");
+}
+
+#[test]
+fn a_chain_ten_thousand_deep_is_read_audited_and_diffed() {
+    let mut l = liar();
+    l.only(&["deep=10000"]);
+    let pid = l.pid;
+    let dir = scratch();
+    let t = run(pid, &["tree", "--json", "--max-depth", "20000"]);
+    assert_eq!(t.code, Some(0), "{}", t.stderr);
+    // Deeper than a JSON parser here goes (serde_json stops at 128): the document's head
+    // holds its counts, and treeglass's own `diff` reads it whole below.
+    let head: String = t.stdout.chars().take(200).collect();
+    assert!(head.contains("\"complete\": true"), "{head}");
+    assert!(head.contains("\"node_count\": 10007"), "{head}");
+    assert!(t.stdout.contains("\"name\": \"Level 10000\""));
+    let file = dir.join("deep.json");
+    std::fs::write(&file, &t.stdout).unwrap();
+    let a = run(pid, &["audit", "--max-depth", "20000"]);
+    assert!(matches!(a.code, Some(0 | 14)), "{}{}", a.stdout, a.stderr);
+    let d = run(
+        pid,
+        &["diff", file.to_str().unwrap(), "--max-depth", "20000"],
+    );
+    assert_eq!(d.code, Some(0), "{}{}", d.stdout, d.stderr);
+    // The text form too, at the default depth: cut, and said so.
+    let cut = run(pid, &["tree"]);
+    assert_eq!(cut.code, Some(12), "{}", cut.stderr);
+    assert!(cut.stderr.contains("--max-depth"), "{}", cut.stderr);
+    recovered(&mut l, "a deep chain");
+}
+
+#[test]
+fn every_lie_at_once_ends_honestly() {
+    let mut l = liar();
+    l.only(&[
+        "cycle",
+        "deep=300",
+        "silent-element=Slow:GetState",
+        "bad-signature=GetItems",
+        "huge-strings=1",
+        "bad-text",
+        "flip-names",
+        "vanish-children=half",
+        "no-interface=Value",
+        "dangling",
+        "tiny-window",
+        "stale-cache",
+    ]);
+    let runs = every_command(&mut l, &scratch());
+    check_honest("every lie", &runs);
+    recovered(&mut l, "every lie at once");
+}
+
+#[test]
+fn mcp_and_the_inspector_survive_the_lies() {
+    let mut l = liar();
+    l.only(&[
+        "cycle",
+        "silent-element=Slow:GetState",
+        "bad-signature=GetItems",
+    ]);
+    let pid = l.pid;
+    let mut c = common::mcp::McpClient::start("liar", &["--backend", "atspi"]);
+    let r = c.call(
+        "get_window_state",
+        serde_json::json!({"pid": pid, "raw": true}),
+    );
+    let doc = r["structuredContent"].to_string();
+    assert!(doc.contains("\"cycle\":true"), "{r}");
+    assert!(doc.contains("\"unanswered\":[\"GetState\"]"), "{r}");
+    c.close();
+    // The inspector: the tree with both marks, and it quits at once.
+    let tmux = common::tmux::Tmux::new();
+    tmux.start(&["--pid", &pid.to_string()]);
+    let s = tmux.wait_for("⟲ cycle", Duration::from_secs(30));
+    assert!(s.contains("no answer to GetState"), "{s}");
+    tmux.keys(&["q"]);
+    recovered(&mut l, "MCP and the inspector");
+}
+
+mod random {
+    //! Lies drawn at random, several at once: whatever they are, every run ends honestly,
+    //! within its deadline and its memory.
+    use super::*;
+    use proptest::prelude::*;
+
+    fn one_lie() -> impl Strategy<Value = String> {
+        let el = prop_oneof![
+            Just("OK"),
+            Just("Slow"),
+            Just("Check"),
+            Just("Field"),
+            Just("Body")
+        ];
+        let method = prop_oneof![
+            Just("GetState"),
+            Just("GetRole"),
+            Just("GetChildren"),
+            Just("Name"),
+            Just("GetInterfaces"),
+            Just("GetText")
+        ];
+        prop_oneof![
+            Just("cycle".to_string()),
+            (1u32..800).prop_map(|n| format!("deep={n}")),
+            (el.clone(), method.clone()).prop_map(|(e, m)| format!("silent-element={e}:{m}")),
+            method.clone().prop_map(|m| format!("bad-signature={m}")),
+            Just("bad-signature=GetItems".to_string()),
+            Just("huge-strings=1".to_string()),
+            Just("huge-arrays=states".to_string()),
+            Just("bad-text".to_string()),
+            Just("invalid-utf8".to_string()),
+            Just("flip-names".to_string()),
+            Just("vanish-children=half".to_string()),
+            (0u32..2_000_000).prop_map(|n| format!("child-count={n}")),
+            Just("no-interface=Value".to_string()),
+            Just("no-interface=Text".to_string()),
+            Just("dangling".to_string()),
+            Just("tiny-window".to_string()),
+            (0u32..15).prop_map(|ms| format!("slow={ms}")),
+            Just("stale-cache".to_string()),
+            Just("gdbus-errors".to_string()),
+            (0u32..300).prop_map(|n| format!("silent-after={n}")),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 10,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+        #[test]
+        fn random_lies_end_honestly(lies in proptest::collection::vec(one_lie(), 1..5)) {
+            let mut l = liar();
+            let lies: Vec<&str> = lies.iter().map(String::as_str).collect();
+            l.only(&lies);
+            let pid = l.pid;
+            let runs = vec![
+                ("tree --json", run(pid, &["tree", "--json"])),
+                ("find", run(pid, &["find", "check-box", "--wait-ms", "1000"])),
+                ("audit", run(pid, &["audit"])),
+            ];
+            check_honest(&format!("{lies:?}"), &runs);
+            // Only an app that answers nothing may be called not responding.
+            let hung = lies.iter().any(|x| x.starts_with("silent-after"));
+            for (name, r) in &runs {
+                prop_assert!(hung || r.code != Some(8), "{lies:?}: {name} called the app hung: {}", r.stderr);
+            }
+            let _ = l.cmd("wake");
+            recovered(&mut l, &format!("{lies:?}"));
+        }
+    }
+}
