@@ -158,7 +158,7 @@ async fn run(cli: Cli) -> Result<(Printed, i32), Error> {
         .store(narrow, std::sync::atomic::Ordering::Relaxed);
     match cli.command {
         Some(Command::Apps { json }) => cli::apps(backend.as_ref(), json).await.map(ok),
-        Some(Command::Tree(args)) => cli::tree(backend.as_ref(), &args).await,
+        Some(Command::Tree(args)) => cli::tree(&session, &args).await,
         Some(Command::Diff(args)) => cli::diff(Some(backend.as_ref()), &args).await.map(text),
         Some(Command::Audit(args)) => cli::audit::run(&session, &args).await.map(text),
         Some(Command::Find(args)) => cli::find(&session, &args).await.map(text),
@@ -176,7 +176,7 @@ async fn run(cli: Cli) -> Result<(Printed, i32), Error> {
                 scope: cli.scope,
                 ..Default::default()
             };
-            cli::tree(backend.as_ref(), &args).await
+            cli::tree(&session, &args).await
         }
     }
 }

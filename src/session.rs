@@ -142,7 +142,22 @@ impl Session {
         timeout: Duration,
         limits: &Limits,
     ) -> Result<Fresh, BackendError> {
-        self.resolve_fresh_by(root, target, timeout, limits, resolve)
+        let narrow = self.narrow.load(std::sync::atomic::Ordering::Relaxed);
+        self.resolve_fresh_by(root, target, timeout, limits, resolve, narrow)
+            .await
+    }
+
+    /// [`Session::resolve_fresh`] that asks the app for the target's candidates first where it
+    /// can ([`Backend::candidates`]), whatever `narrow` says: for a caller that needs only the
+    /// element (a subtree's root) and keeps nothing else of the snapshot.
+    pub async fn resolve_element(
+        &self,
+        root: &NodeId,
+        target: &Target,
+        timeout: Duration,
+        limits: &Limits,
+    ) -> Result<Fresh, BackendError> {
+        self.resolve_fresh_by(root, target, timeout, limits, resolve, true)
             .await
     }
 
@@ -156,7 +171,8 @@ impl Session {
         timeout: Duration,
         limits: &Limits,
     ) -> Result<Fresh, BackendError> {
-        self.resolve_fresh_by(root, target, timeout, limits, resolve_for_write)
+        let narrow = self.narrow.load(std::sync::atomic::Ordering::Relaxed);
+        self.resolve_fresh_by(root, target, timeout, limits, resolve_for_write, narrow)
             .await
     }
 
@@ -167,6 +183,7 @@ impl Session {
         timeout: Duration,
         limits: &Limits,
         resolve: fn(&Snapshot, &Target) -> Resolution,
+        narrow: bool,
     ) -> Result<Fresh, BackendError> {
         let timeout = timeout.min(MAX_RESOLVE_TIMEOUT);
         let started = Instant::now();
@@ -178,9 +195,7 @@ impl Session {
         };
         // Subscribe before the first read so no change between read and wait is missed.
         let mut events = self.backend.subscribe();
-        if self.narrow.load(std::sync::atomic::Ordering::Relaxed)
-            && let Some(fresh) = self.resolve_narrowed(root, target, limits, resolve).await?
-        {
+        if narrow && let Some(fresh) = self.resolve_narrowed(root, target, limits, resolve).await? {
             return Ok(fresh);
         }
         let mut reads = 0;

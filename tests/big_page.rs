@@ -112,11 +112,12 @@ fn the_big_page_is_read_whole_found_in_and_written() {
     assert!(json_of(&o).get("narrowed").is_none());
     app.assert_alive("a target the candidates do not hold");
 
-    let o = app.treeglass(&["set", r#"check-box "Row 1500 done""#, "true", "--json"]);
-    assert_ok(&o, "set row 1500's check box");
+    // Row 1,401 (rows that are multiples of 7 start checked; row 1,500 is the agent's, below).
+    let o = app.treeglass(&["set", r#"check-box "Row 1401 done""#, "true", "--json"]);
+    assert_ok(&o, "set row 1401's check box");
     let r = json_of(&o);
     assert_eq!(r["outcome"], "verified", "{r:#}");
-    assert_eq!(r["name"], "Row 1500 done", "{r:#}");
+    assert_eq!(r["name"], "Row 1401 done", "{r:#}");
     assert_page_checked(app.pid, &r);
     app.assert_alive("set");
 
@@ -137,11 +138,42 @@ fn the_big_page_is_read_whole_found_in_and_written() {
         app.assert_alive(&format!("set {target}"));
     }
 
-    // The row before it is untouched.
-    let o = app.treeglass(&["get", r#"check-box "Row 1499 done""#]);
-    assert_ok(&o, "get row 1499's check box");
+    // The row after it is untouched.
+    let o = app.treeglass(&["get", r#"check-box "Row 1402 done""#]);
+    assert_ok(&o, "get row 1402's check box");
     assert!(stdout(&o).contains("= off"), "{}", stdout(&o));
     app.assert_alive("get");
+
+    // The scoped forms of `tree`: one row's subtree (the row found by the app, nothing else of
+    // the page read), and the actionable elements in it, each with a target that resolves.
+    let o = app.treeglass(&[
+        "tree",
+        "--root",
+        r#"check-box "Row 1300 done""#,
+        "--interactive-only",
+        "--json",
+    ]);
+    assert_ok(&o, "tree --root --interactive-only");
+    let v = json_of(&o);
+    assert_eq!(v["form"], "interactive", "{v:#}");
+    assert_eq!(v["node_count"], 1, "the check box alone was read: {v:#}");
+    assert_eq!(v["elements"][0]["name"], "Row 1300 done", "{v:#}");
+    let path = v["root_path"].as_str().unwrap();
+    assert!(
+        path.contains("frame \"treeglass big page")
+            && path.ends_with("check-box \"Row 1300 done\""),
+        "{v:#}"
+    );
+    assert!(
+        v["window"]
+            .as_str()
+            .unwrap()
+            .starts_with("treeglass big page"),
+        "the answer names the window the subtree is in, not the subtree: {v:#}"
+    );
+    app.assert_alive("tree --root");
+
+    mcp_at_real_size(&mut app);
 
     // The inspector: the tree is painted while it is read, the read ends whole, the filter
     // finds one row; a re-read stopped with Esc keeps what it had and says so.
@@ -167,6 +199,214 @@ fn the_big_page_is_read_whole_found_in_and_written() {
     assert!(tmux.alive(), "the inspector quit");
     tmux.keys(&["q"]);
     app.assert_alive("the inspector");
+}
+
+/// `get_window_state` on the big page, through the MCP Python SDK: the default answer is cut
+/// to its budget and says so; a cursor pages through every line once; a row's subtree (by its
+/// token) is read alone, its tokens write, and its actionable elements' targets resolve; an
+/// agent finds, checks and confirms row 1,500's check box in four calls and 64 KB.
+fn mcp_at_real_size(app: &mut MatrixApp) {
+    use common::mcp::McpClient;
+    use serde_json::{Value, json};
+    /// The answer's size as the issue counts it: structured content and text together.
+    fn size(r: &Value) -> usize {
+        r["structuredContent"].to_string().len() + r["text"].as_str().unwrap_or_default().len()
+    }
+    let pid = app.pid;
+    let mut c = McpClient::start("bigpage", &["--backend", "atspi"]);
+
+    // The default answer: within 100 KB, partial, what it left out, and the call for more.
+    let r = c.call("get_window_state", json!({"pid": pid}));
+    assert_eq!(r["isError"], false, "{r}");
+    let v = &r["structuredContent"];
+    assert!(size(&r) <= 100_000, "{} bytes", size(&r));
+    assert_eq!(v["complete"], false, "{}", v["more"]);
+    assert!(
+        v["node_count"].as_u64().unwrap() > 26_000,
+        "{}",
+        v["node_count"]
+    );
+    let omitted = v["omitted"]["count"].as_u64().unwrap();
+    assert_eq!(
+        omitted + v["shown"].as_u64().unwrap(),
+        v["selected"].as_u64().unwrap(),
+        "{}",
+        v["omitted"]
+    );
+    assert!(v["omitted"]["by_role"]["check-box"].as_u64().unwrap() > 1_000);
+    let more = v["more"].as_str().unwrap();
+    assert!(more.contains("cursor=") && more.contains("root="), "{more}");
+    assert!(
+        r["text"].as_str().unwrap().contains("cursor="),
+        "the text says it too"
+    );
+    eprintln!(
+        "default answer: {} bytes, {} lines of {}",
+        size(&r),
+        v["shown"],
+        v["selected"]
+    );
+    app.assert_alive("get_window_state");
+
+    // A cursor pages through every line once: each page's tops hang under lines seen before.
+    let mut seen = std::collections::HashSet::new();
+    let mut args = json!({"pid": pid, "budget_bytes": 1_000_000});
+    let mut pages = 0;
+    let paging = std::time::Instant::now();
+    let selected = loop {
+        let r = c.call("get_window_state", args.clone());
+        assert_eq!(r["isError"], false, "page {pages}: {}", r["text"]);
+        assert!(size(&r) <= 1_000_000, "page {pages}: {} bytes", size(&r));
+        let v = &r["structuredContent"];
+        let tops: Vec<&Value> = match v["root"].is_object() {
+            true => vec![&v["root"]],
+            false => v["roots"].as_array().unwrap().iter().collect(),
+        };
+        for t in &tops {
+            if let Some(p) = t["parent"].as_str() {
+                let row = p.split_once(':').unwrap().1.to_string();
+                assert!(
+                    seen.contains(&row),
+                    "page {pages}: {} hangs under an unseen {p}",
+                    t["path"]
+                );
+            }
+        }
+        let mut stack = tops;
+        while let Some(n) = stack.pop() {
+            let row = n["token"]
+                .as_str()
+                .unwrap()
+                .split_once(':')
+                .unwrap()
+                .1
+                .to_string();
+            assert!(
+                seen.insert(row.clone()),
+                "page {pages}: line {row} came twice"
+            );
+            stack.extend(n["children"].as_array().unwrap().iter());
+        }
+        pages += 1;
+        match v["next_cursor"].as_str() {
+            Some(cursor) => args = json!({"cursor": cursor, "budget_bytes": 1_000_000}),
+            None => break v["selected"].as_u64().unwrap() as usize,
+        }
+    };
+    eprintln!("{pages} pages in {:.1} s", paging.elapsed().as_secs_f64());
+    assert!(pages > 1, "one page held the big page");
+    assert_eq!(seen.len(), selected, "every line once, over {pages} pages");
+    app.assert_alive("paging");
+
+    // One row: found by a query (every match with its path and its parent's token), then read
+    // alone from the parent's token.
+    let v = c.ok(
+        "get_window_state",
+        json!({"pid": pid, "query": "check-box \"Row 1200 done\""}),
+    );
+    assert_eq!(v["form"], "matches", "{v}");
+    assert_eq!(v["elements"].as_array().unwrap().len(), 1, "{v}");
+    let the_box = &v["elements"][0];
+    assert!(
+        the_box["path"].as_str().unwrap().contains("check-box"),
+        "{the_box}"
+    );
+    let row = the_box["parent"].as_str().unwrap().to_string();
+    let r = c.call("get_window_state", json!({"root": row}));
+    assert_eq!(r["isError"], false, "{r}");
+    let sub = &r["structuredContent"];
+    assert_eq!(sub["complete"], true, "{sub}");
+    assert!(
+        sub["node_count"].as_u64().unwrap() < 30,
+        "one row was read, not the page: {}",
+        sub["node_count"]
+    );
+    let text = r["text"].as_str().unwrap();
+    for name in ["Row 1200 name", "Row 1200 done", "Row 1200 colour"] {
+        assert!(text.contains(name), "{name} in the row:\n{text}");
+    }
+    assert!(
+        !text.contains("Row 1201") && !text.contains("Row 1199"),
+        "{text}"
+    );
+    let token = common::mcp::token_named(sub, "Row 1200 done");
+    // Its tokens write, and the page holds it.
+    let w = c.ok("set_value", json!({"element_token": token, "value": true}));
+    assert_eq!(w["outcome"], "verified", "{w}");
+    assert_page_checked(pid, &w);
+    app.assert_alive("set_value by a subtree's token");
+
+    // The row's actionable elements, each with a target that resolves to it.
+    let v = c.ok(
+        "get_window_state",
+        json!({"root": row, "interactive_only": true}),
+    );
+    assert_eq!(v["form"], "interactive", "{v}");
+    let boxes: Vec<&Value> = v["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["role"] == "check-box")
+        .collect();
+    assert_eq!(boxes.len(), 1, "{v}");
+    let target = boxes[0]["target"].as_str().unwrap();
+    let f = c.ok("find", json!({"pid": pid, "target": target}));
+    assert_eq!(f["outcome"], "unique", "{f}");
+    assert!(
+        f["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("check-box \"Row 1200 done\""),
+        "{f}"
+    );
+    app.assert_alive("interactive_only");
+    c.close();
+
+    // An agent from nothing: find row 1,500's check box, check it, confirm it.
+    let mut c = McpClient::start("bigpage-agent", &["--backend", "atspi"]);
+    let mut spent = 0;
+    let r = c.call("list_apps", json!({}));
+    spent += size(&r);
+    let apps = &r["structuredContent"]["apps"];
+    let name = apps
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["pid"].as_u64() == Some(u64::from(pid)))
+        .map(|a| a["name"].as_str().unwrap().to_string())
+        .expect("the browser is listed");
+    let r = c.call(
+        "find",
+        json!({"app": format!("^{name}$"), "target": "check-box \"Row 1500 done\""}),
+    );
+    spent += size(&r);
+    assert_eq!(r["structuredContent"]["outcome"], "unique", "{r}");
+    let token = r["structuredContent"]["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = c.call("set_value", json!({"element_token": token, "value": true}));
+    spent += size(&r);
+    assert_eq!(r["structuredContent"]["outcome"], "verified", "{r}");
+    let r = c.call(
+        "get_window_state",
+        json!({"app": format!("^{name}$"), "root": "check-box \"Row 1500 done\""}),
+    );
+    spent += size(&r);
+    let v = &r["structuredContent"];
+    assert_eq!(v["root"]["name"], "Row 1500 done", "{v}");
+    assert!(
+        v["root"]["states"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s == "checked"),
+        "{v}"
+    );
+    assert!(spent <= 64 * 1024, "four calls took {spent} bytes");
+    eprintln!("agent loop: 4 calls, {spent} bytes");
+    c.close();
+    app.assert_alive("the agent's loop");
 }
 
 /// Gecko gives an element below what it has laid out of a fresh page no action and extents

@@ -55,6 +55,11 @@ fn a_write_by_token_lands_in_the_app_and_superseded_tokens_are_stale() {
     );
     let state = c.ok("get_window_state", scoped(&app, json!({})));
     assert_eq!(state["complete"], true, "{}", state["truncated"]);
+    // A small window comes whole in one answer under the default budget: nothing left out,
+    // no next page, every line it selected shown.
+    assert_eq!(state["form"], "tree");
+    assert_eq!(state["shown"], state["selected"], "{state}");
+    assert!(state.get("omitted").is_none() && state.get("next_cursor").is_none());
     assert_eq!(state["pid"].as_u64(), Some(app.pid as u64));
     let node = find_node(&state["root"], &|n| n["name"] == "Full name").unwrap();
     assert_eq!(node["target"], "text \"Full name\"");

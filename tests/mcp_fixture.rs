@@ -1131,3 +1131,67 @@ fn tools_list_is_strict_json_schema_2020_12() {
     }
     s.finish();
 }
+
+#[test]
+fn a_cut_answer_pages_on_with_its_cursor_and_only_in_the_form_it_was_asked() {
+    let mut c = fixture();
+    let first = c.ok("get_window_state", json!({"budget_bytes": 4000}));
+    assert_eq!(
+        first["complete"], false,
+        "the demo window fits in 4 KB: {first}"
+    );
+    let cursor = first["next_cursor"].as_str().unwrap().to_string();
+    assert!(first["more"].as_str().unwrap().contains(&cursor));
+
+    // Another form from the same cursor would skip or repeat lines: refused, nothing lost.
+    for other in [
+        json!({"cursor": cursor, "interactive_only": true}),
+        json!({"cursor": cursor, "showing_only": true}),
+        json!({"cursor": cursor, "raw": true}),
+        json!({"cursor": cursor, "query": "button"}),
+    ] {
+        let r = c.call("get_window_state", other.clone());
+        let e = error_of(&r);
+        assert_eq!(e["kind"], "bad_arguments", "{other}: {e}");
+        assert!(
+            e["message"].as_str().unwrap().contains("another form"),
+            "{e}"
+        );
+    }
+    for bad in ["s00000001", "nonsense", "s00000001+3"] {
+        let r = c.call("get_window_state", json!({"cursor": bad}));
+        assert_eq!(error_of(&r)["kind"], "bad_arguments", "{bad}: {r}");
+    }
+
+    // The same form pages on to the end, every line once.
+    let mut rows = std::collections::HashSet::new();
+    let mut collect = |v: &Value| {
+        let mut stack: Vec<&Value> = match v["root"].is_object() {
+            true => vec![&v["root"]],
+            false => v["roots"].as_array().unwrap().iter().collect(),
+        };
+        while let Some(n) = stack.pop() {
+            assert!(rows.insert(n["row"].as_u64().unwrap()), "{n} twice");
+            stack.extend(n["children"].as_array().unwrap().iter());
+        }
+    };
+    collect(&first);
+    let mut next = Some(cursor.clone());
+    while let Some(at) = next {
+        let v = c.ok(
+            "get_window_state",
+            json!({"cursor": at, "budget_bytes": 4000}),
+        );
+        collect(&v);
+        next = v["next_cursor"].as_str().map(str::to_string);
+    }
+    assert_eq!(rows.len() as u64, first["selected"].as_u64().unwrap());
+
+    // A newer read of the window makes the cursor stale, as it does its tokens.
+    c.ok("get_window_state", json!({}));
+    let r = c.call("get_window_state", json!({"cursor": cursor}));
+    let e = error_of(&r);
+    assert_eq!(e["kind"], "stale_cursor", "{e}");
+    assert_eq!(e["exit_code"], 5, "{e}");
+    assert!(e["message"].as_str().unwrap().contains("read again"), "{e}");
+}

@@ -92,6 +92,68 @@ pub async fn resolve(
     Ok(Resolved { fresh, app, root })
 }
 
+/// [`resolve`] for looking only (no write follows, and nothing else of the snapshot is used):
+/// the app is asked for the target's candidates first where it can find them (Chromium,
+/// Firefox), so a big page is not read whole for one element.
+pub async fn look_up(
+    session: &Session,
+    target: &Target,
+    scope: &Scope,
+    wait: Duration,
+    limits: &Limits,
+    naming: Naming,
+) -> Result<Resolved, Error> {
+    let (app, root) = pick(session.backend.as_ref(), scope).await?;
+    let fresh = session
+        .resolve_element(&root, target, wait, limits)
+        .await
+        .map_err(|e| naming(&app, e))?;
+    Ok(Resolved { fresh, app, root })
+}
+
+/// The element a subtree is read under: its id, its path in the window, and the window's name
+/// (a subtree's snapshot is named after its root; its answers name the window it sits in).
+pub struct Subtree {
+    pub id: NodeId,
+    pub path: String,
+    pub window: crate::model::AppText,
+}
+
+/// The element a subtree read starts at (`tree --root`, `get_window_state` `root`): `target`
+/// resolved in `window`, asking the app for its candidates first where it can find them, so
+/// nothing else of a big page is read. Its id and its path in the window; a target that does
+/// not name one element is the resolution's error.
+pub async fn subtree_root(
+    session: &Session,
+    app: &AppInfo,
+    window: &NodeId,
+    target: &Target,
+    limits: &Limits,
+    naming: Naming,
+) -> Result<Subtree, Error> {
+    let fresh = session
+        .resolve_element(window, target, wait(None), limits)
+        .await
+        .map_err(|e| naming(app, e))?;
+    match &fresh.resolution {
+        Resolution::Unique { row, .. } => Ok(Subtree {
+            id: fresh.snapshot.nodes[*row].id.clone(),
+            path: fresh.snapshot.path_string(*row),
+            window: fresh.snapshot.window_of(*row),
+        }),
+        r => Err(Error::new(
+            resolution_kind(r).unwrap_or(Kind::NotFound),
+            format!(
+                "root: {}",
+                resolution_text(target, &fresh)
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+            ),
+        )),
+    }
+}
+
 /// One element of a snapshot the session holds.
 pub struct Located {
     pub snap: Arc<Snapshot>,

@@ -12,6 +12,7 @@
 //! | `record` | a write as a workflow step, into a running recorder or a recording file |
 //! | `run` | a workflow validated, its inputs checked, replayed step by step in the scope's window |
 //! | `audit` | the accessibility rules on a window read now |
+//! | `state` | what of a snapshot an answer shows (tree, on screen, actionable, matches, depth), and its pages under a size budget |
 //! | `output` | the text and JSON forms of what they return |
 
 pub mod audit;
@@ -21,6 +22,7 @@ pub mod output;
 pub mod record;
 pub mod run;
 pub mod scope;
+pub mod state;
 pub mod write;
 
 pub use error::{Error, Kind};

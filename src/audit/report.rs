@@ -71,6 +71,11 @@ fn target_of(a: &Audit, row: usize) -> Option<(String, &'static str)> {
 /// The findings grouped by rule, each with its element's suggested target, path, token and
 /// row, then the summary line.
 pub fn text(a: &Audit, snap: &Snapshot) -> String {
+    text_capped(a, snap, None)
+}
+
+/// [`text`] with at most `per_rule` findings listed under each rule, the rest counted.
+pub fn text_capped(a: &Audit, snap: &Snapshot, per_rule: Option<usize>) -> String {
     let mut out = String::new();
     for rule in &a.evaluated {
         let found: Vec<&Finding> = a.findings.iter().filter(|f| f.rule.id == rule.id).collect();
@@ -86,7 +91,9 @@ pub fn text(a: &Audit, snap: &Snapshot) -> String {
             rule.anchor,
             found.len()
         ));
-        for f in found {
+        let listed = per_rule.unwrap_or(usize::MAX).min(found.len());
+        let more = found.len() - listed;
+        for f in found.into_iter().take(listed) {
             let (target, grade) = target_of(a, f.row).unwrap_or_default();
             out.push_str(&format!("  ⇒ {target}  ({grade})\n"));
             out.push_str(&format!(
@@ -105,6 +112,9 @@ pub fn text(a: &Audit, snap: &Snapshot) -> String {
                 snap.token(f.row),
                 f.row
             ));
+        }
+        if more > 0 {
+            out.push_str(&format!("  … and {more} more\n"));
         }
     }
     out.push_str(&summary(a, snap));
@@ -149,20 +159,30 @@ fn finding_json(a: &Audit, snap: &Snapshot, f: &Finding) -> Json {
 /// `audit --json`: the snapshot, completeness, the summary, and every evaluated rule with its
 /// findings (grouped), the rules not evaluated and why, and the checks left out.
 pub fn json(a: &Audit, snap: &Snapshot) -> Json {
+    json_capped(a, snap, None)
+}
+
+/// [`json`] with at most `per_rule` findings listed under each rule (`count` is still all of
+/// them, and `more` how many are not listed): an agent's answer stays a size it can read.
+pub fn json_capped(a: &Audit, snap: &Snapshot, per_rule: Option<usize>) -> Json {
     let [e, w, r] = a.counts();
     let rules: Vec<Json> = a
         .evaluated
         .iter()
         .map(|rule| {
             let mut v = rule_json(rule);
-            let found: Vec<Json> = a
-                .findings
+            let all: Vec<&crate::audit::Finding> =
+                a.findings.iter().filter(|f| f.rule.id == rule.id).collect();
+            let listed = per_rule.unwrap_or(usize::MAX).min(all.len());
+            let found: Vec<Json> = all[..listed]
                 .iter()
-                .filter(|f| f.rule.id == rule.id)
                 .map(|f| finding_json(a, snap, f))
                 .collect();
-            v["count"] = found.len().into();
+            v["count"] = all.len().into();
             v["findings"] = found.into();
+            if listed < all.len() {
+                v["more"] = (all.len() - listed).into();
+            }
             v
         })
         .collect();

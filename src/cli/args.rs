@@ -415,6 +415,17 @@ pub struct TreeArgs {
     /// big apps). `get` always shows one element's actions.
     #[arg(long)]
     pub actions: bool,
+    /// Only the subtree under the element this target names (resolved in the window first:
+    /// where the app can find it by its role, nothing else is read).
+    #[arg(long, value_name = "TARGET")]
+    pub root: Option<String>,
+    /// Only what is on screen: nodes that are showing, with what they sit in.
+    #[arg(long)]
+    pub showing_only: bool,
+    /// A flat list of the elements a person can act on (buttons, fields, check boxes, options,
+    /// links, …), each with its suggested target and path.
+    #[arg(long, conflicts_with = "raw")]
+    pub interactive_only: bool,
 }
 
 impl Default for TreeArgs {
@@ -426,6 +437,9 @@ impl Default for TreeArgs {
             json: false,
             targets: false,
             actions: false,
+            root: None,
+            showing_only: false,
+            interactive_only: false,
         }
     }
 }

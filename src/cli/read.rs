@@ -23,15 +23,33 @@ pub async fn apps(backend: &dyn Backend, json: bool) -> Result<String, Error> {
 
 /// `treeglass tree`: the text form, or the JSON form streamed as it is written. Exits
 /// `APP_GONE` (after printing what was read) when the app left the bus mid-read.
-pub async fn tree(backend: &dyn Backend, args: &TreeArgs) -> Result<(Printed, i32), Error> {
-    let (app, root) = pick(backend, &args.scope.scope()).await?;
+pub async fn tree(session: &Session, args: &TreeArgs) -> Result<(Printed, i32), Error> {
+    let backend = session.backend.as_ref();
+    let (app, window) = pick(backend, &args.scope.scope()).await?;
+    let scoped = args.showing_only || args.interactive_only;
     let limits = Limits {
         max_nodes: args.max_nodes.max(1),
         actions: args.actions,
-        labels: args.targets,
+        // Suggested targets (asked, or shown by a list) may name an element by its label.
+        labels: args.targets || scoped,
         ..args.scope.limits()
     };
-    let snap = scope::read(backend, &app, &root, &limits).await?;
+    // `--root`: the element's subtree alone.
+    let (root, under) = match &args.root {
+        Some(t) => {
+            let target = locate::parse_target(t)?;
+            let sub = locate::subtree_root(session, &app, &window, &target, &limits, scope::named)
+                .await?;
+            (sub.id, Some((sub.path, sub.window)))
+        }
+        None => (window, None),
+    };
+    let mut snap = scope::read(backend, &app, &root, &limits).await?;
+    if let Some((path, window)) = &under {
+        // The subtree's snapshot is named after its root; its answer names its window.
+        snap.window = window.clone();
+        eprintln!("treeglass: the subtree under {path}");
+    }
     let ended = match snap.truncated {
         Some(Truncation::AppGone) => {
             eprintln!("treeglass: {}", app_gone(&app, "the read").message);
@@ -64,6 +82,28 @@ pub async fn tree(backend: &dyn Backend, args: &TreeArgs) -> Result<(Printed, i3
         }
         _ => None,
     };
+    if scoped {
+        // What is on screen, or the actionable elements: the answer `get_window_state` gives
+        // (without its size budget).
+        let ask = crate::app::state::Ask {
+            raw: args.raw,
+            showing_only: args.showing_only,
+            interactive_only: args.interactive_only,
+            ..Default::default()
+        };
+        let shown = crate::app::state::show(&snap, &ask, &|_| 0);
+        let targets = output::suggested_all(&snap);
+        let out = if args.json {
+            let mut doc = output::shown_doc(&snap, &shown, &targets, !args.raw);
+            if let Some((path, _)) = &under {
+                doc["root_path"] = path.as_str().into();
+            }
+            output::json_pretty(&doc)
+        } else {
+            output::shown_text(&snap, &shown, &targets, false)
+        };
+        return Ok((Printed::Text(out), code(ended)));
+    }
     let targets = args.targets.then(|| output::suggested_all(&snap));
     let actions = args.actions;
     let out = if args.json {

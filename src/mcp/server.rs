@@ -60,13 +60,17 @@ impl State {
 const INSTRUCTIONS: &str = "\
 treeglass reads desktop accessibility trees and writes values with read-back verification.
 Start with list_apps, then get_window_state (app/pid/window) for a window's tree: every node has
-an element token (<snapshot>:<row>) and a suggested target. Write with set_value or invoke, by
-element_token or by target (e.g. check-box \"Subscribe\" in group \"Preferences\"). A token is
-valid only while its snapshot is the newest read of its window: any later read (get_window_state,
-find, a write by target) makes it stale, and the error names the current snapshot. Verdicts:
-verified, already, secure (passwords; never echoed), mismatch, refused (nothing sent: fix the
-input) and unconfirmed (terminal: read the tree again before anything else; never write again
-blindly). Errors carry structuredContent.error {kind, exit_code, message}.";
+an element token (<snapshot>:<row>) and a suggested target. An answer holds at most budget_bytes
+(100000 by default); a big window is cut breadth first and says what it left out and how to get
+it: scope the read with root (a token or target), interactive_only, showing_only, query or
+max_depth, or page on with cursor. To act on one element in a big window, find it by target.
+Write with set_value or invoke, by element_token or by target (e.g. check-box \"Subscribe\" in
+group \"Preferences\"). A token is valid only while its snapshot is the newest read of its
+window: any later read (get_window_state, find, a write by target) makes it stale, and the error
+names the current snapshot. Verdicts: verified, already, secure (passwords; never echoed),
+mismatch, refused (nothing sent: fix the input) and unconfirmed (terminal: read the tree again
+before anything else; never write again blindly). Errors carry structuredContent.error {kind,
+exit_code, message}.";
 
 /// The `treeglass mcp` server.
 #[derive(Clone)]

@@ -57,6 +57,32 @@ scope_fields! {
     #[derive(Debug, Default, Deserialize, JsonSchema)]
     #[serde(deny_unknown_fields)]
     pub struct WindowStateArgs {
+        /// Only the subtree under this element: its token (from this server's reads) or a
+        /// target. A token's subtree is read alone (nothing else of the window is asked), and
+        /// the window's other tokens stay valid.
+        #[serde(default)]
+        #[schemars(schema_with = "optional_target_schema")]
+        pub root: Option<Json>,
+        /// Only what is on screen: nodes that are showing, with what they sit in.
+        #[serde(default)]
+        pub showing_only: Option<bool>,
+        /// A flat list of the elements a person can act on (buttons, fields, check boxes,
+        /// options, links, …), each with its token, target and path: the compact form.
+        #[serde(default)]
+        pub interactive_only: Option<bool>,
+        /// A flat list of the elements this target matches, with their tokens and paths.
+        #[serde(default)]
+        #[schemars(schema_with = "optional_target_schema")]
+        pub query: Option<Json>,
+        /// Continue a cut answer from where it stopped: the `next_cursor` it gave. Valid while
+        /// its snapshot is the window's newest read (nothing read or written in between).
+        #[serde(default)]
+        pub cursor: Option<String>,
+        /// The most bytes the answer may take, text and structured content together (default
+        /// 100000, at most 1000000). A bigger tree is cut breadth first (lists: in tree order)
+        /// and says what it left out and how to get it.
+        #[serde(default)]
+        pub budget_bytes: Option<usize>,
         /// Stop reading after this many nodes (the result then says `complete: false`,
         /// `truncated: "node_cap"`). Default 50000.
         #[serde(default)]
@@ -417,8 +443,14 @@ pub fn all() -> Vec<Tool> {
             "Reads one window's accessibility tree now and returns it folded (unnamed \
              single-child wrappers fold into their child), every node with its element token \
              (`<snapshot>:<row>`) and its suggested shortest unique target, plus the snapshot id \
-             and whether the read was complete. Read-only for the app; this read supersedes \
-             the window's earlier tokens (they are then refused as stale).",
+             and whether the answer is complete. An answer holds at most budget_bytes (default \
+             100000): a bigger window is cut breadth first, says what it left out \
+             (omitted.by_role) and how to get the rest — scope it with root (a token or \
+             target: one subtree), interactive_only (the actionable elements, flat), \
+             showing_only (what is on screen), query (the elements a target matches), \
+             max_depth, or page on with cursor. Read-only for the app; this read supersedes the \
+             window's earlier tokens (they are then refused as stale); a read under a root \
+             token keeps them.",
             READ_ONLY,
         ),
         tool::<FindArgs>(

@@ -193,6 +193,23 @@ impl Snapshot {
         path
     }
 
+    /// The name of the window `row` sits in: the snapshot's window, or, in a read of a whole
+    /// app (several windows), the top-level element above `row`.
+    pub fn window_of(&self, row: usize) -> AppText {
+        if !self.window.as_str().is_empty() {
+            return self.window.clone();
+        }
+        let path = self.ancestry(row);
+        match (path.first().and_then(|&r| self.nodes.get(r)), path.get(1)) {
+            (Some(root), Some(&top)) if root.role == super::Role::Application => self
+                .nodes
+                .get(top)
+                .map(|n| n.name.clone())
+                .unwrap_or_default(),
+            _ => self.window.clone(),
+        }
+    }
+
     /// A readable path from the root: `frame "Settings" > panel > text "Name"`.
     pub fn path_string(&self, row: usize) -> String {
         self.ancestry(row)
@@ -220,6 +237,35 @@ impl Snapshot {
             .filter(|(_, n)| n.repeat.is_none())
             .map(|(r, n)| (&n.id, r))
             .collect()
+    }
+
+    /// By row: whether the row is one of `rows` or an ancestor of one (the root always is).
+    pub fn with_ancestors(&self, rows: impl IntoIterator<Item = usize>) -> Vec<bool> {
+        let mut keep = vec![false; self.nodes.len()];
+        for r in rows {
+            let mut cur = Some(r);
+            while let Some(c) = cur {
+                match keep.get_mut(c) {
+                    Some(k) if !*k => {
+                        *k = true;
+                        cur = self.nodes.get(c).and_then(|n| n.parent);
+                    }
+                    _ => break,
+                }
+            }
+        }
+        if let Some(k) = keep.first_mut() {
+            *k = true;
+        }
+        keep
+    }
+
+    /// By row: whether the node is showing or holds a showing node (what is on screen, with
+    /// what it sits in).
+    pub fn showing_mask(&self) -> Vec<bool> {
+        self.with_ancestors(
+            (0..self.nodes.len()).filter(|&r| self.nodes[r].states.has(super::State::Showing)),
+        )
     }
 
     /// Points every node that repeats an element (`Node::repeat`) at the element's row, once
@@ -328,5 +374,40 @@ mod tests {
         assert_eq!(out[0].children, vec![1, 3]);
         assert_eq!(out[2].parent, Some(1));
         assert_eq!(out[2].depth, 2);
+    }
+
+    #[test]
+    fn the_window_an_element_sits_in() {
+        let mk = |role, name: &str, kids: Vec<usize>| {
+            let mut n = Node::new(NodeId(name.into()), role, "x");
+            n.name = name.into();
+            n.children = kids;
+            n
+        };
+        // app > (frame "One" > button "b"), (frame "Two")
+        let nodes = vec![
+            mk(Role::Application, "app", vec![1, 3]),
+            mk(Role::Frame, "One", vec![2]),
+            mk(Role::Button, "b", vec![]),
+            mk(Role::Frame, "Two", vec![]),
+        ];
+        let mut snap = Snapshot {
+            id: SnapshotId(1),
+            app: "app".into(),
+            window: AppText::default(),
+            nodes: preorder(nodes, 0),
+            truncated: None,
+            unreadable: 0,
+            read_ms: 0.0,
+        };
+        assert_eq!(snap.window_of(2).as_str(), "One");
+        assert_eq!(snap.window_of(3).as_str(), "Two");
+        assert_eq!(
+            snap.window_of(0).as_str(),
+            "",
+            "the app itself is in no window"
+        );
+        snap.window = "One".into();
+        assert_eq!(snap.window_of(2).as_str(), "One");
     }
 }

@@ -810,6 +810,14 @@ impl<'s> RowSuggester<'s> {
 
     /// Fills the `None` entries of `out` (by row) that `wanted` picks, and their ancestors'.
     pub fn fill(&self, out: &mut [Option<Target>], wanted: impl Fn(usize) -> bool) {
+        let n = self.snap.nodes.len().min(out.len());
+        self.fill_rows(out, (0..n).filter(|&r| wanted(r)));
+    }
+
+    /// Fills the `None` entries of `out` (by row) for `rows`, in the order given, and their
+    /// ancestors' (a suggestion may go through them): a page of a big tree asks for its rows
+    /// only.
+    pub fn fill_rows(&self, out: &mut [Option<Target>], rows: impl IntoIterator<Item = usize>) {
         let snap = self.snap;
         let groups = match &self.groups {
             GroupsRef::Index(g) => g,
@@ -818,8 +826,8 @@ impl<'s> RowSuggester<'s> {
         let mut s = Suggester::new(snap, groups);
         let n = snap.nodes.len().min(out.len());
         let mut path = Vec::new();
-        for row in 0..n {
-            if out[row].is_some() || !wanted(row) {
+        for row in rows {
+            if row >= n || out[row].is_some() {
                 continue;
             }
             // Its ancestors first, root first, as `suggest_all_with`'s pre-order has them.

@@ -160,10 +160,7 @@ impl TreeState {
 
     /// Rows that are showing or hold a showing node, and the root.
     fn showing_set(&self) -> Vec<bool> {
-        let rows: Vec<usize> = (0..self.snap.nodes.len())
-            .filter(|&r| self.snap.nodes[r].states.has(State::Showing))
-            .collect();
-        self.keep_set(&rows)
+        self.snap.showing_mask()
     }
 
     /// Hides rows not in `keep` (`None` shows everything).
@@ -325,23 +322,7 @@ impl TreeState {
 
     /// Rows that are `rows` or an ancestor of one: what stays when non-matching branches hide.
     pub fn keep_set(&self, rows: &[usize]) -> Vec<bool> {
-        let mut keep = vec![false; self.snap.nodes.len()];
-        for &r in rows {
-            let mut cur = Some(r);
-            while let Some(c) = cur {
-                match keep.get_mut(c) {
-                    Some(k) if !*k => {
-                        *k = true;
-                        cur = self.snap.nodes.get(c).and_then(|n| n.parent);
-                    }
-                    _ => break,
-                }
-            }
-        }
-        if let Some(k) = keep.first_mut() {
-            *k = true;
-        }
-        keep
+        self.snap.with_ancestors(rows.iter().copied())
     }
 }
 

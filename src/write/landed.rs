@@ -34,7 +34,18 @@ pub struct Landed {
     /// the window scrolled. Counted, not listed.
     #[serde(skip_serializing_if = "Scrolled::is_empty")]
     pub scrolled: Scrolled,
+    /// Changes beyond the first [`CHANGES_SHOWN`], counted, not listed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_changes: usize,
 }
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// The most changes a write's answer lists (a re-render of a big page can change thousands of
+/// elements); the rest are counted.
+pub const CHANGES_SHOWN: usize = 100;
 
 /// How many elements came into view and went out of it.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
@@ -229,23 +240,26 @@ pub async fn landed(
                 None => out.changes.push(c),
             }
         }
-        // Each element still there gets the target a script would name it by.
+        // Each element still there (of those listed) gets the target a script would name it by.
         if !out.changes.is_empty() {
             let ix = crate::selector::SnapshotIndex::new(&after);
-            for c in &mut out.changes {
+            let rows = after.rows_by_id();
+            for c in out.changes.iter_mut().take(CHANGES_SHOWN) {
                 if c.kind == Kind::Removed {
                     continue;
                 }
-                c.target = after
-                    .nodes
-                    .iter()
-                    .position(|n| n.id.0 == c.id)
-                    .and_then(|row| crate::selector::suggest_with(&ix, &after, row))
+                c.target = rows
+                    .get(&NodeId(c.id.clone()))
+                    .and_then(|&row| crate::selector::suggest_with(&ix, &after, row))
                     .map(|t| t.to_string());
             }
         }
     }
     out.likeliest = likeliest(&out, &opened, typed, on_written);
+    if out.changes.len() > CHANGES_SHOWN {
+        out.more_changes = out.changes.len() - CHANGES_SHOWN;
+        out.changes.truncate(CHANGES_SHOWN);
+    }
     out
 }
 
@@ -348,6 +362,12 @@ pub fn text(l: &Landed) -> String {
         out.push_str("  nothing in the window\n");
     } else {
         out.push_str(&crate::diff::lines(&l.changes, "  "));
+        if l.more_changes > 0 {
+            out.push_str(&format!(
+                "  … and {} more\n",
+                crate::model::display::counted(l.more_changes, "change", "changes")
+            ));
+        }
     }
     if !l.scrolled.is_empty() {
         out.push_str(&format!(

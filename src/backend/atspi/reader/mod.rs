@@ -391,6 +391,18 @@ fn layout(
     p
 }
 
+/// Whether `root` is neither an app nor one of its windows (its parent is not the app): one
+/// `Parent` call. When that cannot be told, it is taken for a window.
+async fn below_a_window(c: &Caller, root: &ObjRef) -> bool {
+    if root.path == super::calls::ROOT_PATH {
+        return false;
+    }
+    match c.parent(root).await {
+        Ok(p) => p.bus == root.bus && p.path != super::calls::ROOT_PATH && !p.is_null(),
+        Err(_) => false,
+    }
+}
+
 /// Whether `element` is `from` or one of its ancestors as laid out (`parent_of`), walked up
 /// without recursion; the walk stops at the root (whose parent is not recorded).
 fn is_ancestor(element: &ObjRef, from: &ObjRef, parent_of: &HashMap<ObjRef, ObjRef>) -> bool {
@@ -606,10 +618,14 @@ pub async fn read_tree(
         );
     }
     // Qt's bridge has no cache of the kind asked for (the `QUIRKS` table): not asked, it is
-    // walked from the start.
+    // walked from the start. Nor is it asked for a subtree below a window (one row of a page):
+    // the cache describes the whole app (Firefox takes seconds on a big page), and the
+    // subtree is read element by element from its root instead.
     let cache = async {
         if super::toolkit::works(toolkit, super::toolkit::Work::NoCache) {
             Err(BackendError::Unsupported("Qt has no Cache.GetItems".into()))
+        } else if below_a_window(&caller, root).await {
+            Err(BackendError::Unsupported("a subtree is walked".into()))
         } else {
             caller.cache_items(&root.bus).await
         }
