@@ -459,3 +459,31 @@ fn audit_on_the_demo_app_exits_14_with_grouped_findings_json_and_sarif() {
     }
     assert!(help.contains("14 findings"), "{help}");
 }
+
+#[test]
+fn every_output_ends_with_a_newline_json_included() {
+    for args in [
+        &["tree", "--json"][..],
+        &["tree"],
+        &["apps", "--json"],
+        &["find", "button \"Save\"", "--json"],
+        &["get", "text \"Full name\"", "--json"],
+        &["tree", "--interactive-only", "--json"],
+        &["tree", "--root", "tab-list \"Sections\"", "--json"],
+    ] {
+        let o = run_without_bus(args);
+        assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
+        let out = text(&o.stdout);
+        assert!(out.ends_with('\n') && !out.ends_with("\n\n"), "{args:?}: {out:?}");
+        if args.contains(&"--json") {
+            serde_json::from_str::<serde_json::Value>(&out).unwrap();
+        }
+    }
+}
+
+#[test]
+fn one_char_is_one_char() {
+    let o = run_without_bus(&["set", "password-text \"Password\"", "x", "--json"]);
+    let out = text(&o.stdout);
+    assert!(out.contains("(secret, 1 char)"), "{out}");
+}

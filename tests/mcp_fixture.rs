@@ -314,7 +314,7 @@ fn errors_carry_the_cli_taxonomy_and_the_server_keeps_serving() {
     assert_eq!((k.as_str(), code), ("ambiguous", 10));
     assert_eq!(r["structuredContent"]["outcome"], "refused");
     // The value is not echoed when the element is unknown (it might be a password field).
-    assert_eq!(r["structuredContent"]["requested"], "(not echoed, 1 chars)");
+    assert_eq!(r["structuredContent"]["requested"], "(not echoed, 1 char)");
     let (k, code, _) = kind(
         &mut c,
         "clipboard_write",

@@ -76,10 +76,18 @@ impl From<String> for Printed {
 
 /// Writes a command's output. Text passes [`scrub_lines`] on the way: the app strings in it
 /// were escaped when they were put in, and this makes sure nothing else slipped through.
+/// Output that is not empty ends with a newline (JSON documents too), as shells and line
+/// readers expect.
 pub fn emit(printed: Printed, out: &mut dyn Write) -> io::Result<()> {
     match printed {
-        Printed::Text(s) => out.write_all(scrub_lines(&s).as_bytes()),
-        Printed::Stream(write) => write(out),
+        Printed::Text(s) => {
+            let mut s = scrub_lines(&s).into_owned();
+            if !s.is_empty() && !s.ends_with('\n') {
+                s.push('\n');
+            }
+            out.write_all(s.as_bytes())
+        }
+        Printed::Stream(write) => write(out).and_then(|()| out.write_all(b"\n")),
     }?;
     out.flush()
 }

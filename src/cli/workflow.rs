@@ -399,10 +399,10 @@ fn drop_steps(path: &Path, which: &[String]) -> Result<(String, i32), Error> {
     dropped.reverse();
     Ok((
         format!(
-            "dropped {} from {}; {} steps left\n",
+            "dropped {} from {}; {} left\n",
             dropped.join(", "),
             path.display(),
-            rec.steps().len()
+            crate::model::count(rec.steps().len(), "step")
         ),
         code(None),
     ))

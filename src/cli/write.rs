@@ -121,7 +121,10 @@ pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Err
     };
     // The value as given; one read from standard input may be a secret: its length.
     let shown = if args.value == "-" {
-        format!("(from standard input, {} chars)", value.chars().count())
+        format!(
+            "(from standard input, {})",
+            crate::model::count(value.chars().count(), "char")
+        )
     } else {
         value.clone()
     };

@@ -96,7 +96,10 @@ fn record<'a>(
 pub async fn set_value(state: &State, args: &SetValueArgs) -> Result<Reply, Fault> {
     let value = value_text(&args.value)?;
     let el = element(args.element_token.as_deref(), args.target.as_ref())?;
-    let placeholder = format!("(not echoed, {} chars)", value.chars().count());
+    let placeholder = format!(
+        "(not echoed, {})",
+        crate::model::count(value.chars().count(), "char")
+    );
     let at = match locate(&state.session, &el, &args.scope(), args.wait_ms).await {
         Ok(l) => l,
         Err(m) => return Ok(unlocated(&el, m, &placeholder)),

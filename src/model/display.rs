@@ -133,7 +133,10 @@ pub fn value_text(n: &Node) -> Option<String> {
     if n.is_secret()
         && let Value::Text { text } = v
     {
-        return Some(format!("(secret, {} chars)", text.as_str().chars().count()));
+        return Some(format!(
+            "(secret, {})",
+            super::count(text.as_str().chars().count(), "char")
+        ));
     }
     let bearing = value_bearing(n);
     match v {

@@ -13,7 +13,7 @@ mod toolkit;
 
 pub use escape::{AppText, is_hostile, literal, quoted, sanitize, scrub_lines};
 pub use node::{
-    Bounds, Managed, ManagedReason, Node, NodeId, Repeat, Toggle, Value, format_number,
+    Bounds, Managed, ManagedReason, Node, NodeId, Repeat, Toggle, Value, count, format_number,
     group_digits,
 };
 pub use request::{Requested, echo_json, number_json, secret_json};

@@ -71,6 +71,11 @@ impl Managed {
     }
 }
 
+/// `1 char`, `7 chars`: a count with its noun, singular or plural (nouns with a plain `s`).
+pub fn count(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 /// `1048576` → `1,048,576`.
 pub fn group_digits(n: i64) -> String {
     let digits = n.unsigned_abs().to_string();

@@ -23,7 +23,9 @@ impl Requested {
     /// [`ECHO_CHARS`] characters (the whole value is in the app, not in the result).
     pub fn display(&self, secret: bool) -> String {
         match self {
-            Requested::Text(t) if secret => format!("(secret, {} chars)", t.chars().count()),
+            Requested::Text(t) if secret => {
+                format!("(secret, {})", super::count(t.chars().count(), "char"))
+            }
             Requested::Text(t) => quoted(t, ECHO_CHARS),
             Requested::Number(n) => format_number(*n),
             Requested::Toggle(b) | Requested::Select(b) | Requested::Expand(b) => b.to_string(),

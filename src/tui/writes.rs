@@ -134,7 +134,10 @@ impl App {
         let place = Placement::of(&tree.snap, row);
         let secret = node.is_secret();
         let requested = if secret {
-            format!("(secret, {} chars)", value.chars().count())
+            format!(
+                "(secret, {})",
+                crate::model::count(value.chars().count(), "char")
+            )
         } else {
             crate::tui::quoted(&value, 60)
         };

@@ -468,7 +468,10 @@ pub async fn set_value(
     let started = Instant::now();
     let shown_raw = |secret: bool| {
         if secret {
-            format!("(secret, {} chars)", raw.chars().count())
+            format!(
+                "(secret, {})",
+                crate::model::count(raw.chars().count(), "char")
+            )
         } else {
             crate::model::quoted(raw, crate::model::display::ECHO_CHARS)
         }

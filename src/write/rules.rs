@@ -254,7 +254,10 @@ impl Observed {
     pub fn display(&self, secret: bool) -> String {
         match self {
             Observed::Text(t) if secret => {
-                format!("(secret, {} chars)", t.as_str().chars().count())
+                format!(
+                    "(secret, {})",
+                    crate::model::count(t.as_str().chars().count(), "char")
+                )
             }
             Observed::Text(t) => t.quoted(crate::model::display::ECHO_CHARS),
             Observed::Number(n) => format_number(*n),
