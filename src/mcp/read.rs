@@ -198,8 +198,9 @@ pub async fn window_state(session: &Session, args: &WindowStateArgs) -> Result<R
         if size <= budget || lines <= 1 {
             break;
         }
-        // Less room by the excess and a tenth more, so few tries are needed.
-        room = room.saturating_sub(size - budget + room / 10);
+        // Room in proportion to what the last try came to, and a twentieth less: the costs
+        // miss what depends on the page (the path of a line whose parent is not on it).
+        room = (room as f64 * budget as f64 / size as f64 * 0.95) as usize;
         ask.budget = Some(room);
         (doc, text, size, lines) = answer(&ask);
     }
