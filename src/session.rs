@@ -46,6 +46,8 @@ struct Book {
     latest: HashMap<NodeId, Arc<Snapshot>>,
     /// Which root each snapshot id belongs to, for stale checks.
     roots: HashMap<SnapshotId, NodeId>,
+    /// The app each root was read in, as listed when it was picked.
+    apps: HashMap<NodeId, crate::backend::AppInfo>,
 }
 
 /// Snapshots and tokens of one process over one backend.
@@ -105,6 +107,19 @@ impl Session {
     ) -> Result<Arc<Snapshot>, BackendError> {
         let snap = self.backend.snapshot(root, limits).await?;
         Ok(self.record(root, snap))
+    }
+
+    /// Notes the app `root` belongs to, so that a later call naming one of its snapshots
+    /// (a token, a cursor) needs no app or window of its own.
+    pub fn keep_app(&self, root: &NodeId, app: &crate::backend::AppInfo) {
+        self.book().apps.insert(root.clone(), app.clone());
+    }
+
+    /// The app and root a snapshot was read in, when its app was noted.
+    pub fn app_of(&self, snapshot: SnapshotId) -> Option<(crate::backend::AppInfo, NodeId)> {
+        let b = self.book();
+        let root = b.roots.get(&snapshot)?;
+        Some((b.apps.get(root)?.clone(), root.clone()))
     }
 
     /// The newest snapshot of `root`, if any.

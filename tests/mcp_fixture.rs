@@ -1195,3 +1195,57 @@ fn a_cut_answer_pages_on_with_its_cursor_and_only_in_the_form_it_was_asked() {
     assert_eq!(e["exit_code"], 5, "{e}");
     assert!(e["message"].as_str().unwrap().contains("read again"), "{e}");
 }
+
+/// On a desktop of several apps, a cursor or a root token names its app: the agent pages on
+/// and reads subtrees with it alone, as the answer's `more` says.
+#[test]
+fn a_cursor_or_a_root_token_needs_no_app_on_a_desktop_of_many() {
+    let dir = std::env::temp_dir().join(format!("tg-mcp-two-apps-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let window = |app: &str| {
+        let buttons: Vec<Value> = (0..80)
+            .map(|i| json!({"role": "button", "name": format!("{app} button {i}")}))
+            .collect();
+        json!({"name": app, "pid": if app == "one" { 101 } else { 102 }, "windows": [
+            {"role": "frame", "name": format!("{app} window"), "children": [
+                {"role": "panel", "name": "Buttons", "children": buttons}
+            ]}
+        ]})
+    };
+    let path = dir.join("two.json");
+    std::fs::write(
+        &path,
+        json!({"apps": [window("one"), window("two")]}).to_string(),
+    )
+    .unwrap();
+    let spec = format!("fixture:{}", path.display());
+    let mut c = McpClient::start("two-apps", &["--backend", &spec]);
+
+    let r = c.call("get_window_state", json!({}));
+    assert_eq!(
+        error_of(&r)["kind"],
+        "bad_arguments",
+        "two apps, none named: {r}"
+    );
+    let first = c.ok(
+        "get_window_state",
+        json!({"app": "^two$", "budget_bytes": 4000}),
+    );
+    assert_eq!(first["complete"], false, "{first}");
+    let cursor = first["next_cursor"].as_str().unwrap();
+    let page = c.ok(
+        "get_window_state",
+        json!({"cursor": cursor, "budget_bytes": 4000}),
+    );
+    assert_eq!(page["app"], "two", "{page}");
+    let panel = find_node(&first["root"], &|n| n["name"] == "Buttons").unwrap();
+    let sub = c.ok(
+        "get_window_state",
+        json!({"root": panel["token"], "interactive_only": true, "budget_bytes": 1_000_000}),
+    );
+    assert_eq!(sub["app"], "two", "{sub}");
+    assert_eq!(sub["window"], "two window", "{sub}");
+    assert_eq!(sub["elements"].as_array().unwrap().len(), 80, "{sub}");
+    c.close();
+    let _ = std::fs::remove_dir_all(&dir);
+}

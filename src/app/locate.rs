@@ -108,6 +108,7 @@ pub async fn look_up(
         .resolve_element(&root, target, wait, limits)
         .await
         .map_err(|e| naming(&app, e))?;
+    session.keep_app(&root, &app);
     Ok(Resolved { fresh, app, root })
 }
 

@@ -293,8 +293,10 @@ pub async fn read_kept(
     limits: &Limits,
     naming: Naming,
 ) -> Result<Arc<Snapshot>, Error> {
-    session
+    let snap = session
         .snapshot(root, limits)
         .await
-        .map_err(|e| read_error(app, e, naming))
+        .map_err(|e| read_error(app, e, naming))?;
+    session.keep_app(root, app);
+    Ok(snap)
 }

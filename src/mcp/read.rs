@@ -41,7 +41,23 @@ const FRAME_BYTES: usize = 3_000;
 /// to get the rest.
 pub async fn window_state(session: &Session, args: &WindowStateArgs) -> Result<Reply, Fault> {
     let scope = args.scope();
-    let (app, window) = pick(session.backend.as_ref(), &scope).await?;
+    // A cursor or a root token names its snapshot, and with it the app: an agent on a desktop
+    // of many apps pages on, or reads a subtree, with it alone.
+    let named = match (&args.cursor, &args.root) {
+        (Some(c), _) => state::parse_cursor(c).map(|(id, _, _)| id),
+        (None, Some(r)) => r
+            .as_str()
+            .and_then(|s| s.parse::<crate::model::Token>().ok())
+            .map(|t| t.snapshot),
+        (None, None) => None,
+    };
+    let known = named
+        .filter(|_| !scope.is_set())
+        .and_then(|id| session.app_of(id));
+    let (app, window) = match known {
+        Some(known) => known,
+        None => pick(session.backend.as_ref(), &scope).await?,
+    };
     let limits = Limits {
         max_nodes: args.max_nodes.unwrap_or(Limits::default().max_nodes).max(1),
         // Suggested targets may name an element by its label.
