@@ -110,6 +110,13 @@ async fn run(cli: Cli) -> Result<(Printed, i32), Error> {
         return cli::diff(None, args).await.map(text);
     }
     let ok = |s: String| (Printed::Text(s), exit::OK);
+    // Completions and the manual page come from the argument definitions alone.
+    if let Some(Command::Completions { shell }) = &cli.command {
+        return Ok(ok(cli::completions(*shell)));
+    }
+    if let Some(Command::Man) = &cli.command {
+        return cli::man_page().map(ok);
+    }
     // The clipboard needs no accessibility backend.
     if let Some(Command::Clipboard(cmd)) = &cli.command {
         let cmd = cmd.clone();
@@ -168,9 +175,11 @@ async fn run(cli: Cli) -> Result<(Printed, i32), Error> {
         Some(Command::Workflow(args)) => cli::workflow::with_backend(backend.clone(), &args)
             .await
             .map(text),
-        Some(Command::Clipboard(_)) | Some(Command::Doctor { .. }) | Some(Command::Mcp) => {
-            Err(Error::other("unreachable: handled above"))
-        }
+        Some(Command::Clipboard(_))
+        | Some(Command::Doctor { .. })
+        | Some(Command::Mcp)
+        | Some(Command::Completions { .. })
+        | Some(Command::Man) => Err(Error::other("unreachable: handled above")),
         None => {
             let args = cli::TreeArgs {
                 scope: cli.scope,

@@ -474,7 +474,10 @@ fn every_output_ends_with_a_newline_json_included() {
         let o = run_without_bus(args);
         assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
         let out = text(&o.stdout);
-        assert!(out.ends_with('\n') && !out.ends_with("\n\n"), "{args:?}: {out:?}");
+        assert!(
+            out.ends_with('\n') && !out.ends_with("\n\n"),
+            "{args:?}: {out:?}"
+        );
         if args.contains(&"--json") {
             serde_json::from_str::<serde_json::Value>(&out).unwrap();
         }
@@ -486,4 +489,54 @@ fn one_char_is_one_char() {
     let o = run_without_bus(&["set", "password-text \"Password\"", "x", "--json"]);
     let out = text(&o.stdout);
     assert!(out.contains("(secret, 1 char)"), "{out}");
+}
+
+/// `treeglass completions bash` loads in bash and completes the commands; `treeglass man`
+/// renders with `man -l`, listing the commands.
+#[test]
+fn completions_load_in_bash_and_the_manual_page_renders() {
+    let o = run_without_bus(&["completions", "bash"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let dir = std::env::temp_dir().join(format!("tg-completions-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("treeglass.bash");
+    std::fs::write(&script, &o.stdout).unwrap();
+    // Load it, then ask the completion function for what follows `treeglass tr`.
+    let probe = format!(
+        "source {}; COMP_WORDS=(treeglass tr); COMP_CWORD=1; COMP_LINE='treeglass tr'; \
+         COMP_POINT=12; _treeglass treeglass tr treeglass; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        script.display()
+    );
+    let b = Command::new("bash").arg("-c").arg(&probe).output().unwrap();
+    assert!(b.status.success(), "{}", text(&b.stderr));
+    let words = text(&b.stdout);
+    assert!(words.lines().any(|w| w == "tree"), "{words}");
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let o = run_without_bus(&["completions", shell]);
+        assert!(o.status.success() && !o.stdout.is_empty(), "{shell}");
+    }
+    let o = run_without_bus(&["completions", "tcsh"]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "an unknown shell is a usage error"
+    );
+
+    let o = run_without_bus(&["man"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let page = dir.join("treeglass.1");
+    std::fs::write(&page, &o.stdout).unwrap();
+    let m = Command::new("man")
+        .arg("-l")
+        .arg(&page)
+        .env("MANPAGER", "cat")
+        .env("MANWIDTH", "100")
+        .output()
+        .expect("man is installed (man-db)");
+    assert!(m.status.success(), "{}", text(&m.stderr));
+    let shown = text(&m.stdout);
+    for word in ["treeglass", "audit", "completions", "Exit codes"] {
+        assert!(shown.contains(word), "{word} in the page:\n{shown}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

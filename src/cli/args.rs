@@ -128,6 +128,15 @@ pub enum Command {
     /// matching command, and errors carry its exit code. `--backend fixture` needs no bus.
     #[command(after_help = MCP_HELP)]
     Mcp,
+    /// Print a shell completion script: `source <(treeglass completions bash)`, or save it where
+    /// the shell loads completions from (bash: ~/.local/share/bash-completion/completions/treeglass).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), made from the same definitions as `--help`:
+    /// `treeglass man > treeglass.1 && man -l treeglass.1`.
+    Man,
 }
 
 const MCP_HELP: &str = "\

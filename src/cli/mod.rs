@@ -12,6 +12,7 @@
 //! | `audit` | `audit` |
 //! | `workflow` | `workflow …` |
 //! | `progress` | the progress line of a long read |
+//! | `mod.rs` | output and exit codes; shell completions and the manual page from `args` |
 
 pub mod args;
 pub mod audit;
@@ -33,7 +34,7 @@ pub use progress::ProgressLine;
 pub use read::{apps, diff, doctor, find, get, tree};
 pub use write::{invoke, set};
 
-use crate::app::Kind;
+use crate::app::{Error, Kind};
 use crate::model::scrub_lines;
 
 /// Exit codes, documented in `--help`: each is the exit code of the use case's [`Kind`].
@@ -51,6 +52,26 @@ pub mod exit {
             Some(k) => k.exit_code(),
         }
     }
+}
+
+/// `treeglass completions SHELL`: the completion script clap_complete makes of the argument
+/// definitions.
+pub fn completions(shell: clap_complete::Shell) -> String {
+    let mut cmd = <Cli as clap::CommandFactory>::command();
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "treeglass", &mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `treeglass man`: the manual page (roff) clap_mangen makes of the argument definitions: the
+/// global options, every command with its summary, and the exit codes.
+pub fn man_page() -> Result<String, Error> {
+    let cmd = <Cli as clap::CommandFactory>::command();
+    let mut out = Vec::new();
+    clap_mangen::Man::new(cmd)
+        .render(&mut out)
+        .map_err(|e| Error::other(format!("cannot make the manual page: {e}")))?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
 /// What a command ended as, in exit-code terms.
