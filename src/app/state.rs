@@ -124,6 +124,7 @@ fn selected(snap: &Snapshot, ask: &Ask, form: Form) -> (Vec<Line>, usize) {
             fold::lines(snap, true, &|_| false)
                 .into_iter()
                 .filter(|l| wanted.get(l.row).copied().unwrap_or(false))
+                .filter(|l| !ask.interactive_only || actionable(snap, l.row))
                 .filter(|l| !ask.showing_only || snap.nodes[l.row].states.has(State::Showing))
                 .collect()
         }
@@ -145,10 +146,12 @@ fn selected(snap: &Snapshot, ask: &Ask, form: Form) -> (Vec<Line>, usize) {
 /// What `ask` shows of `snap`: the form, then the page that fits `ask.budget` when `cost(line)`
 /// is what a line adds to the answer, starting at `ask.offset`.
 pub fn show(snap: &Snapshot, ask: &Ask, cost: &dyn Fn(&Line) -> usize) -> Shown {
-    let form = if ask.interactive_only {
-        Form::Interactive
-    } else if ask.query.is_some() {
+    // Every scope asked is applied: a query's matches, only the actionable ones with
+    // `interactive_only`, only those on screen with `showing_only`.
+    let form = if ask.query.is_some() {
         Form::Matches
+    } else if ask.interactive_only {
+        Form::Interactive
     } else {
         Form::Tree
     };
@@ -348,6 +351,22 @@ mod tests {
             &free,
         );
         assert_eq!(rows(&q, &s), ["b2"]);
+        // A query and interactive_only together: the matches a person can act on.
+        let both = |q: &str| {
+            let shown = show(
+                &s,
+                &Ask {
+                    query: Some(q.parse().unwrap()),
+                    interactive_only: true,
+                    ..Ask::default()
+                },
+                &free,
+            );
+            assert_eq!(shown.form, Form::Matches);
+            rows(&shown, &s)
+        };
+        assert_eq!(both("button \"b2\""), ["b2"]);
+        assert!(both("panel \"P\"").is_empty());
     }
 
     #[test]

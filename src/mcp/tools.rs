@@ -79,8 +79,8 @@ scope_fields! {
         #[serde(default)]
         pub cursor: Option<String>,
         /// The most bytes the answer may take, text and structured content together (default
-        /// 100000, at most 1000000). A bigger tree is cut breadth first (lists: in tree order)
-        /// and says what it left out and how to get it.
+        /// 100000, at least 4000, at most 1000000). A bigger tree is cut breadth first (lists: in
+        /// tree order) and says what it left out and how to get it.
         #[serde(default)]
         pub budget_bytes: Option<usize>,
         /// Stop reading after this many nodes (the result then says `complete: false`,
