@@ -39,27 +39,29 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
             theme::NAME,
         ));
     }
-    let mut b = block(app, Some(Pane::Tree), Line::from(title));
+    let mut right = Vec::new();
+    let mut droppable = 0;
     if let Some(t) = &app.tree {
-        let mut info = format!(
-            " {} · {} nodes · {} ",
-            t.snap.id,
-            t.snap.nodes.len(),
-            if t.raw {
-                "raw"
-            } else if t.showing_only {
-                "showing"
-            } else {
-                "folded"
-            }
-        );
+        // Dropped from the first when the border has no room for them and the window's name.
+        right.push(Span::styled(
+            format!(" {} · {} nodes ·", t.snap.id, t.snap.nodes.len()),
+            theme::DIM,
+        ));
+        let mode = if t.raw {
+            "raw"
+        } else if t.showing_only {
+            "showing"
+        } else {
+            "folded"
+        };
+        right.push(Span::styled(format!(" {mode} "), theme::DIM));
         if t.hiding() {
-            info.push_str("· hiding non-matching ");
+            right.push(Span::styled("· hiding non-matching ", theme::DIM));
         }
-        let mut spans = vec![Span::styled(info, theme::DIM)];
+        droppable = right.len();
         let partial = t.snap.truncated == Some(crate::model::Truncation::Reading);
         if let Some(n) = app.read_progress.filter(|n| *n > 0) {
-            spans.push(Span::styled(
+            right.push(Span::styled(
                 if partial {
                     format!(
                         " reading… {} nodes (Esc stops) ",
@@ -72,7 +74,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
             ));
         }
         if !t.snap.complete() && !partial {
-            spans.push(Span::styled(
+            right.push(Span::styled(
                 format!(
                     " incomplete: {} ",
                     t.snap.truncated.map_or("unreadable nodes", |x| x.as_str())
@@ -80,7 +82,16 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
                 theme::WARN,
             ));
         }
-        b = b.title_top(Line::from(spans).right_aligned());
+    }
+    fit_titles(
+        &mut title,
+        &mut right,
+        droppable,
+        usize::from(area.width).saturating_sub(2),
+    );
+    let mut b = block(app, Some(Pane::Tree), Line::from(title));
+    if !right.is_empty() {
+        b = b.title_top(Line::from(right).right_aligned());
     }
     let inner = b.inner(area);
     frame.render_widget(b, area);
@@ -241,4 +252,86 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         return;
     }
     frame.render_widget(Paragraph::new(out), inner);
+}
+
+/// Fits the pane's two titles in its top border (`width` columns between the corners), where
+/// the right one would otherwise be drawn over the left: the window's name goes before the
+/// snapshot's figures (the right's first `droppable` spans), which are dropped one by one from
+/// the first; then the name is cut, with an ellipsis. What is wrong with the window (the left's
+/// first words) and the reading or incomplete warnings (the right's last) are kept.
+fn fit_titles(
+    left: &mut [Span<'_>],
+    right: &mut Vec<Span<'_>>,
+    mut droppable: usize,
+    width: usize,
+) {
+    let used = |l: &[Span<'_>], r: &[Span<'_>]| {
+        l.iter().chain(r).map(Span::width).sum::<usize>() + usize::from(!r.is_empty())
+    };
+    while droppable > 0 && used(left, right) > width {
+        right.remove(0);
+        droppable -= 1;
+    }
+    let over = used(left, right).saturating_sub(width);
+    if over == 0 || left.len() < 2 {
+        return;
+    }
+    let name = left.last_mut().expect("two spans");
+    let keep = name.width().saturating_sub(over + 2);
+    let mut cut = String::new();
+    let mut w = 0;
+    for c in name.content.chars() {
+        let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if w + cw > keep {
+            break;
+        }
+        w += cw;
+        cut.push(c);
+    }
+    cut.push_str("… ");
+    name.content = cut.into();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(spans: &[Span<'_>]) -> String {
+        spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    #[test]
+    fn the_windows_name_is_kept_before_the_figures_and_cut_with_an_ellipsis_last() {
+        let left = || {
+            vec![
+                Span::raw(" Tree "),
+                Span::raw("treeglass fixture tgfix-open-b-15703-2 "),
+            ]
+        };
+        let right = || {
+            vec![
+                Span::raw(" s00000002 · 65 nodes ·"),
+                Span::raw(" folded "),
+                Span::raw(" re-reading… 65 "),
+            ]
+        };
+        // Room for both: nothing changes.
+        let (mut l, mut r) = (left(), right());
+        fit_titles(&mut l, &mut r, 2, 120);
+        assert_eq!(text(&l), " Tree treeglass fixture tgfix-open-b-15703-2 ");
+        assert_eq!(r.len(), 3);
+        // The pane of the failing run (86 columns): the figures go, the name stays whole.
+        let (mut l, mut r) = (left(), right());
+        fit_titles(&mut l, &mut r, 2, 86);
+        assert_eq!(text(&l), " Tree treeglass fixture tgfix-open-b-15703-2 ");
+        assert_eq!(text(&r), " folded  re-reading… 65 ");
+        // Narrower still: the name is cut, with an ellipsis, and the warning kept.
+        let (mut l, mut r) = (left(), right());
+        fit_titles(&mut l, &mut r, 2, 40);
+        assert_eq!(text(&r), " re-reading… 65 ");
+        let width: usize = l.iter().chain(&r).map(Span::width).sum::<usize>() + 1;
+        assert!(width <= 40, "{} | {}", text(&l), text(&r));
+        assert!(text(&l).starts_with(" Tree treeglass"), "{}", text(&l));
+        assert!(text(&l).ends_with("… "), "{}", text(&l));
+    }
 }
