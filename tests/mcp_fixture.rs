@@ -1246,6 +1246,18 @@ fn a_cursor_or_a_root_token_needs_no_app_on_a_desktop_of_many() {
     assert_eq!(sub["app"], "two", "{sub}");
     assert_eq!(sub["window"], "two window", "{sub}");
     assert_eq!(sub["elements"].as_array().unwrap().len(), 80, "{sub}");
+    // A subtree's pages name the window it sits in, the cursor alone given.
+    let sub = c.ok(
+        "get_window_state",
+        json!({"root": panel["token"], "budget_bytes": 4000}),
+    );
+    assert_eq!(sub["complete"], false, "{sub}");
+    let page = c.ok(
+        "get_window_state",
+        json!({"cursor": sub["next_cursor"], "budget_bytes": 4000}),
+    );
+    assert_eq!(page["window"], "two window", "{page}");
+    assert_eq!(page["app"], "two", "{page}");
     c.close();
     let _ = std::fs::remove_dir_all(&dir);
 }

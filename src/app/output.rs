@@ -392,6 +392,9 @@ pub fn shown_doc(
     if shown.below_depth > 0 {
         doc["below_max_depth"] = shown.below_depth.into();
     }
+    if shown.showing_unknown {
+        doc["showing_unknown"] = SHOWING_UNKNOWN.into();
+    }
     if shown.from > 0 {
         doc["from"] = shown.from.into();
     }
@@ -406,6 +409,11 @@ pub fn shown_doc(
     doc
 }
 
+/// Why `showing_only` was not applied to a tree.
+pub const SHOWING_UNKNOWN: &str = "the app does not say which of its elements are showing (its \
+     elements are visible and none is showing: GTK 4 marks only its windows): showing_only was \
+     not applied";
+
 /// A page as text: the tree lines (indented from the page's shallowest) or the list, each with
 /// its suggested target; the paths of a list's elements.
 pub fn shown_text(
@@ -417,6 +425,9 @@ pub fn shown_text(
     use crate::app::state::Form;
     let base = shown.lines.iter().map(|l| l.level).min().unwrap_or(0);
     let mut out = String::new();
+    if shown.showing_unknown {
+        out.push_str(&format!("note: {SHOWING_UNKNOWN}\n"));
+    }
     for l in &shown.lines {
         let n = &snap.nodes[l.row];
         let suggestion = match targets.get(l.row).and_then(Option::as_ref) {

@@ -284,6 +284,27 @@ pub async fn read(
         .map_err(|e| read_error(app, e, named))
 }
 
+/// [`read_kept`] of a subtree: the snapshot is named after the window the subtree sits in (as
+/// read, a snapshot is named after its root), so that every page of its answers names it.
+pub async fn read_subtree_kept(
+    session: &Session,
+    app: &AppInfo,
+    root: &NodeId,
+    window: &crate::model::AppText,
+    limits: &Limits,
+    naming: Naming,
+) -> Result<Arc<Snapshot>, Error> {
+    let mut snap = session
+        .backend
+        .snapshot(root, limits)
+        .await
+        .map_err(|e| read_error(app, e, naming))?;
+    snap.window = window.clone();
+    let snap = session.record(root, snap);
+    session.keep_app(root, app);
+    Ok(snap)
+}
+
 /// Reads the tree under `root` of `app` and keeps it in the session (its tokens can be used
 /// afterwards); an error worded by `naming`, the app named when it left during the read.
 pub async fn read_kept(

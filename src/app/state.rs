@@ -70,6 +70,9 @@ pub struct Shown {
     pub omitted: Vec<(String, usize)>,
     /// Lines below `max_depth`, which no page shows.
     pub below_depth: usize,
+    /// `showing_only` was asked of a tree whose toolkit does not say what is showing
+    /// ([`Snapshot::reports_showing`]): it was not applied, and the answer says so.
+    pub showing_unknown: bool,
 }
 
 impl Shown {
@@ -92,9 +95,11 @@ pub fn actionable(snap: &Snapshot, row: usize) -> bool {
 
 /// The lines an ask selects, in tree order, and how many were cut by its depth.
 fn selected(snap: &Snapshot, ask: &Ask, form: Form) -> (Vec<Line>, usize) {
+    // Only what is showing, where the toolkit says what is (else nothing is left out for it).
+    let showing_only = ask.showing_only && snap.reports_showing();
     let lines = match form {
         Form::Tree => {
-            let keep = ask.showing_only.then(|| snap.showing_mask());
+            let keep = showing_only.then(|| snap.showing_mask());
             let hidden = |r: usize| {
                 keep.as_ref()
                     .is_some_and(|k| !k.get(r).copied().unwrap_or(false))
@@ -108,7 +113,7 @@ fn selected(snap: &Snapshot, ask: &Ask, form: Form) -> (Vec<Line>, usize) {
         Form::Interactive => fold::lines(snap, true, &|_| false)
             .into_iter()
             .filter(|l| actionable(snap, l.row))
-            .filter(|l| !ask.showing_only || snap.nodes[l.row].states.has(State::Showing))
+            .filter(|l| !showing_only || snap.nodes[l.row].states.has(State::Showing))
             .collect(),
         Form::Matches => {
             let rows: Vec<usize> = match &ask.query {
@@ -125,7 +130,7 @@ fn selected(snap: &Snapshot, ask: &Ask, form: Form) -> (Vec<Line>, usize) {
                 .into_iter()
                 .filter(|l| wanted.get(l.row).copied().unwrap_or(false))
                 .filter(|l| !ask.interactive_only || actionable(snap, l.row))
-                .filter(|l| !ask.showing_only || snap.nodes[l.row].states.has(State::Showing))
+                .filter(|l| !showing_only || snap.nodes[l.row].states.has(State::Showing))
                 .collect()
         }
     };
@@ -194,6 +199,7 @@ pub fn show(snap: &Snapshot, ask: &Ask, cost: &dyn Fn(&Line) -> usize) -> Shown 
         next: (from + take < total).then_some(from + take),
         omitted,
         below_depth,
+        showing_unknown: ask.showing_only && !snap.reports_showing(),
     }
 }
 
@@ -367,6 +373,30 @@ mod tests {
         };
         assert_eq!(both("button \"b2\""), ["b2"]);
         assert!(both("panel \"P\"").is_empty());
+    }
+
+    #[test]
+    fn showing_only_is_not_applied_where_the_toolkit_does_not_say() {
+        let ask = Ask {
+            showing_only: true,
+            ..Ask::default()
+        };
+        let all = |_: &Line| 1;
+        // Said: the one node that is not showing is left out.
+        let said = show(&snap(), &ask, &all);
+        assert!(!said.showing_unknown);
+        assert!(!rows(&said, &snap()).contains(&"b4".to_string()));
+        // Not said (GTK 4): only the window shows, everything under it is visible.
+        let mut s = snap();
+        for n in s.nodes.iter_mut().skip(1) {
+            n.states = Default::default();
+            n.states.set(State::Visible, true);
+        }
+        let unsaid = show(&s, &ask, &all);
+        assert!(unsaid.showing_unknown);
+        assert_eq!(unsaid.total, s.nodes.len(), "nothing left out for it");
+        let text = crate::app::output::shown_text(&s, &unsaid, &vec![None; s.nodes.len()], false);
+        assert!(text.starts_with("note: the app does not say"), "{text}");
     }
 
     #[test]

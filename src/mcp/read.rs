@@ -8,7 +8,7 @@ use super::reply::{Fault, Reply};
 use super::tools::{AuditArgs, FindArgs, WindowStateArgs};
 use crate::app::audit::{self, Audited};
 use crate::app::locate::{self, as_reported, resolution_kind};
-use crate::app::scope::{app_gone, read_kept};
+use crate::app::scope::{app_gone, read_kept, read_subtree_kept};
 use crate::app::{Kind, output, pick, state};
 use crate::backend::Limits;
 use crate::model::{Snapshot, Truncation};
@@ -114,7 +114,8 @@ pub async fn window_state(session: &Session, args: &WindowStateArgs) -> Result<R
         }
         (None, Some(root)) => {
             let sub = subtree_root(session, &app, &window, root, &limits).await?;
-            let snap = read_kept(session, &app, &sub.id, &limits, as_reported).await?;
+            let snap = read_subtree_kept(session, &app, &sub.id, &sub.window, &limits, as_reported)
+                .await?;
             (snap, 0, Some((sub.path, sub.window)))
         }
         (None, None) => (

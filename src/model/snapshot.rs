@@ -262,6 +262,19 @@ impl Snapshot {
 
     /// By row: whether the node is showing or holds a showing node (what is on screen, with
     /// what it sits in).
+    /// Whether the toolkit says which elements are on screen: false when elements below the
+    /// top say `visible` and none says `showing` (GTK 4.8 sets `showing` on its windows only),
+    /// so that "only what is showing" would be the window alone.
+    pub fn reports_showing(&self) -> bool {
+        let below = || {
+            self.nodes
+                .iter()
+                .filter(|n| n.depth > 0 || n.parent.is_some())
+        };
+        below().any(|n| n.states.has(super::State::Showing))
+            || !below().any(|n| n.states.has(super::State::Visible))
+    }
+
     pub fn showing_mask(&self) -> Vec<bool> {
         self.with_ancestors(
             (0..self.nodes.len()).filter(|&r| self.nodes[r].states.has(super::State::Showing)),
