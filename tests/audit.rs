@@ -20,6 +20,8 @@ const PLANTED: &[(&str, &str, &str)] = &[
     ("name-is-role", "button", "Button"),
     ("name-too-long", "button", "A name that goes on and on"),
     ("image-unnamed", "icon", ""),
+    ("heading-empty", "heading", ""),
+    ("header-unnamed", "column-header", ""),
     ("action-not-focusable", "button", "Unreachable"),
     ("focused-not-focusable", "button", "Odd focus"),
     ("focus-multiple", "button", "Focus two"),

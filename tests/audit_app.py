@@ -223,6 +223,11 @@ def image(name=None):
     return img
 
 
+def role_as(widget, role):
+    widget.get_accessible().set_role(role)
+    return widget
+
+
 def boxed(*widgets):
     """Each widget in an unnamed box of its own (so they are not siblings)."""
     outer = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=4)
@@ -266,6 +271,16 @@ class App:
             ("name-is-role", button("Button"), button("Print")),
             ("name-too-long", button("Long", LONG_NAME), button("Short")),
             ("image-unnamed", image(), image("Warning sign")),
+            (
+                "heading-empty",
+                role_as(Gtk.Label(label=""), Atk.Role.HEADING),
+                role_as(Gtk.Label(label="Shipping"), Atk.Role.HEADING),
+            ),
+            (
+                "header-unnamed",
+                role_as(Gtk.Label(label=""), Atk.Role.COLUMN_HEADER),
+                role_as(Gtk.Label(label="Fruit"), Atk.Role.COLUMN_HEADER),
+            ),
             ("action-not-focusable", unfocusable("Unreachable"), button("Reachable")),
             (
                 "focused-not-focusable",

@@ -40,7 +40,7 @@ pub fn options(
 }
 
 /// The read an audit makes: the scope's limits, with the label relation of every interactive
-/// element (`name-missing` needs it).
+/// element and of every unnamed element that may need a name (`name-missing` needs it).
 pub fn limits(scope: &Scope) -> Limits {
     Limits {
         labels: true,

@@ -72,6 +72,12 @@ pub struct Facts {
     pub relations: Option<HashMap<usize, Relations>>,
     /// The tables on screen, by row.
     pub tables: Option<HashMap<usize, TableCheck>>,
+    /// Where a web engine says the names of named buttons, images and cells on screen in a
+    /// page come from, and what ARIA role the page gave its unnamed alerts, by row.
+    pub name_from: Option<HashMap<usize, NameFrom>>,
+    /// How many characters the unnamed leaves of content on screen hold in their Text
+    /// interface (a heading, a paragraph, a header), by row: whether their words name them.
+    pub text_chars: Option<HashMap<usize, i32>>,
     /// How many reads failed (the toolkit said no, or the element vanished), each costing one
     /// element one fact: it is not judged by the rules that need it.
     pub unreadable: usize,
@@ -83,6 +89,30 @@ impl Facts {
         Facts {
             snapshot: Some(snapshot),
             ..Facts::default()
+        }
+    }
+}
+
+/// Where a web engine says an element's name comes from: its object attributes `name-from`
+/// (Chromium: `attribute`, `contents`, `value`, `related-element`, `tooltip`, …; Gecko does
+/// not say), `explicit-name` (both engines: the page named it), `tag` and `xml-roles`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NameFrom {
+    pub from: Option<String>,
+    pub explicit: bool,
+    pub tag: Option<String>,
+    /// The ARIA role the page gave (`xml-roles`): both engines say it.
+    pub xml_roles: Option<String>,
+}
+
+impl NameFrom {
+    /// From an element's object attributes.
+    pub fn of(attrs: &std::collections::HashMap<String, String>) -> NameFrom {
+        NameFrom {
+            from: attrs.get("name-from").cloned(),
+            explicit: attrs.get("explicit-name").is_some_and(|v| v == "true"),
+            tag: attrs.get("tag").cloned(),
+            xml_roles: attrs.get("xml-roles").cloned(),
         }
     }
 }
@@ -138,6 +168,8 @@ impl Carried {
                 in_set: r.in_set,
             }),
             tables: moved(&self.facts.tables, row, Clone::clone),
+            name_from: moved(&self.facts.name_from, row, Clone::clone),
+            text_chars: moved(&self.facts.text_chars, row, |c| *c),
             unreadable: self.facts.unreadable,
         }
     }

@@ -8,15 +8,18 @@
 //!
 //! Elements that are not `showing` are not judged: what is not on screen cannot be used (a
 //! notebook's other pages, a closed menu), and toolkits keep hidden inner twins of what they
-//! show. A rule that needs a field the snapshot did not read (bounds, the label relation) is
+//! show. The name rules judge more: what a person reaches without its being drawn (an empty
+//! link Tab lands on, a page's zero-size image a screen reader reads; [`Context::judged`]). A rule that needs a field the snapshot did not read (bounds, the label relation) is
 //! not evaluated, and the report says so: no rule guesses.
 
 mod automation;
 pub mod facts;
 mod geometry;
 mod keyboard;
+pub mod name_roles;
 mod names;
 pub mod report;
+pub mod rule_map;
 mod states;
 mod structure;
 mod unique;
@@ -26,6 +29,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 pub use facts::Facts;
+pub(crate) use names::text_leaf as names_text_leaf;
 
 use crate::model::{Node, Role, Snapshot, State, Toolkit};
 use crate::selector::{Grade, RowSuggester, SnapshotIndex, Target};
@@ -138,8 +142,9 @@ pub struct Finding {
 /// What the snapshot read, so rules that need more are not evaluated rather than guessing.
 #[derive(Debug, Clone, Copy)]
 pub struct Read {
-    /// Whether every interactive element's label relation was read (AT-SPI with
-    /// `Limits::labels`, the fixture backend; not yet UI Automation or AX).
+    /// Whether the label relation was read of every interactive element and every unnamed
+    /// element that may need a name (`name_roles::reads_label`; AT-SPI with `Limits::labels`,
+    /// the fixture backend; not yet UI Automation or AX).
     pub labels: bool,
     /// Whether the snapshot's bounds were read. `None`: decide from the snapshot (some node has
     /// bounds). Bounds read for the audit ([`Facts::bounds`]) count whatever this says.
@@ -232,6 +237,8 @@ pub struct Context<'s> {
     pub on_screen: State,
     /// What the audit read beyond the snapshot, if anything.
     pub facts: Option<&'s Facts>,
+    /// The app's toolkit, where known.
+    pub toolkit: Option<Toolkit>,
 }
 
 impl<'s> Context<'s> {
@@ -247,6 +254,55 @@ impl<'s> Context<'s> {
             .iter()
             .enumerate()
             .filter(move |(_, n)| n.states.has(on_screen))
+    }
+
+    /// Rows the name rules judge: those on screen, and those a person reaches without their
+    /// being drawn. In a page, whatever is `visible` (an engine leaves out of the tree what it
+    /// does not render, and says `visible` of what it renders, however small or scrolled
+    /// away: a screen reader's browse mode reads it, an empty link Tab lands on). Elsewhere,
+    /// what takes the focus and is `visible` under a parent on screen. What is under a hidden
+    /// parent in a toolkit's window (another notebook page, a closed menu) is left out: no
+    /// keyboard reaches it.
+    fn judged(&self) -> impl Iterator<Item = (usize, &'s Node, Drawn)> + 's {
+        let on_screen = self.on_screen;
+        let nodes = &self.snap.nodes;
+        // Pre-order: a parent's row comes before its children's.
+        let mut in_page = vec![false; nodes.len()];
+        for (r, n) in nodes.iter().enumerate() {
+            if let Some(p) = n.parent.filter(|&p| p < r) {
+                in_page[r] = in_page[p] || nodes[p].role == Role::Document;
+            }
+        }
+        nodes.iter().enumerate().filter_map(move |(row, n)| {
+            if n.states.has(on_screen) {
+                return Some((row, n, Drawn::Yes));
+            }
+            if !n.states.has(State::Visible) || n.repeat.is_some() {
+                return None;
+            }
+            let focusable = n.states.has(State::Focusable);
+            if in_page[row] {
+                return Some((
+                    row,
+                    n,
+                    if focusable {
+                        Drawn::Focusable
+                    } else {
+                        Drawn::InPage
+                    },
+                ));
+            }
+            let parent_shown = n
+                .parent
+                .and_then(|p| nodes.get(p))
+                .is_some_and(|p| p.states.has(on_screen));
+            (focusable && parent_shown).then_some((row, n, Drawn::Focusable))
+        })
+    }
+
+    /// Whether the element is inside a document (a web page's content).
+    fn in_document(&self, row: usize) -> bool {
+        in_document(&self.snap.nodes, row)
     }
 
     /// Whether the element is on screen (see [`Context::on_screen`]).
@@ -305,6 +361,44 @@ impl<'s> Context<'s> {
     }
 }
 
+/// Whether the element at `row` has a document (a web page's content) among its ancestors.
+pub(crate) fn in_document(nodes: &[Node], row: usize) -> bool {
+    let mut cur = nodes.get(row).and_then(|n| n.parent);
+    while let Some(r) = cur {
+        let Some(n) = nodes.get(r) else { break };
+        if n.role == Role::Document {
+            return true;
+        }
+        cur = n.parent.filter(|&p| p < r);
+    }
+    false
+}
+
+/// Whether an element the name rules judge is drawn, and if not, how a person reaches it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Drawn {
+    Yes,
+    /// Not on screen, but it takes the focus.
+    Focusable,
+    /// Not on screen, but in a page's reading order.
+    InPage,
+}
+
+impl Drawn {
+    /// What a finding adds about it: nothing when it is drawn.
+    pub(crate) fn unless_drawn(self) -> &'static str {
+        match self {
+            Drawn::Yes => "",
+            Drawn::Focusable => {
+                "; it is not drawn (no size, or off screen), yet the keyboard reaches it"
+            }
+            Drawn::InPage => {
+                "; it is not drawn (no size), yet a screen reader reads it in the page"
+            }
+        }
+    }
+}
+
 /// `role "name"` of a node, for details (the name escaped and cut).
 pub(crate) fn shown(n: &Node) -> String {
     if n.name.as_str().trim().is_empty() {
@@ -350,6 +444,8 @@ pub static RULES: &[Rule] = &[
     names::NAME_IS_ROLE,
     names::NAME_TOO_LONG,
     names::IMAGE_UNNAMED,
+    names::HEADING_EMPTY,
+    names::HEADER_UNNAMED,
     keyboard::ACTION_NOT_FOCUSABLE,
     keyboard::FOCUSED_NOT_FOCUSABLE,
     keyboard::FOCUS_MULTIPLE,
@@ -562,6 +658,7 @@ fn run(ix: Option<&SnapshotIndex>, snap: &Snapshot, opts: &Options) -> Result<Au
             targets,
             on_screen,
             facts,
+            toolkit: opts.read.toolkit,
         };
         rules
             .iter()

@@ -1,32 +1,25 @@
 //! Names: what a screen reader announces and what automation names an element by.
 
+use super::name_roles::{Need, need_of, row_of};
 use super::{Context, Hit, Needs, Rule, Severity, interactive, shown};
 use crate::model::{Node, Role};
 
-/// Roles whose name a screen reader takes from their content when they have none of their own
-/// (a list row, a tab, a menu item, a link or a button holding a label): a named descendant
-/// names them.
-fn named_by_content(role: Role) -> bool {
-    matches!(
-        role,
-        Role::ListItem
-            | Role::TreeItem
-            | Role::TableRow
-            | Role::TableCell
-            | Role::Tab
-            | Role::MenuItem
-            | Role::CheckMenuItem
-            | Role::RadioMenuItem
-            | Role::Link
-            | Role::Button
-            | Role::ToggleButton
-    )
+/// The element's role as the name rules say it: the raw AT-SPI role where the table matched
+/// it by that (an internal frame, not the panel it normalises to).
+fn role_said(n: &Node) -> String {
+    let raw = n.raw_role.to_ascii_lowercase();
+    match row_of(n) {
+        Some(r) if r.raw.contains(&raw.as_str()) => raw,
+        _ => n.role.as_str().to_string(),
+    }
 }
 
-/// Roles that need no name: a scroll bar is told by its role and orientation, a table cell
-/// may be empty.
-fn needs_no_name(role: Role) -> bool {
-    matches!(role, Role::ScrollBar | Role::TableCell | Role::TableRow)
+/// Whether a name is only a list marker ("•", "◦", "▪"): a browser names an item after the
+/// bullet its style draws when nothing else names it, and a screen reader says "bullet".
+fn marker_only(s: &str) -> bool {
+    !s.trim().is_empty()
+        && s.chars()
+            .all(|c| c.is_whitespace() || matches!(c, '•' | '◦' | '▪' | '▫' | '‣' | '⁃' | '·'))
 }
 
 fn blank(s: &str) -> bool {
@@ -44,7 +37,7 @@ fn content_named(cx: &Context, row: usize) -> bool {
     let mut stack: Vec<(usize, u32)> = nodes[row].children.iter().map(|&c| (c, 1)).collect();
     while let Some((r, depth)) = stack.pop() {
         let Some(n) = nodes.get(r) else { continue };
-        if !blank(n.name.as_str()) {
+        if !blank(n.name.as_str()) || holds_text(cx, r) {
             return true;
         }
         if depth < 4 {
@@ -52,6 +45,114 @@ fn content_named(cx: &Context, row: usize) -> bool {
         }
     }
     false
+}
+
+/// Whether `n` is a leaf of content that may hold words in its Text interface rather than in
+/// a name or a named child (Gecko keeps a paragraph's or a heading's words so; a GTK label's
+/// are its name too): an unnamed leaf, not a control, with the Text interface.
+pub(crate) fn text_leaf(n: &Node) -> bool {
+    n.children.is_empty()
+        && n.name.as_str().trim().is_empty()
+        && n.interfaces.has(crate::model::Interface::Text)
+        // Not the interface: Gecko lists EditableText on everything in a page.
+        && !n.states.has(crate::model::State::Editable)
+        && matches!(
+            n.role,
+            Role::Panel
+                | Role::Paragraph
+                | Role::Label
+                | Role::Heading
+                | Role::Group
+                | Role::ColumnHeader
+        )
+}
+
+/// Whether the text leaf at `row` holds words: as the audit's reads counted its characters,
+/// or, where they were not counted, taken to (never flagged on what is unknown).
+fn holds_text(cx: &Context, row: usize) -> bool {
+    let n = &cx.nodes()[row];
+    if !text_leaf(n) {
+        return false;
+    }
+    cx.facts
+        .and_then(|f| f.text_chars.as_ref())
+        .and_then(|c| c.get(&row))
+        .is_none_or(|&count| count > 0)
+}
+
+/// What `row` needs of its name ([`need_of`]), where it is: a table cell or row outside any
+/// table or tree (a button made a grid cell on its own) has no headers to say what it is, and
+/// is judged like any other element.
+fn need(cx: &Context, row: usize) -> Need {
+    let n = &cx.nodes()[row];
+    let need = need_of(n);
+    let in_table = || {
+        cx.ancestors(row).take(3).any(|(_, a)| {
+            matches!(
+                a.role,
+                Role::Table | Role::Tree | Role::TableRow | Role::List
+            )
+        })
+    };
+    if need == Need::Nothing
+        && matches!(n.role, Role::TableCell | Role::TableRow)
+        && interactive(n)
+        && !in_table()
+    {
+        return Need::Own;
+    }
+    let raw = n.raw_role.to_ascii_lowercase();
+    // The browser's own frame around a page (Gecko's) is named by the page it holds; an
+    // iframe in a page needs its title.
+    if raw == "internal frame" && !cx.in_document(row) {
+        return Need::Nothing;
+    }
+    // Gecko's AT-SPI `alert` is an ARIA alert, a live region (its alert dialog is `dialog`).
+    if raw == "alert" && cx.toolkit == Some(crate::model::Toolkit::Gecko) {
+        return Need::Nothing;
+    }
+    // In a page, `alert` is Chromium's alert dialog, or another engine's ARIA alert: the ARIA
+    // role the page gave, read for the audit, tells them apart; unread, it is not judged.
+    if need == Need::Own
+        && raw == "alert"
+        && cx.in_document(row)
+        && aria_role(cx, row) != Some("alertdialog")
+    {
+        return Need::Nothing;
+    }
+    need
+}
+
+/// The ARIA role the page gave the element (`xml-roles`), where the audit read it.
+fn aria_role<'a>(cx: &Context<'a>, row: usize) -> Option<&'a str> {
+    cx.facts
+        .and_then(|f| f.name_from.as_ref())
+        .and_then(|m| m.get(&row))
+        .and_then(|f| f.xml_roles.as_deref())
+}
+
+/// What a finding adds when the page made a frame or an object presentational and the engine
+/// still shows it as one: a screen reader meets it, unnamed.
+fn presentational_note(cx: &Context, row: usize) -> &'static str {
+    let raw = cx.nodes()[row].raw_role.to_ascii_lowercase();
+    if matches!(raw.as_str(), "internal frame" | "embedded")
+        && matches!(aria_role(cx, row), Some("none" | "presentation"))
+    {
+        "; the page made it presentational (role none), yet the engine shows it as a frame"
+    } else {
+        ""
+    }
+}
+
+/// A label that holds only the element's own value names nothing: a `<label>` wrapping a
+/// field and no words of its own (Gecko reports the relation, the label's text being the
+/// field's value, and leaves the name empty).
+fn label_is_own_value(n: &Node) -> bool {
+    let (Some(label), Some(value)) = (&n.label, n.value.as_ref().and_then(|v| v.as_text())) else {
+        return false;
+    };
+    let value = value.as_str().trim();
+    !value.is_empty() && label.as_str().trim() == value
 }
 
 /// The text field of a combo box, or a button inside a text field: parts the toolkit makes
@@ -73,17 +174,23 @@ pub(super) const NAME_MISSING: Rule = Rule {
     id: "name-missing",
     group: "names",
     severity: Severity::Error,
-    message: "an interactive element has no accessible name and no label",
+    message: "an element that needs a name has none and no label",
     standard: "WCAG 4.1.2",
     anchor: "Accerciser HasLabelName; axe-windows NameNotNull",
-    help: "A control with no name is announced by its role alone (\"button\"), and automation \
-           can name it only by its place. Give it a name (GTK: \
+    help: "An element with no name is announced by its role alone (\"button\", \"dialog\"), \
+           and automation can name it only by its place. Give it a name (GTK: \
            get_accessible().set_name or a mnemonic label; Qt: setAccessibleName; web: a \
-           <label> or aria-label) or a label relation (GTK: set_mnemonic_widget, \
-           Atk.RelationType.LABELLED_BY). Not judged: scroll bars, table cells and rows (a \
-           name is not required of them); list and tree items, tabs, menu items, links and \
-           buttons whose content has a name (screen readers read it: the name comes from \
-           the content; a blank name is name-blank's); the text field inside a combo box and the buttons inside a text \
+           <label>, alt, title or aria-label) or a label relation (GTK: \
+           set_mnemonic_widget, Atk.RelationType.LABELLED_BY). Which roles need a name is a \
+           table (`audit --help` prints it, with the section of WAI-ARIA or HTML-AAM each \
+           row comes from): controls, links, dialogs, progress bars, tooltips, frames and \
+           embedded objects, and any other element that takes the focus. Judged where a \
+           person meets it: on screen, or reachable without being drawn (it takes the focus, \
+           or it is in a page's reading order, under a parent on screen: an empty link has no \
+           size, yet Tab lands on it). Not judged: scroll bars, table cells and rows (no name \
+           is required of them); list and tree items, tabs, menu items, links, buttons and \
+           tooltips whose content has a name (screen readers read it; a blank name is \
+           name-blank's); the text field inside a combo box and the buttons inside a text \
            field (the toolkit's own parts: GTK 3's combo entry, Qt's clear and reveal \
            buttons — the outer control carries the name and is judged).",
     needs: Needs::Labels,
@@ -91,19 +198,30 @@ pub(super) const NAME_MISSING: Rule = Rule {
 };
 
 fn name_missing(cx: &Context, out: &mut Vec<Hit>) {
-    for (row, n) in cx.showing() {
-        if !interactive(n)
-            || needs_no_name(n.role)
+    for (row, n, drawn) in cx.judged() {
+        let need = need(cx, row);
+        let own_value = label_is_own_value(n);
+        if need == Need::Nothing
             || !n.name.is_empty()
-            || has_label(n)
-            || named_by_content(n.role) && content_named(cx, row)
+            || has_label(n) && !own_value
+            || need == Need::OwnOrContent && content_named(cx, row)
             || toolkit_part(cx, row)
         {
             continue;
         }
         out.push(Hit::new(
             row,
-            format!("{} has no name and no label relation", n.role),
+            format!(
+                "{} has no name and {}{}{}",
+                role_said(n),
+                if own_value {
+                    "its label holds only its own value"
+                } else {
+                    "no label relation"
+                },
+                presentational_note(cx, row),
+                drawn.unless_drawn()
+            ),
         ));
     }
 }
@@ -112,20 +230,25 @@ pub(super) const NAME_BLANK: Rule = Rule {
     id: "name-blank",
     group: "names",
     severity: Severity::Error,
-    message: "a name is only white space or invisible characters",
+    message: "a name is only white space, invisible characters or a list marker",
     standard: "WCAG 4.1.2",
     anchor: "axe-windows NameNotWhiteSpace",
     help: "A name made of spaces, tabs or zero-width characters is announced as nothing, but \
-           tells tools the element is named. Give it real text, or leave it unnamed and \
-           label it. Judged on interactive elements and images.",
+           tells tools the element is named; one made of a list marker (\"•\": a browser \
+           names an unnamed list item after the bullet it draws) is announced as \"bullet\". \
+           Give it real text, or leave it unnamed and label it. Judged on elements that need \
+           a name and on images, where a person meets them (as name-missing).",
     needs: Needs::Nothing,
     check: name_blank,
 };
 
 fn name_blank(cx: &Context, out: &mut Vec<Hit>) {
-    for (row, n) in cx.showing() {
+    for (row, n, drawn) in cx.judged() {
         let name = n.name.as_str();
-        if name.is_empty() || !blank(name) || !(interactive(n) || is_image(n.role)) {
+        if name.is_empty()
+            || !(blank(name) || marker_only(name))
+            || !(need_of(n) != Need::Nothing || is_image(n.role))
+        {
             continue;
         }
         let chars: Vec<String> = name
@@ -135,7 +258,12 @@ fn name_blank(cx: &Context, out: &mut Vec<Hit>) {
             .collect();
         out.push(Hit::new(
             row,
-            format!("{}'s name is {}", n.role, chars.join(" ")),
+            format!(
+                "{}'s name is {}{}",
+                n.role,
+                chars.join(" "),
+                drawn.unless_drawn()
+            ),
         ));
     }
 }
@@ -229,7 +357,8 @@ const TOOLKIT_INTERNAL: &[&str] = &["GtkColorSwatch"];
 
 fn name_is_role(cx: &Context, out: &mut Vec<Hit>) {
     for (row, n) in cx.showing() {
-        if !(interactive(n) || is_image(n.role)) || needs_no_name(n.role) {
+        if !(interactive(n) || is_image(n.role)) || need_of(n) == Need::Nothing && !is_image(n.role)
+        {
             continue;
         }
         let name = n.name.as_str().trim();
@@ -250,7 +379,7 @@ fn name_is_role(cx: &Context, out: &mut Vec<Hit>) {
         // content names it.
         let word = is_word(&s);
         let content_says_more = word
-            && named_by_content(n.role)
+            && need_of(n) == Need::OwnOrContent
             && cx.descendant(row, 2, |d| {
                 let t = squashed(d.name.as_str());
                 !t.is_empty() && !is_word(&t)
@@ -313,19 +442,86 @@ pub(super) const IMAGE_UNNAMED: Rule = Rule {
     id: "image-unnamed",
     group: "names",
     severity: Severity::Warning,
-    message: "an image has no name and no description",
+    message: "an image or an image button has no text alternative",
     standard: "WCAG 1.1.1",
     anchor: "Accerciser ImageHasName",
     help: "An image with no text alternative is announced as \"image\" or skipped. Give it a \
            name saying what it shows, or, when it is only decoration, keep it out of the \
-           accessibility tree. Not judged: an image inside a control (a button's icon: the \
-           control carries the name, and name-missing judges it).",
+           accessibility tree. In a page, an image button with no alt text is named by the \
+           browser's default label (\"Submit\"), and Chromium names one unlabelled image \
+           itself (\"To get missing image descriptions…\"): both are found where the engine \
+           says where a name comes from (Chromium's name-from; Firefox does not say, and \
+           its default \"Submit Query\" is not told from a submit button's). Judged where a \
+           person meets it (as name-missing). Not judged: an image inside a control (a \
+           button's icon: the control carries the name, and name-missing judges it).",
     needs: Needs::Nothing,
     check: image_unnamed,
 };
 
+/// Whether the browser named the element, not the page: an image button (`<input
+/// type=image>`) with no alt text is named by the engine's default submit label ("Submit";
+/// Chromium says `name-from: value` of an `input` that holds an image or is not a button);
+/// an image Chromium named itself has no source at all ("To get missing image
+/// descriptions…"), in a window whose engine says where names come from.
+fn browser_named(cx: &Context, row: usize) -> Option<&'static str> {
+    let from = cx.facts?.name_from.as_ref()?;
+    let f = from.get(&row)?;
+    let n = &cx.nodes()[row];
+    let holds_image = n
+        .children
+        .iter()
+        .any(|&c| cx.nodes().get(c).is_some_and(|c| is_image(c.role)));
+    if f.tag.as_deref() == Some("input")
+        && f.from.as_deref() == Some("value")
+        && (n.role != Role::Button || holds_image)
+    {
+        return Some("an image button with no alt text gets the default label of a submit button");
+    }
+    let engine_says = || from.values().any(|f| f.from.is_some());
+    if is_image(n.role) && f.from.is_none() && !f.explicit && engine_says() {
+        return Some("the page gives the image no name; the browser made this one up");
+    }
+    None
+}
+
+/// Whether the element is an image whose alt text is white space, which Gecko shows as an
+/// unnamed `static` (its tag, read for the audit, is `img`).
+fn blank_alt(cx: &Context, row: usize) -> bool {
+    let n = &cx.nodes()[row];
+    n.raw_role.eq_ignore_ascii_case("static")
+        && blank(n.name.as_str())
+        && cx
+            .facts
+            .and_then(|f| f.name_from.as_ref())
+            .and_then(|m| m.get(&row))
+            .is_some_and(|f| f.tag.as_deref() == Some("img"))
+}
+
 fn image_unnamed(cx: &Context, out: &mut Vec<Hit>) {
-    for (row, n) in cx.showing() {
+    for (row, n, drawn) in cx.judged() {
+        if let Some(why) = browser_named(cx, row) {
+            out.push(Hit::new(
+                row,
+                format!(
+                    "{} is named {} by the browser, not the page: {why}",
+                    n.role,
+                    n.name.quoted(40)
+                ),
+            ));
+            continue;
+        }
+        if blank_alt(cx, row) {
+            out.push(Hit::new(
+                row,
+                format!(
+                    "an image whose text alternative is only white space, which the engine \
+                     shows as text ({}){}",
+                    n.raw_role.to_ascii_lowercase(),
+                    drawn.unless_drawn()
+                ),
+            ));
+            continue;
+        }
         if !is_image(n.role) || !blank(n.name.as_str()) || !blank(n.description.as_str()) {
             continue;
         }
@@ -334,7 +530,73 @@ fn image_unnamed(cx: &Context, out: &mut Vec<Hit>) {
         }
         out.push(Hit::new(
             row,
-            format!("{} has neither name nor description", shown(n)),
+            format!(
+                "{} has neither name nor description{}",
+                shown(n),
+                drawn.unless_drawn()
+            ),
+        ));
+    }
+}
+
+pub(super) const HEADING_EMPTY: Rule = Rule {
+    id: "heading-empty",
+    group: "names",
+    severity: Severity::Warning,
+    message: "a heading has no text",
+    standard: "WCAG 2.4.6",
+    anchor: "axe-core empty-heading",
+    help: "Screen-reader users move through a window by its headings; an empty one is \
+           announced as \"heading\" and says nothing about what follows. Give it text, or \
+           drop the heading role. Judged on screen; a heading that keeps its words in its \
+           Text interface and not in a name (Gecko) is judged by its character count, read \
+           for the audit (without it, it is not judged).",
+    needs: Needs::Nothing,
+    check: heading_empty,
+};
+
+fn heading_empty(cx: &Context, out: &mut Vec<Hit>) {
+    for (row, n) in cx.showing() {
+        if n.role != Role::Heading
+            || !blank(n.name.as_str())
+            || holds_text(cx, row)
+            || content_named(cx, row)
+        {
+            continue;
+        }
+        out.push(Hit::new(row, "heading has no name and no named content"));
+    }
+}
+
+pub(super) const HEADER_UNNAMED: Rule = Rule {
+    id: "header-unnamed",
+    group: "names",
+    severity: Severity::Warning,
+    message: "a table's column or row header has no name",
+    standard: "WCAG 1.3.1",
+    anchor: "axe-core empty-table-header",
+    help: "A header names the cells under it: a screen reader reads it before each cell's \
+           value. An empty one leaves the column unnamed. Give it text (GTK: the tree view \
+           column's title; Qt: the model's headerData; web: the th's content). Judged on \
+           screen; a header that keeps its words in its Text interface is judged by its \
+           character count, read for the audit (without it, it is not judged).",
+    needs: Needs::Nothing,
+    check: header_unnamed,
+};
+
+fn header_unnamed(cx: &Context, out: &mut Vec<Hit>) {
+    for (row, n) in cx.showing() {
+        if n.role != Role::ColumnHeader
+            || !blank(n.name.as_str())
+            || holds_text(cx, row)
+            || content_named(cx, row)
+            || has_label(n)
+        {
+            continue;
+        }
+        out.push(Hit::new(
+            row,
+            format!("{} has no name", n.raw_role.to_ascii_lowercase()),
         ));
     }
 }
@@ -355,9 +617,12 @@ mod tests {
             // Named by its content.
             (n(Role::ListItem, ""), vec![n(Role::Label, "Apple")]),
             (n(Role::ListItem, ""), vec![]),
-            // Not on screen: not judged.
+            // Neither on screen nor visible: not judged.
             (
-                without(focusable(n(Role::Text, "")), State::Showing),
+                without(
+                    without(focusable(n(Role::Text, "")), State::Showing),
+                    State::Visible,
+                ),
                 vec![],
             ),
             (n(Role::ScrollBar, ""), vec![]),
@@ -432,5 +697,279 @@ mod tests {
         ]);
         let got = rows(&snap, "image-unnamed");
         assert_eq!(got, vec![2]);
+    }
+
+    fn raw(mut node: crate::model::Node, raw: &str) -> crate::model::Node {
+        node.raw_role = raw.into();
+        node
+    }
+
+    fn hidden(node: crate::model::Node) -> crate::model::Node {
+        without(node, State::Showing)
+    }
+
+    #[test]
+    fn name_missing_judges_what_a_person_reaches_without_its_being_drawn() {
+        let snap = tree(vec![
+            (
+                n(Role::Document, "Page"),
+                vec![
+                    // An empty link: no size, not showing, yet Tab lands on it.
+                    hidden(focusable(n(Role::Link, ""))),
+                    // Not focusable, but in the page's reading order.
+                    hidden(n(Role::ProgressBar, "")),
+                    // Neither visible nor showing: display none, never reached.
+                    without(hidden(focusable(n(Role::Button, ""))), State::Visible),
+                ],
+            ),
+            // Under a hidden parent (another notebook page): no keyboard reaches it.
+            (
+                hidden(n(Role::Panel, "")),
+                vec![hidden(focusable(n(Role::Text, "")))],
+            ),
+            // Focusable and visible under a parent on screen, outside any page.
+            (
+                n(Role::Panel, ""),
+                vec![hidden(focusable(n(Role::Button, "")))],
+            ),
+        ]);
+        let got = rows(&snap, "name-missing");
+        let roles: Vec<Role> = got.iter().map(|&r| snap.nodes[r].role).collect();
+        assert_eq!(
+            roles,
+            vec![Role::Link, Role::ProgressBar, Role::Button],
+            "{got:?}"
+        );
+        let a = crate::audit::audit(&snap, &Default::default()).expect("audit");
+        let link = a
+            .findings
+            .iter()
+            .find(|f| f.row == got[0] && f.rule.id == "name-missing")
+            .expect("the link's finding");
+        assert!(
+            link.detail.contains("yet the keyboard reaches it"),
+            "{}",
+            link.detail
+        );
+    }
+
+    #[test]
+    fn roles_that_need_a_name_come_from_the_table() {
+        let mut note = n(Role::Alert, "");
+        note.raw_role = "notification".into();
+        let snap = tree(vec![
+            (
+                n(Role::Panel, "Box"),
+                vec![
+                    n(Role::Dialog, ""),
+                    raw(n(Role::Alert, ""), "alert"),
+                    note,
+                    raw(n(Role::Unknown, ""), "embedded"),
+                    n(Role::ToolTip, ""),
+                    n(Role::ProgressBar, ""),
+                    n(Role::Dialog, "Settings"),
+                    n(Role::Panel, ""),
+                    // Outside a page: a browser's own frame around it, named by the page.
+                    raw(n(Role::Panel, ""), "internal frame"),
+                ],
+            ),
+            (
+                n(Role::Document, "Page"),
+                vec![raw(n(Role::Panel, ""), "internal frame")],
+            ),
+        ]);
+        let got = rows(&snap, "name-missing");
+        assert_eq!(got, vec![2, 3, 5, 6, 7, 12], "{got:?}");
+        let a = crate::audit::audit(&snap, &Default::default()).expect("audit");
+        assert!(
+            a.findings
+                .iter()
+                .any(|f| f.row == 12 && f.detail.starts_with("internal frame has no name")),
+            "the raw role is said where the table matched it"
+        );
+    }
+
+    #[test]
+    fn a_cell_outside_any_table_is_judged_and_one_inside_is_not() {
+        let snap = tree(vec![
+            (n(Role::Panel, ""), vec![focusable(n(Role::TableCell, ""))]),
+            (
+                n(Role::Table, "Scores"),
+                vec![focusable(n(Role::TableCell, ""))],
+            ),
+        ]);
+        assert_eq!(rows(&snap, "name-missing"), vec![2]);
+    }
+
+    #[test]
+    fn a_label_holding_only_the_fields_own_value_names_nothing() {
+        let mut own = focusable(n(Role::Text, ""));
+        own.label = Some("val".into());
+        own.value = Some(crate::model::Value::Text { text: "val".into() });
+        let mut real = focusable(n(Role::Text, ""));
+        real.label = Some("Email".into());
+        real.value = Some(crate::model::Value::Text {
+            text: "a@b.c".into(),
+        });
+        let snap = tree(vec![(n(Role::Panel, "Form"), vec![own, real])]);
+        assert_eq!(rows(&snap, "name-missing"), vec![2]);
+        let a = crate::audit::audit(&snap, &Default::default()).expect("audit");
+        assert!(a.findings.iter().any(|f| f.rule.id == "name-missing"
+            && f.detail.contains("its label holds only its own value")));
+    }
+
+    #[test]
+    fn a_name_that_is_only_a_list_marker_is_blank() {
+        let snap = tree(vec![(
+            n(Role::Menu, "Edit"),
+            vec![
+                n(Role::CheckMenuItem, "•"),
+                n(Role::CheckMenuItem, "• Word wrap"),
+            ],
+        )]);
+        assert_eq!(rows(&snap, "name-blank"), vec![2]);
+    }
+
+    #[test]
+    fn content_kept_as_text_names_a_link_and_is_not_judged() {
+        let mut article = n(Role::Panel, "");
+        article.interfaces = article.interfaces.with(crate::model::Interface::Text);
+        let snap = tree(vec![
+            (focusable(n(Role::Link, "")), vec![article]),
+            (focusable(n(Role::Link, "")), vec![n(Role::Panel, "")]),
+        ]);
+        assert_eq!(rows(&snap, "name-missing"), vec![3]);
+    }
+
+    #[test]
+    fn empty_headings_and_headers_are_found() {
+        let mut gecko = n(Role::Heading, "");
+        gecko.interfaces = gecko.interfaces.with(crate::model::Interface::Text);
+        let snap = tree(vec![
+            (n(Role::Heading, ""), vec![]),
+            (n(Role::Heading, "Shipping"), vec![]),
+            (n(Role::Heading, ""), vec![n(Role::Label, "Billing")]),
+            (gecko, vec![]),
+            (n(Role::ColumnHeader, ""), vec![]),
+            (n(Role::ColumnHeader, "Fruit"), vec![]),
+        ]);
+        assert_eq!(rows(&snap, "heading-empty"), vec![1]);
+        assert_eq!(rows(&snap, "header-unnamed"), vec![6]);
+        // Its characters counted: none, so it is empty too; some, and it is not.
+        let mut facts = crate::audit::Facts::of(snap.id);
+        facts.text_chars = Some([(5, 0)].into_iter().collect());
+        assert_eq!(rows_with(&snap, "heading-empty", facts), vec![1, 5]);
+        let mut facts = crate::audit::Facts::of(snap.id);
+        facts.text_chars = Some([(5, 12)].into_iter().collect());
+        assert_eq!(rows_with(&snap, "heading-empty", facts), vec![1]);
+    }
+
+    #[test]
+    fn a_name_the_browser_gave_is_no_text_alternative() {
+        use crate::audit::facts::NameFrom;
+        let snap = tree(vec![(
+            n(Role::Document, "Page"),
+            vec![
+                // <input type=image> with no alt: Chromium's default, from its value.
+                focusable(n(Role::Button, "Submit")),
+                n(Role::Image, ""),
+                // <input type=button value=Go>: named from its value by the page.
+                focusable(n(Role::Button, "Go")),
+                // An unlabelled image Chromium named itself.
+                n(
+                    Role::Image,
+                    "To get missing image descriptions, open the context menu.",
+                ),
+                n(Role::Image, "Logo"),
+            ],
+        )]);
+        // Rows: frame 0, document 1, then 2..=6 in order.
+        let mut facts = crate::audit::Facts::of(snap.id);
+        let from = |f: Option<&str>, explicit: bool, tag: &str| NameFrom {
+            from: f.map(str::to_string),
+            explicit,
+            tag: Some(tag.to_string()),
+            ..NameFrom::default()
+        };
+        facts.name_from = Some(
+            [
+                (2, from(Some("value"), true, "input")),
+                (4, from(Some("value"), true, "input")),
+                (5, from(None, false, "img")),
+                (6, from(Some("attribute"), true, "img")),
+            ]
+            .into_iter()
+            .collect(),
+        );
+        // The image button holds its image: make the submit hold row 3.
+        let mut snap = snap;
+        snap.nodes[1].children.retain(|&c| c != 3);
+        snap.nodes[2].children.push(3);
+        snap.nodes[3].parent = Some(2);
+        let got = rows_with(&snap, "image-unnamed", facts);
+        assert_eq!(got, vec![2, 5], "{got:?}");
+    }
+
+    #[test]
+    fn an_alert_in_a_page_needs_a_name_only_when_the_page_made_it_a_dialog() {
+        use crate::audit::facts::NameFrom;
+        let alert = || raw(n(Role::Alert, ""), "alert");
+        let snap = tree(vec![
+            (n(Role::Document, "Page"), vec![alert(), alert(), alert()]),
+            // A toolkit's message dialog, outside any page.
+            (alert(), vec![]),
+        ]);
+        let aria = |role: &str| NameFrom {
+            xml_roles: Some(role.to_string()),
+            ..NameFrom::default()
+        };
+        let mut facts = crate::audit::Facts::of(snap.id);
+        facts.name_from = Some(
+            [(2, aria("alertdialog")), (3, aria("alert"))]
+                .into_iter()
+                .collect(),
+        );
+        // Row 4 was not read: not judged. Row 5 is no page's.
+        assert_eq!(rows_with(&snap, "name-missing", facts), vec![2, 5]);
+        assert_eq!(rows(&snap, "name-missing"), vec![5]);
+    }
+
+    #[test]
+    fn a_frame_the_page_made_presentational_is_judged_as_the_engine_shows_it() {
+        use crate::audit::facts::NameFrom;
+        let frame = || raw(n(Role::Panel, ""), "internal frame");
+        let snap = tree(vec![(n(Role::Document, "Page"), vec![frame(), frame()])]);
+        let mut facts = crate::audit::Facts::of(snap.id);
+        facts.name_from = Some(
+            [(
+                2,
+                NameFrom {
+                    xml_roles: Some("none".into()),
+                    ..NameFrom::default()
+                },
+            )]
+            .into_iter()
+            .collect(),
+        );
+        let a = crate::audit::audit(
+            &snap,
+            &crate::audit::Options {
+                facts: Some(std::sync::Arc::new(facts)),
+                ..Default::default()
+            },
+        )
+        .expect("audit");
+        let details: Vec<(usize, &str)> = a
+            .findings
+            .iter()
+            .filter(|f| f.rule.id == "name-missing")
+            .map(|f| (f.row, f.detail.as_str()))
+            .collect();
+        assert_eq!(details.len(), 2, "{details:?}");
+        assert!(
+            details[0].1.contains("made it presentational"),
+            "{details:?}"
+        );
+        assert!(!details[1].1.contains("presentational"), "{details:?}");
     }
 }

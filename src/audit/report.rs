@@ -327,7 +327,17 @@ pub fn sarif(a: &Audit, snap: &Snapshot, place: &Place) -> Json {
     let rules: Vec<Json> = RULES
         .iter()
         .map(|r| {
-            json!({
+            let mapped = super::rule_map::of(r.id);
+            let mut tags = vec![
+                "accessibility".to_string(),
+                r.standard.to_string(),
+                r.group.to_string(),
+            ];
+            if let Some(m) = mapped {
+                tags.extend(m.axe.iter().map(|a| format!("axe:{a}")));
+                tags.extend(m.axe_windows.iter().map(|a| format!("axe-windows:{a}")));
+            }
+            let mut rule = json!({
                 "id": r.id,
                 "name": r.id,
                 "shortDescription": {"text": r.message},
@@ -335,12 +345,19 @@ pub fn sarif(a: &Audit, snap: &Snapshot, place: &Place) -> Json {
                 "help": {"text": r.help},
                 "defaultConfiguration": {"level": level(r.severity)},
                 "properties": {
-                    "tags": ["accessibility", r.standard, r.group],
+                    "tags": tags,
                     "standard": r.standard,
                     "anchor": r.anchor,
                     "severity": r.severity,
+                    "axe": mapped.map_or(&[][..], |m| m.axe),
+                    "axe_windows": mapped.map_or(&[][..], |m| m.axe_windows),
                 },
-            })
+            });
+            // The page of the axe-core rule it corresponds to first, where there is one.
+            if let Some(a) = mapped.and_then(|m| m.axe.first()) {
+                rule["helpUri"] = super::rule_map::axe_url(a).into();
+            }
+            rule
         })
         .collect();
     let artifact_location = place.artifact.as_ref().ok().map(|art| {

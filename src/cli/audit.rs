@@ -56,13 +56,32 @@ pub fn help() -> String {
         ));
     }
     s.push_str(
-        "Elements that are not showing are not judged. After the tree, the audit reads, for \
-         the elements on screen, their bounds, index in parent, relations and tables' first \
-         cells (AT-SPI); a rule whose needs were not read, or that a toolkit's bridge cannot \
+        "Elements that are not showing are not judged, except by the name rules, which also \
+         judge what a person reaches without its being drawn: in a page, whatever the engine \
+         renders (visible, however small or scrolled away); elsewhere, what takes the focus \
+         under a parent on screen. After the tree, the audit reads, for the elements on \
+         screen, their bounds, index in parent, relations, tables' first cells, what a web \
+         engine says of where a name comes from and the characters of unnamed text leaves \
+         (AT-SPI); a rule whose needs were not read, or that a toolkit's bridge cannot \
          be judged by, is reported as not evaluated, with why. Left out:\n",
     );
     for (what, why) in crate::audit::LEFT_OUT {
         s.push_str(&format!("  {what}: {why}\n"));
+    }
+    s.push_str(
+        "\nWhich elements need a name (name-missing; an element no row names needs one when it \
+         takes the focus and holds no other elements):\n",
+    );
+    for l in crate::audit::name_roles::table_lines() {
+        s.push_str(&format!("  {l}\n"));
+    }
+    s.push_str("\nThe same checks in axe-core (web pages) and axe-windows (UI Automation):\n");
+    for l in crate::audit::rule_map::lines() {
+        s.push_str(&format!("  {l}\n"));
+    }
+    s.push_str("axe-core checks an accessibility tree cannot make (keep running axe for them):\n");
+    for (rules, why) in crate::audit::rule_map::AXE_NOT_JUDGED {
+        s.push_str(&format!("  {rules}: {why}\n"));
     }
     s.push_str(
         "\nExit codes: 0 no findings at or above --min-severity, 14 findings, 12 the tree was \

@@ -129,6 +129,9 @@ pub struct MatrixApp {
     profile: Option<PathBuf>,
     /// The rows of a big page ([`BIG_PAGE_ROWS`] unless started by [`MatrixApp::start_page`]).
     pub rows: usize,
+    /// The page a browser was started on instead of the form page, and the heading that says
+    /// it has loaded.
+    page: Option<(String, &'static str)>,
 }
 
 /// A new scratch directory for one app's profile and files.
@@ -150,15 +153,23 @@ pub fn form_url() -> String {
 impl MatrixApp {
     /// Starts `kit` and waits until it is registered and its tree has stopped growing.
     pub fn start(kit: Kit) -> MatrixApp {
-        MatrixApp::start_rows(kit, BIG_PAGE_ROWS)
+        MatrixApp::start_rows(kit, BIG_PAGE_ROWS, None)
+    }
+
+    /// Chromium or Firefox on one of the project's pages (`tests/web/NAME`), settled once a
+    /// heading of this name is in its tree.
+    pub fn start_on(kit: Kit, name: &str, heading: &'static str) -> MatrixApp {
+        assert!(matches!(kit, Kit::Chromium | Kit::Firefox), "a browser");
+        let url = format!("file://{}/tests/web/{name}", repo());
+        MatrixApp::start_rows(kit, BIG_PAGE_ROWS, Some((url, heading)))
     }
 
     /// Chromium on a generated form page of `rows` rows (about 13 nodes a row).
     pub fn start_page(rows: usize) -> MatrixApp {
-        MatrixApp::start_rows(Kit::BigPage, rows)
+        MatrixApp::start_rows(Kit::BigPage, rows, None)
     }
 
-    fn start_rows(kit: Kit, rows: usize) -> MatrixApp {
+    fn start_rows(kit: Kit, rows: usize, page: Option<(String, &'static str)>) -> MatrixApp {
         require_stack();
         let mut profile = None;
         let mut cmd = match kit {
@@ -175,7 +186,7 @@ impl MatrixApp {
             Kit::FirefoxBigPage | Kit::Firefox => {
                 let dir = scratch("firefox");
                 let url = if kit == Kit::Firefox {
-                    form_url()
+                    page.as_ref().map_or_else(form_url, |p| p.0.clone())
                 } else {
                     big_page_url(&dir, rows)
                 };
@@ -222,7 +233,7 @@ impl MatrixApp {
                 let url = if kit == Kit::BigPage {
                     big_page_url(&dir, rows)
                 } else {
-                    form_url()
+                    page.as_ref().map_or_else(form_url, |p| p.0.clone())
                 };
                 let mut c = Command::new("chromium");
                 c.args([
@@ -264,6 +275,7 @@ impl MatrixApp {
             child,
             profile,
             rows,
+            page,
         };
         app.wait_settled();
         app
@@ -305,7 +317,10 @@ impl MatrixApp {
                 let out = String::from_utf8_lossy(&o.stdout);
                 let ready = match self.kit {
                     // Gecko names a field after its label a little after the page shows.
-                    Kit::Chromium | Kit::Firefox => has_node(&v["root"], "text", "Full name:"),
+                    Kit::Chromium | Kit::Firefox => match &self.page {
+                        Some((_, heading)) => has_node(&v["root"], "heading", heading),
+                        None => has_node(&v["root"], "text", "Full name:"),
+                    },
                     Kit::BigPage | Kit::FirefoxBigPage => {
                         out.contains(&format!("Row {} done", self.rows))
                     }

@@ -739,8 +739,10 @@ impl Caller {
 
     /// `GetAttributes`: the element's object attributes (`posinset`, `setsize`, `tag`, …), which
     /// libatspi reads for `atspi_accessible_get_attributes` and Orca reads of every element it
-    /// presents. `audit` asks it of radio buttons only (a set position stands for a group, as
-    /// in Accerciser's `RadioInSet`).
+    /// presents. `audit` asks it of radio buttons (a set position stands for a group, as in
+    /// Accerciser's `RadioInSet`) and of a page's named buttons, images and cells on screen
+    /// (Chromium's `name-from` and both engines' `explicit-name` say whether the page or the
+    /// browser named them).
     pub async fn attributes(
         &self,
         obj: &ObjRef,

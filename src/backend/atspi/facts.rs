@@ -5,7 +5,11 @@
 //! - `GetIndexInParent` of every element on screen whose parent was listed (not one that
 //!   manages its descendants), and `GetChildAtIndex` of that index on the parent;
 //! - `GetRelationSet` of every interactive element, label and radio button on screen, then of
-//!   the elements their label relations point to; `GetAttributes` of radio buttons;
+//!   the elements their label relations point to; `GetAttributes` of radio buttons, and of
+//!   the named buttons, images and cells of a page (where the engine says a name comes from)
+//!   and its unnamed alerts, frames and embedded objects (their ARIA role);
+//! - `Text.CharacterCount` of unnamed leaves of content (a heading, a paragraph, a header that
+//!   keep their words in their Text interface);
 //! - for a table on screen: its size, then `GetIndexAt`, `GetRowAtIndex` and
 //!   `GetColumnAtIndex` for its first 4 × 4 cells (and `GetAccessibleAt` of both places to
 //!   tell a spanning cell from a mismatch).
@@ -264,6 +268,72 @@ pub async fn read(c: &Caller, snap: &Snapshot, on_screen: State) -> Result<Facts
     )
     .await?;
     facts.tables = Some(checked.into_iter().collect());
+
+    // Where a web engine says a name comes from: named buttons, images and cells in a page
+    // (an image button's default name, "Submit", is the browser's, not the page's); and the
+    // ARIA role of an unnamed alert (Gecko's ARIA alert, a live region, and Chromium's alert
+    // dialog are both AT-SPI `alert`), frame or embedded object (a finding says when the page
+    // made it presentational and the engine shows it anyway), and the tag of an unnamed
+    // `static` (an `img`).
+    let mut in_document = vec![false; nodes.len()];
+    for (r, n) in nodes.iter().enumerate() {
+        if let Some(p) = n.parent.filter(|&p| p < r) {
+            in_document[r] = in_document[p] || nodes[p].role == Role::Document;
+        }
+    }
+    // Unnamed ones are few: asked wherever the page renders them (the name rules judge them
+    // there), not only on screen (Gecko shows an image whose alt text is a space as a
+    // zero-size `static`).
+    let unnamed_kinds = ["alert", "internal frame", "embedded", "static"];
+    let named: Vec<usize> = (0..nodes.len())
+        .filter(|&r| {
+            let n = &nodes[r];
+            let on = n.states.has(on_screen);
+            in_document[r]
+                && obj(r).is_some()
+                && (on
+                    && !n.name.is_empty()
+                    && matches!(n.role, Role::Button | Role::Image | Role::TableCell)
+                    || (on || n.states.has(State::Visible))
+                        && n.name.as_str().trim().is_empty()
+                        && unnamed_kinds
+                            .iter()
+                            .any(|k| n.raw_role.eq_ignore_ascii_case(k)))
+        })
+        .collect();
+    let attrs = each(
+        named,
+        |r| {
+            let o = obj(r);
+            async move { c.attributes(&o.expect("filtered")).await }
+        },
+        &mut unreadable,
+    )
+    .await?;
+    facts.name_from = Some(
+        attrs
+            .into_iter()
+            .map(|(r, a)| (r, crate::audit::facts::NameFrom::of(&a)))
+            .collect(),
+    );
+
+    // The characters of unnamed leaves of content (Gecko keeps a heading's or a paragraph's
+    // words in its Text interface): whether their words name them and what holds them.
+    let leaves: Vec<usize> = shown
+        .iter()
+        .copied()
+        .filter(|&r| crate::audit::names_text_leaf(&nodes[r]))
+        .collect();
+    let counted = each(
+        leaves,
+        |r| {
+            let o = obj(r);
+            async move { c.character_count(&o.expect("filtered")).await }
+        },
+        &mut unreadable,
+    )
+    .await?;
+    facts.text_chars = Some(counted.into_iter().collect());
     facts.unreadable = unreadable;
     Ok(facts)
 }

@@ -163,7 +163,8 @@ impl AtspiBackend {
         };
         let val = reader::get_value(&c, &raw, toolkit, None);
         let label = async {
-            if raw.role.is_interactive() {
+            if crate::audit::name_roles::reads_label(raw.role, &raw.raw_role, raw.states, &raw.name)
+            {
                 reader::read_label(&c, &obj, None).await
             } else {
                 Ok(None)

@@ -59,11 +59,13 @@ struct Extras {
 /// Whether an element needs calls beyond its raw fields in this read.
 fn needs_extras(raw: &RawNode, limits: &Limits) -> bool {
     has_value(raw.role, raw.states, raw.interfaces)
-        || limits.labels && raw.role.is_interactive()
+        || limits.labels
+            && crate::audit::name_roles::reads_label(raw.role, &raw.raw_role, raw.states, &raw.name)
         || limits.actions && raw.interfaces.has(Interface::Action)
 }
 
-/// An element's value, label (interactive roles) and, when asked, action names.
+/// An element's value, label (interactive roles, and unnamed elements that may need a name:
+/// `name_roles::reads_label`) and, when asked, action names.
 async fn read_extras(
     c: &Caller,
     raw: &RawNode,
@@ -95,7 +97,9 @@ async fn read_extras(
     };
     let val = get_value(c, raw, toolkit, Some(known));
     let label = async {
-        if limits.labels && raw.role.is_interactive() {
+        if limits.labels
+            && crate::audit::name_roles::reads_label(raw.role, &raw.raw_role, raw.states, &raw.name)
+        {
             read_label(c, o, Some(known)).await
         } else {
             Ok(None)

@@ -25,7 +25,9 @@ pub(super) async fn candidate_node(
 ) -> Result<Node, BackendError> {
     let obj = &raw.obj;
     let lab = async {
-        if label && raw.role.is_interactive() {
+        if label
+            && crate::audit::name_roles::reads_label(raw.role, &raw.raw_role, raw.states, &raw.name)
+        {
             read_label(c, obj, None).await
         } else {
             Ok(None)
