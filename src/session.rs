@@ -214,6 +214,8 @@ impl Session {
             return Ok(fresh);
         }
         let mut reads = 0;
+        // What the wait is for, on a terminal's progress line; cleared however this ends.
+        let mut said: Option<crate::backend::progress::WaitingFor> = None;
         loop {
             let snap = self.snapshot(root, limits).await?;
             reads += 1;
@@ -234,6 +236,13 @@ impl Session {
                     narrowed: None,
                 });
             }
+            let what = waiting_for(&resolution, target);
+            match &said {
+                Some(s) => s.say(what),
+                None => {
+                    said = Some(crate::backend::progress::WaitingFor::start(what, timeout));
+                }
+            }
             let tick = FALLBACK_TICK.min(deadline.saturating_duration_since(Instant::now()));
             match tokio::time::timeout(tick, events.recv()).await {
                 Ok(Ok(_)) | Ok(Err(RecvError::Lagged(_))) => {
@@ -252,6 +261,21 @@ impl Session {
                 Err(_) => {}
             }
         }
+    }
+}
+
+/// What a wait for `target` is for, in a line: how far from one element it is.
+fn waiting_for(resolution: &Resolution, target: &Target) -> String {
+    let shown = crate::model::sanitize(&target.to_string(), 80).into_owned();
+    match resolution {
+        Resolution::Ambiguous { count, .. } => format!(
+            "{} match {shown}: waiting for one to be told apart",
+            crate::model::count(*count, "element")
+        ),
+        Resolution::Incomplete { .. } => {
+            format!("the tree is incomplete: waiting for a whole read to look for {shown}")
+        }
+        _ => format!("nothing matches {shown} yet: waiting for it to appear"),
     }
 }
 

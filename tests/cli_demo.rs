@@ -540,3 +540,65 @@ fn completions_load_in_bash_and_the_manual_page_renders() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A wait for a target says what it waits for on a terminal (after its first second), and
+/// nothing on a pipe, where scripts read standard error.
+#[test]
+fn a_wait_for_a_target_is_shown_on_a_terminal_only() {
+    // A pipe: the result, and no progress line.
+    let o = run_without_bus(&[
+        "--backend",
+        "fixture",
+        "find",
+        "button \"Nope\"",
+        "--wait-ms",
+        "1500",
+    ]);
+    assert_eq!(o.status.code(), Some(11), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(!err.contains("waiting"), "{err}");
+    let out = text(&o.stdout);
+    assert!(out.contains("nothing matches button \"Nope\""), "{out}");
+
+    // A terminal (a tmux pane of this test's own).
+    let socket = format!("tg-wait-{}", std::process::id());
+    let tmux = |args: &[&str]| {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&socket)
+            .args(args)
+            .output()
+            .expect("run tmux (Debian package tmux)")
+    };
+    let cmd = format!(
+        "{} --backend fixture find 'button \"Nope\"' --wait-ms 6000; sleep 30",
+        env!("CARGO_BIN_EXE_treeglass")
+    );
+    let started = tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "tg",
+        "-x",
+        "150",
+        "-y",
+        "8",
+        &cmd,
+    ]);
+    assert!(started.status.success(), "tmux: {}", text(&started.stderr));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let mut screen = String::new();
+    while std::time::Instant::now() < deadline {
+        screen = text(&tmux(&["capture-pane", "-p", "-t", "tg"]).stdout);
+        if screen.contains("waiting for it to appear") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = tmux(&["kill-server"]);
+    assert!(
+        screen.contains("nothing matches button \"Nope\" yet: waiting for it to appear")
+            && screen.contains("of 6 s; Ctrl-C stops"),
+        "{screen}"
+    );
+}

@@ -104,3 +104,47 @@ impl Drop for Reading {
         }
     }
 }
+
+/// What a command waits for while a target is not yet one element, for the progress line (a
+/// one-shot command shows it on standard error when that is a terminal: no wait of more than a
+/// second is silent there). Set by the resolution's wait, cleared when it ends.
+pub static WAITING: Mutex<Option<Waiting>> = Mutex::new(None);
+
+/// One wait for a target.
+#[derive(Debug, Clone)]
+pub struct Waiting {
+    /// What it waits for (`2 elements match check-box "checkbutton": waiting for one`).
+    pub what: String,
+    /// When it started, on the wall clock.
+    pub since: std::time::Instant,
+    /// How long it may last.
+    pub limit: std::time::Duration,
+}
+
+/// Marks a wait for a target until dropped.
+pub struct WaitingFor(());
+
+impl WaitingFor {
+    /// Starts a wait of at most `limit`, for `what`.
+    pub fn start(what: String, limit: std::time::Duration) -> WaitingFor {
+        *WAITING.lock().unwrap_or_else(|e| e.into_inner()) = Some(Waiting {
+            what,
+            since: std::time::Instant::now(),
+            limit,
+        });
+        WaitingFor(())
+    }
+
+    /// What the wait is for now (the target went from no match to two, say).
+    pub fn say(&self, what: String) {
+        if let Some(w) = WAITING.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            w.what = what;
+        }
+    }
+}
+
+impl Drop for WaitingFor {
+    fn drop(&mut self) {
+        *WAITING.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+}

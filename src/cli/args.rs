@@ -179,7 +179,8 @@ keyboard (its window focused, the element focused, text selected and typed) or p
 click at its centre); the planner picks by toolkit (see the README). Keyboard and pointer need
 an X display.
 
-Waits: --wait-ms (default 10 s) is how long the target may take to resolve to one element;
+Waits: --wait-ms (default 10 s) is how long the target may take to resolve to one element (on
+a terminal, a wait past its first second says what it waits for on standard error);
 --readback-ms (default 1.5 s) is how long the value is read back after the write; --watch-ms
 (default 600 ms, 0: off) is how long the element is watched after the verdict (a change then
 turns it into a mismatch). Echoed values are cut to 200 characters; secret fields (password

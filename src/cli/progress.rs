@@ -1,9 +1,12 @@
-//! `reading… 12,480 nodes` on standard error while a one-shot command's tree read runs.
+//! `reading… 12,480 nodes` on standard error while a one-shot command's tree read runs, and
+//! what it waits for while a target is not yet one element.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 /// `reading… 12,480 nodes` on standard error while a tree read runs for more than a second,
+/// and, while a target is waited for past its first second, what for (`2 elements match
+/// check-box "checkbutton": waiting for one to be told apart (3 s of 10 s; Ctrl-C stops)`),
 /// refreshed four times a second, erased when the command is done.
 pub struct ProgressLine {
     stop: Arc<std::sync::atomic::AtomicBool>,
@@ -31,7 +34,25 @@ impl ProgressLine {
                             shown = true;
                         }
                     }
-                    None => since = None,
+                    None => {
+                        since = None;
+                        // A wait for a target, after its first second.
+                        let w = crate::backend::progress::WAITING
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .clone();
+                        if let Some(w) = w.filter(|w| w.since.elapsed() >= Duration::from_secs(1)) {
+                            eprint!(
+                                "\r{} ({} of {}; Ctrl-C stops)\x1b[K",
+                                w.what,
+                                crate::model::display::seconds(
+                                    w.since.elapsed().as_millis() as u64 / 1000 * 1000
+                                ),
+                                crate::model::display::seconds(w.limit.as_millis() as u64)
+                            );
+                            shown = true;
+                        }
+                    }
                 }
             }
             if shown {
