@@ -32,6 +32,8 @@ const PLANTED: &[(&str, &str, &str)] = &[
     ("target-positional", "check-box", "Option"),
     ("radio-no-group", "radio-button", "Lone"),
     ("label-not-reciprocal", "text", "Town"),
+    ("label-dangling", "text", "Lane"),
+    ("label-name-mismatch", "text", "Zip code"),
     ("index-in-parent", "button", "Misplaced"),
     ("table-index-mismatch", "table", "Orchard"),
     ("bounds-empty", "button", "Flat"),

@@ -191,6 +191,17 @@ def labelled_one_way(text, name):
     return row(label, entry)
 
 
+def labelled_outside(name):
+    """An entry labelled by a label that is in no window (never added to a container)."""
+    stray = Gtk.Label(label="Nowhere:")
+    entry = named(Gtk.Entry(), name)
+    entry.get_accessible().ref_relation_set().add_relation_by_type(
+        Atk.RelationType.LABELLED_BY, stray.get_accessible()
+    )
+    entry.stray_label = stray  # kept alive with the entry
+    return row(entry)
+
+
 def mnemonic_labelled(text, name):
     label = Gtk.Label.new_with_mnemonic(text)
     entry = named(Gtk.Entry(), name)
@@ -329,6 +340,12 @@ class App:
                 button("Nearby"),
             ),
             ("radio-no-group", radio_group("Lone"), radio_group("Red", "Green")),
+            ("label-dangling", labelled_outside("Lane"), mnemonic_labelled("_Road:", "Road")),
+            (
+                "label-name-mismatch",
+                mnemonic_labelled("_Borough:", "Zip code"),
+                mnemonic_labelled("_County:", "County"),
+            ),
             (
                 "label-not-reciprocal",
                 labelled_one_way("Town:", "Town"),

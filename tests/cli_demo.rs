@@ -365,6 +365,8 @@ fn audit_on_the_demo_app_exits_14_with_grouped_findings_json_and_sarif() {
         [
             "radio-no-group",
             "label-not-reciprocal",
+            "label-dangling",
+            "label-name-mismatch",
             "index-in-parent",
             "table-index-mismatch"
         ]

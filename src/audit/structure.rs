@@ -112,6 +112,152 @@ fn label_not_reciprocal(cx: &Context, out: &mut Vec<Hit>) {
     }
 }
 
+pub(super) const LABEL_DANGLING: Rule = Rule {
+    id: "label-dangling",
+    group: "structure",
+    severity: Severity::Warning,
+    message: "a label relation points at no element of the window",
+    standard: "WCAG 1.3.1",
+    anchor: "treeglass (label relations)",
+    help: "A `labelled-by` or `label-for` relation that leads out of the window (to an element \
+           never placed in it, or one that was removed) labels nothing a person sees: a screen \
+           reader following it finds no label, or a field that is not there. Point it at the \
+           element beside it (GTK `set_mnemonic_widget`, Qt `setBuddy`, HTML `<label for>` \
+           with an id in the page), or remove it. Judged only on a window read whole, and not \
+           inside an element that manages its descendants (its children are not all read).",
+    needs: Needs::Relations,
+    check: label_dangling,
+};
+
+/// Whether the element sits in one that manages its descendants: its relations may lead to
+/// children the read did not list.
+fn under_managed(cx: &Context, row: usize) -> bool {
+    cx.ancestors(row)
+        .any(|(_, a)| a.managed.is_some() || a.states.has(crate::model::State::ManagesDescendants))
+}
+
+fn label_dangling(cx: &Context, out: &mut Vec<Hit>) {
+    if !cx.snap.complete() {
+        return;
+    }
+    for (row, n) in cx.showing() {
+        let Some(r) = relations(cx, row) else {
+            continue;
+        };
+        let out_of = |list: &[Related]| list.contains(&Related::Elsewhere);
+        let says = if out_of(&r.labelled_by) {
+            "is labelled by"
+        } else if out_of(&r.label_for) {
+            "labels"
+        } else {
+            continue;
+        };
+        if under_managed(cx, row) {
+            continue;
+        }
+        out.push(Hit::new(
+            row,
+            format!("{} {says} an element that is not in this window", shown(n)),
+        ));
+    }
+}
+
+pub(super) const LABEL_NAME_MISMATCH: Rule = Rule {
+    id: "label-name-mismatch",
+    group: "structure",
+    severity: Severity::Warning,
+    message: "a control's name does not hold the text of the label beside it",
+    standard: "WCAG 2.5.3",
+    anchor: "axe-core label-content-name-mismatch",
+    help: "A person who sees \"Town:\" beside a field says \"Town\" to speech control; when \
+           the field's accessible name is something else, the command finds nothing (Label in \
+           Name). Let the label name it (GTK `set_mnemonic_widget`, Qt `setBuddy`, HTML \
+           `<label for>`), or give it a name that starts with the label's words. Judged on a \
+           label on screen whose `label-for` leads to a named control in the window; letters \
+           and digits are compared, case, mnemonic marks (`_`, `&`) and punctuation aside. \
+           Not judged: a control named after its own value (Qt names a combo box after its \
+           current item, whatever labels it: the toolkit's naming, not the app's).",
+    needs: Needs::Relations,
+    check: label_name_mismatch,
+};
+
+/// Lower-case words of letters and digits, one space apart: what a person would say of it.
+fn spoken(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_alphanumeric() {
+                c.to_lowercase().next().unwrap_or(c)
+            } else {
+                ' '
+            }
+        })
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A label's text with its mnemonic marks taken out (`_Town:`, `&Town:` read "Town:").
+fn without_mnemonic(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if (c == '_' || c == '&') && chars.peek().is_some_and(|n| n.is_alphanumeric()) {
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn label_name_mismatch(cx: &Context, out: &mut Vec<Hit>) {
+    let nodes = cx.nodes();
+    let mut seen = std::collections::HashSet::new();
+    for (row, label) in cx.showing() {
+        if label.role != crate::model::Role::Label {
+            continue;
+        }
+        let Some(r) = relations(cx, row) else {
+            continue;
+        };
+        let said = spoken(&without_mnemonic(label.name.as_str()));
+        if said.is_empty() {
+            continue;
+        }
+        for &t in &r.label_for {
+            let Related::Row(field) = t else { continue };
+            let Some(f) = nodes.get(field) else { continue };
+            if !cx.is_showing(f) || !super::interactive(f) {
+                continue;
+            }
+            let name = spoken(f.name.as_str());
+            // Named after its own value (Qt names a combo box so, whatever labels it): the
+            // toolkit's naming, not a name the app gave.
+            let value_named = f
+                .value
+                .as_ref()
+                .and_then(|v| v.as_text())
+                .is_some_and(|v| spoken(v.as_str()) == name);
+            if name.is_empty()
+                || value_named
+                || format!(" {name} ").contains(&format!(" {said} "))
+                || !seen.insert(field)
+            {
+                continue;
+            }
+            out.push(Hit::new(
+                field,
+                format!(
+                    "{} is named {}, but its label says {}",
+                    f.role,
+                    f.name.quoted(40),
+                    label.name.quoted(40)
+                ),
+            ));
+        }
+    }
+}
+
 pub(super) const INDEX_IN_PARENT: Rule = Rule {
     id: "index-in-parent",
     group: "structure",
@@ -389,5 +535,78 @@ mod tests {
         let mut other = f;
         other.snapshot = Some(crate::model::SnapshotId::next());
         assert!(rows_with(&snap, "index-in-parent", other).is_empty());
+    }
+
+    #[test]
+    fn label_dangling_fires_on_a_relation_out_of_the_window() {
+        let snap = tree(vec![(
+            n(Role::Panel, "Form"),
+            vec![n(Role::Text, "Street"), n(Role::Text, "City")],
+        )]);
+        let r = |name| row(&snap, name);
+        let mut f = facts(&snap);
+        let rels = f.relations.as_mut().unwrap();
+        rels.insert(
+            r("Street"),
+            Relations {
+                labelled_by: vec![Related::Elsewhere],
+                ..Relations::default()
+            },
+        );
+        rels.insert(r("City"), Relations::default());
+        assert_eq!(rows_with(&snap, "label-dangling", f), vec![r("Street")]);
+    }
+
+    #[test]
+    fn label_name_mismatch_fires_when_the_name_leaves_the_label_out() {
+        let snap = tree(vec![(
+            n(Role::Panel, "Form"),
+            vec![
+                n(Role::Label, "_Town:"),
+                n(Role::Text, "Postcode"),
+                n(Role::Label, "&Street:"),
+                n(Role::Text, "Street name"),
+                n(Role::Label, "E-mail"),
+                n(Role::Text, "e mail address"),
+            ],
+        )]);
+        let r = |name| row(&snap, name);
+        let mut f = facts(&snap);
+        let rels = f.relations.as_mut().unwrap();
+        for (label, field) in [
+            ("_Town:", "Postcode"),
+            ("&Street:", "Street name"),
+            ("E-mail", "e mail address"),
+        ] {
+            rels.insert(
+                r(label),
+                Relations {
+                    label_for: vec![Related::Row(r(field))],
+                    ..Relations::default()
+                },
+            );
+        }
+        assert_eq!(
+            rows_with(&snap, "label-name-mismatch", f),
+            vec![r("Postcode")]
+        );
+        // A control named after its own value (Qt's combo boxes) is the toolkit's naming.
+        let mut combo = n(Role::ComboBox, "Fusion");
+        combo.value = Some(crate::model::Value::Choice {
+            selected: Some("Fusion".into()),
+        });
+        let snap = tree(vec![(
+            n(Role::Panel, "Form"),
+            vec![n(Role::Label, "&Style:"), combo],
+        )]);
+        let mut f = facts(&snap);
+        f.relations.as_mut().unwrap().insert(
+            row(&snap, "&Style:"),
+            Relations {
+                label_for: vec![Related::Row(row(&snap, "Fusion"))],
+                ..Relations::default()
+            },
+        );
+        assert!(rows_with(&snap, "label-name-mismatch", f).is_empty());
     }
 }
