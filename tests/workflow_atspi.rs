@@ -335,7 +335,9 @@ fn a_transformed_write_reports_mismatch() {
     assert_eq!(code, Some(31), "{out}");
     assert_eq!(outcomes(&report), ["mismatch"], "{out}");
     assert_eq!(report["steps"][0]["mismatch"], "transformed");
-    assert_eq!(report["steps"][0]["observed"], "\"HELLO\"");
+    // Typed, as `set --json` gives it: the text, not its quoted form.
+    assert_eq!(report["steps"][0]["observed"], "HELLO");
+    assert_eq!(report["steps"][0]["requested"], "hello");
     assert_eq!(
         report["steps"][0]["attempts"], 1,
         "never retried after a dispatched write"

@@ -135,6 +135,9 @@ async fn a_transformed_write_stops_the_run_with_mismatch() {
     assert_eq!(s.outcome, StepOutcome::Mismatch);
     assert_eq!(s.mismatch, Some(MismatchKind::Transformed));
     assert_eq!(s.observed.as_deref(), Some("\"HELLO\""));
+    // JSON carries it typed, as `set --json` does: the text, not its quoted form.
+    let v = serde_json::to_value(&report).unwrap();
+    assert_eq!(v["steps"][0]["observed"], "HELLO");
     assert_eq!(s.attempts, 1);
     assert!(report.terminal.is_none());
     assert!(report.stopped.as_deref().unwrap().contains("shout"));

@@ -131,12 +131,23 @@ pub struct StepReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mismatch: Option<MismatchKind>,
     pub reason: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The request, the value before and the value observed, as the text report shows them
+    /// (quoted text, masked, cut); JSON carries them typed (`*_value`).
+    #[serde(skip)]
     pub requested: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip)]
     pub before: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip)]
     pub observed: Option<String>,
+    /// The same typed, as `set --json` gives them: text, number, boolean, option label (a
+    /// secret as `{"secret": true, "length": n}`); a value the run masked or cut stays the
+    /// masked or cut text.
+    #[serde(rename = "requested", skip_serializing_if = "Option::is_none")]
+    pub requested_value: Option<serde_json::Value>,
+    #[serde(rename = "before", skip_serializing_if = "Option::is_none")]
+    pub before_value: Option<serde_json::Value>,
+    #[serde(rename = "observed", skip_serializing_if = "Option::is_none")]
+    pub observed_value: Option<serde_json::Value>,
     /// The method the write used (it may name one of the app's actions).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub method: Option<AppText>,
@@ -155,6 +166,13 @@ pub struct StepReport {
 }
 
 impl StepReport {
+    /// What the step observed, a description (a read's size, the element a wait found): the
+    /// same in the text report and in JSON.
+    pub(super) fn observed_text(&mut self, text: String) {
+        self.observed_value = Some(serde_json::Value::String(text.clone()));
+        self.observed = Some(text);
+    }
+
     pub(super) fn new(index: usize, step: &Step) -> StepReport {
         StepReport {
             index,
@@ -169,6 +187,9 @@ impl StepReport {
             requested: None,
             before: None,
             observed: None,
+            requested_value: None,
+            before_value: None,
+            observed_value: None,
             method: None,
             dispatched: false,
             token: None,

@@ -583,7 +583,7 @@ impl Runner {
             rep.timings.action_ms = ms(t.elapsed());
             return match r {
                 Ok(snap) => {
-                    rep.observed = Some(format!(
+                    rep.observed_text(format!(
                         "{} nodes{}",
                         snap.nodes.len(),
                         if snap.complete() { "" } else { " (incomplete)" }
@@ -646,7 +646,7 @@ impl Runner {
         let node = &snap.nodes[row];
         rep.token = Some(snap.token(row).to_string());
         if step.action == Action::Wait {
-            rep.observed = Some(crate::model::display::node_line(node));
+            rep.observed_text(crate::model::display::node_line(node));
             rep.finish(StepOutcome::Verified, "the target resolves to one element");
             return false;
         }
@@ -693,6 +693,32 @@ impl Runner {
         rep.requested = Some(echo(&result.requested));
         rep.before = result.before.as_deref().map(echo);
         rep.observed = result.observed.as_deref().map(echo);
+        // Typed in JSON, unless the run masked or cut it: then the text it shows.
+        let typed = |shown: &Option<String>, raw: Option<&str>, value: &serde_json::Value| {
+            let shown = shown.as_ref()?;
+            let unmasked = match value {
+                serde_json::Value::String(s) => self.mask(s) == *s,
+                _ => true,
+            };
+            Some(
+                if raw == Some(shown.as_str()) && unmasked && !value.is_null() {
+                    value.clone()
+                } else {
+                    serde_json::Value::String(shown.clone())
+                },
+            )
+        };
+        rep.requested_value = typed(
+            &rep.requested,
+            Some(result.requested.as_str()),
+            &result.requested_value,
+        );
+        rep.before_value = typed(&rep.before, result.before.as_deref(), &result.before_value);
+        rep.observed_value = typed(
+            &rep.observed,
+            result.observed.as_deref(),
+            &result.observed_value,
+        );
         rep.method = result.method.clone();
         rep.dispatched = result.dispatched;
         rep.mismatch = result.mismatch;
