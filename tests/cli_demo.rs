@@ -604,3 +604,29 @@ fn a_wait_for_a_target_is_shown_on_a_terminal_only() {
         "{screen}"
     );
 }
+
+/// A recording names the app and window it watched, even with no steps.
+#[test]
+fn workflow_record_keeps_the_app_and_window_it_watched() {
+    let dir = std::env::temp_dir().join(format!("tg-rec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("rec.json");
+    let o = run_without_bus(&[
+        "--backend",
+        "fixture",
+        "workflow",
+        "record",
+        "--app",
+        "treeglass-demo",
+        "--seconds",
+        "1",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(v["app"], "treeglass-demo", "{v}");
+    assert_eq!(v["window"], "Settings — treeglass demo", "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -418,6 +418,13 @@ async fn record(backend: Arc<dyn Backend>, args: &RecordArgs) -> Result<(String,
     }
     let before = rec.steps().len();
     let (app, root) = pick(backend.as_ref(), &args.scope.scope()).await?;
+    let window = app
+        .windows
+        .iter()
+        .find(|w| w.id == root)
+        .map(|w| w.name.clone())
+        .unwrap_or_default();
+    rec.note_scope(&app.name, &window);
     let shared = Arc::new(Mutex::new(rec));
     let watch = Watch::start(backend, root, shared.clone(), WatchOptions::default()).await?;
     warn(&format!(

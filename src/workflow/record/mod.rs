@@ -263,6 +263,17 @@ impl Recorder {
         self.name = name.into();
     }
 
+    /// Names the app and window being recorded where nothing recorded has named them yet (a
+    /// recording of no steps still says what it watched).
+    pub fn note_scope(&mut self, app: &AppText, window: &AppText) {
+        if self.app.is_empty() {
+            self.app = app.clone();
+        }
+        if self.window.is_empty() {
+            self.window = window.clone();
+        }
+    }
+
     /// The app and window title seen last.
     pub fn app(&self) -> &AppText {
         &self.app
