@@ -185,10 +185,11 @@ pub(super) const NAME_MISSING: Rule = Rule {
            table (`audit --help` prints it, with the section of WAI-ARIA or HTML-AAM each \
            row comes from): controls, links, dialogs, progress bars, tooltips, frames and \
            embedded objects, and any other element that takes the focus. Judged where a \
-           person meets it: on screen, or reachable without being drawn (it takes the focus, \
-           or it is in a page's reading order, under a parent on screen: an empty link has no \
-           size, yet Tab lands on it). Not judged: scroll bars, table cells and rows (no name \
-           is required of them); list and tree items, tabs, menu items, links, buttons and \
+           person meets it: on screen, or reached without being drawn (in a page, whatever \
+           the engine renders, however small or scrolled away: an empty link has no size, yet \
+           Tab lands on it; elsewhere, what takes the focus under a parent on screen). Not \
+           judged: scroll bars, and table cells and rows inside a table (no name is required \
+           of them); list and tree items, tabs, menu items, links, buttons and \
            tooltips whose content has a name (screen readers read it; a blank name is \
            name-blank's); the text field inside a combo box and the buttons inside a text \
            field (the toolkit's own parts: GTK 3's combo entry, Qt's clear and reveal \
