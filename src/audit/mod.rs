@@ -239,6 +239,8 @@ pub struct Context<'s> {
     pub facts: Option<&'s Facts>,
     /// The app's toolkit, where known.
     pub toolkit: Option<Toolkit>,
+    /// For each row, whether it is inside a document ([`in_pages`]).
+    pub in_page: &'s [bool],
 }
 
 impl<'s> Context<'s> {
@@ -266,13 +268,7 @@ impl<'s> Context<'s> {
     fn judged(&self) -> impl Iterator<Item = (usize, &'s Node, Drawn)> + 's {
         let on_screen = self.on_screen;
         let nodes = &self.snap.nodes;
-        // Pre-order: a parent's row comes before its children's.
-        let mut in_page = vec![false; nodes.len()];
-        for (r, n) in nodes.iter().enumerate() {
-            if let Some(p) = n.parent.filter(|&p| p < r) {
-                in_page[r] = in_page[p] || nodes[p].role == Role::Document;
-            }
-        }
+        let in_page = self.in_page;
         nodes.iter().enumerate().filter_map(move |(row, n)| {
             if n.states.has(on_screen) {
                 return Some((row, n, Drawn::Yes));
@@ -302,7 +298,7 @@ impl<'s> Context<'s> {
 
     /// Whether the element is inside a document (a web page's content).
     fn in_document(&self, row: usize) -> bool {
-        in_document(&self.snap.nodes, row)
+        self.in_page.get(row).copied().unwrap_or(false)
     }
 
     /// Whether the element is on screen (see [`Context::on_screen`]).
@@ -361,17 +357,16 @@ impl<'s> Context<'s> {
     }
 }
 
-/// Whether the element at `row` has a document (a web page's content) among its ancestors.
-pub(crate) fn in_document(nodes: &[Node], row: usize) -> bool {
-    let mut cur = nodes.get(row).and_then(|n| n.parent);
-    while let Some(r) = cur {
-        let Some(n) = nodes.get(r) else { break };
-        if n.role == Role::Document {
-            return true;
+/// For each row, whether a document (a web page's content) is among its ancestors: one pass
+/// in pre-order, a parent's row coming before its children's.
+pub(crate) fn in_pages(nodes: &[Node]) -> Vec<bool> {
+    let mut in_page = vec![false; nodes.len()];
+    for (r, n) in nodes.iter().enumerate() {
+        if let Some(p) = n.parent.filter(|&p| p < r) {
+            in_page[r] = in_page[p] || nodes[p].role == Role::Document;
         }
-        cur = n.parent.filter(|&p| p < r);
     }
-    false
+    in_page
 }
 
 /// Whether an element the name rules judge is drawn, and if not, how a person reaches it.
@@ -410,7 +405,12 @@ pub(crate) fn shown(n: &Node) -> String {
 
 /// Whether a person operates the element (by role, or because it takes the focus).
 pub(crate) fn interactive(n: &Node) -> bool {
-    n.role.is_interactive() || n.states.has(State::Focusable) && !is_container(n.role)
+    interactive_as(n.role, n.states)
+}
+
+/// [`interactive`] of an element known by its role and states alone (a read in progress).
+pub(crate) fn interactive_as(role: Role, states: crate::model::States) -> bool {
+    role.is_interactive() || states.has(State::Focusable) && !is_container(role)
 }
 
 /// Roles that hold other elements; a focusable one (a list, a scroll pane) is not a control.
@@ -660,6 +660,7 @@ fn run(ix: Option<&SnapshotIndex>, snap: &Snapshot, opts: &Options) -> Result<Au
     let judges_targets = |r: &Rule| r.id == automation::TARGET_POSITIONAL.id;
     let wants = run.iter().any(|r| judges_targets(r));
     let mut targets: Vec<Option<Target>> = vec![None; snap.nodes.len()];
+    let in_page = in_pages(&snap.nodes);
     let rule_hits = |rules: &[&'static Rule], targets: &[Option<Target>]| {
         let cx = Context {
             snap,
@@ -667,6 +668,7 @@ fn run(ix: Option<&SnapshotIndex>, snap: &Snapshot, opts: &Options) -> Result<Au
             on_screen,
             facts,
             toolkit: opts.read.toolkit,
+            in_page: &in_page,
         };
         rules
             .iter()

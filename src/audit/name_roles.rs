@@ -155,19 +155,28 @@ pub static NAME_ROLES: &[NameRole] = &[
 
 /// The row for `n`, if any.
 pub fn row_of(n: &Node) -> Option<&'static NameRole> {
-    let raw = n.raw_role.to_ascii_lowercase();
+    row_for(n.role, &n.raw_role)
+}
+
+/// The row for an element of this normalised and raw role, if any.
+fn row_for(role: Role, raw_role: &str) -> Option<&'static NameRole> {
     NAME_ROLES
         .iter()
-        .find(|r| r.raw.contains(&raw.as_str()))
-        .or_else(|| NAME_ROLES.iter().find(|r| r.roles.contains(&n.role)))
+        .find(|r| r.raw.iter().any(|x| x.eq_ignore_ascii_case(raw_role)))
+        .or_else(|| NAME_ROLES.iter().find(|r| r.roles.contains(&role)))
 }
 
 /// What `n` needs of its name: its row's, or [`Need::Own`] for a focusable element that is not
 /// a container, [`Need::Nothing`] for anything else.
 pub fn need_of(n: &Node) -> Need {
-    match row_of(n) {
+    need_for(n.role, &n.raw_role, n.states)
+}
+
+/// [`need_of`] of an element known by its roles and states alone (a read in progress).
+fn need_for(role: Role, raw_role: &str, states: crate::model::States) -> Need {
+    match row_for(role, raw_role) {
         Some(r) => r.need,
-        None if super::interactive(n) => Need::Own,
+        None if super::interactive_as(role, states) => Need::Own,
         None => Need::Nothing,
     }
 }
@@ -184,9 +193,7 @@ pub fn reads_label(role: Role, raw_role: &str, states: crate::model::States, nam
     if !name.trim().is_empty() {
         return false;
     }
-    let mut probe = Node::new(crate::model::NodeId(String::new()), role, raw_role);
-    probe.states = states;
-    need_of(&probe) != Need::Nothing
+    need_for(role, raw_role, states) != Need::Nothing
 }
 
 /// The table as text, for `audit --help` and the README: one line per row.

@@ -7,9 +7,10 @@ use crate::model::{Node, Role};
 /// The element's role as the name rules say it: the raw AT-SPI role where the table matched
 /// it by that (an internal frame, not the panel it normalises to).
 fn role_said(n: &Node) -> String {
-    let raw = n.raw_role.to_ascii_lowercase();
     match row_of(n) {
-        Some(r) if r.raw.contains(&raw.as_str()) => raw,
+        Some(r) if r.raw.iter().any(|x| x.eq_ignore_ascii_case(&n.raw_role)) => {
+            n.raw_role.to_ascii_lowercase()
+        }
         _ => n.role.as_str().to_string(),
     }
 }
@@ -101,20 +102,20 @@ fn need(cx: &Context, row: usize) -> Need {
     {
         return Need::Own;
     }
-    let raw = n.raw_role.to_ascii_lowercase();
+    let raw = |r: &str| n.raw_role.eq_ignore_ascii_case(r);
     // The browser's own frame around a page (Gecko's) is named by the page it holds; an
     // iframe in a page needs its title.
-    if raw == "internal frame" && !cx.in_document(row) {
+    if raw("internal frame") && !cx.in_document(row) {
         return Need::Nothing;
     }
     // Gecko's AT-SPI `alert` is an ARIA alert, a live region (its alert dialog is `dialog`).
-    if raw == "alert" && cx.toolkit == Some(crate::model::Toolkit::Gecko) {
+    if raw("alert") && cx.toolkit == Some(crate::model::Toolkit::Gecko) {
         return Need::Nothing;
     }
     // In a page, `alert` is Chromium's alert dialog, or another engine's ARIA alert: the ARIA
     // role the page gave, read for the audit, tells them apart; unread, it is not judged.
     if need == Need::Own
-        && raw == "alert"
+        && raw("alert")
         && cx.in_document(row)
         && aria_role(cx, row) != Some("alertdialog")
     {
@@ -123,12 +124,14 @@ fn need(cx: &Context, row: usize) -> Need {
     need
 }
 
+/// What the web engine said of the element's name and ARIA role, where the audit read it.
+fn said<'a>(cx: &Context<'a>, row: usize) -> Option<&'a crate::audit::facts::NameFrom> {
+    cx.facts?.name_from.as_ref()?.get(&row)
+}
+
 /// The ARIA role the page gave the element (`xml-roles`), where the audit read it.
 fn aria_role<'a>(cx: &Context<'a>, row: usize) -> Option<&'a str> {
-    cx.facts
-        .and_then(|f| f.name_from.as_ref())
-        .and_then(|m| m.get(&row))
-        .and_then(|f| f.xml_roles.as_deref())
+    said(cx, row)?.xml_roles.as_deref()
 }
 
 /// What a finding adds when the page made a frame or an object presentational and the engine
@@ -465,8 +468,7 @@ pub(super) const IMAGE_UNNAMED: Rule = Rule {
 /// an image Chromium named itself has no source at all ("To get missing image
 /// descriptions…"), in a window whose engine says where names come from.
 fn browser_named(cx: &Context, row: usize) -> Option<&'static str> {
-    let from = cx.facts?.name_from.as_ref()?;
-    let f = from.get(&row)?;
+    let f = said(cx, row)?;
     let n = &cx.nodes()[row];
     let holds_image = n
         .children
@@ -478,7 +480,11 @@ fn browser_named(cx: &Context, row: usize) -> Option<&'static str> {
     {
         return Some("an image button with no alt text gets the default label of a submit button");
     }
-    let engine_says = || from.values().any(|f| f.from.is_some());
+    let engine_says = || {
+        cx.facts
+            .and_then(|x| x.name_from.as_ref())
+            .is_some_and(|m| m.values().any(|f| f.from.is_some()))
+    };
     if is_image(n.role) && f.from.is_none() && !f.explicit && engine_says() {
         return Some("the page gives the image no name; the browser made this one up");
     }
@@ -491,11 +497,7 @@ fn blank_alt(cx: &Context, row: usize) -> bool {
     let n = &cx.nodes()[row];
     n.raw_role.eq_ignore_ascii_case("static")
         && blank(n.name.as_str())
-        && cx
-            .facts
-            .and_then(|f| f.name_from.as_ref())
-            .and_then(|m| m.get(&row))
-            .is_some_and(|f| f.tag.as_deref() == Some("img"))
+        && said(cx, row).is_some_and(|f| f.tag.as_deref() == Some("img"))
 }
 
 fn image_unnamed(cx: &Context, out: &mut Vec<Hit>) {

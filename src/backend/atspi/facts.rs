@@ -275,12 +275,7 @@ pub async fn read(c: &Caller, snap: &Snapshot, on_screen: State) -> Result<Facts
     // dialog are both AT-SPI `alert`), frame or embedded object (a finding says when the page
     // made it presentational and the engine shows it anyway), and the tag of an unnamed
     // `static` (an `img`).
-    let mut in_document = vec![false; nodes.len()];
-    for (r, n) in nodes.iter().enumerate() {
-        if let Some(p) = n.parent.filter(|&p| p < r) {
-            in_document[r] = in_document[p] || nodes[p].role == Role::Document;
-        }
-    }
+    let in_document = crate::audit::in_pages(nodes);
     // Unnamed ones are few: asked wherever the page renders them (the name rules judge them
     // there), not only on screen (Gecko shows an image whose alt text is a space as a
     // zero-size `static`).
@@ -290,7 +285,6 @@ pub async fn read(c: &Caller, snap: &Snapshot, on_screen: State) -> Result<Facts
             let n = &nodes[r];
             let on = n.states.has(on_screen);
             in_document[r]
-                && obj(r).is_some()
                 && (on
                     && !n.name.is_empty()
                     && matches!(n.role, Role::Button | Role::Image | Role::TableCell)
@@ -299,6 +293,7 @@ pub async fn read(c: &Caller, snap: &Snapshot, on_screen: State) -> Result<Facts
                         && unnamed_kinds
                             .iter()
                             .any(|k| n.raw_role.eq_ignore_ascii_case(k)))
+                && obj(r).is_some()
         })
         .collect();
     let attrs = each(
