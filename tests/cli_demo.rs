@@ -4,6 +4,10 @@
 
 use std::process::{Command, Output};
 
+#[allow(dead_code)]
+#[path = "common/tmux.rs"]
+mod tmux;
+
 /// Runs treeglass with no accessibility bus reachable (every bus variable removed).
 fn run_without_bus(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_treeglass"))
@@ -562,21 +566,13 @@ fn a_wait_for_a_target_is_shown_on_a_terminal_only() {
     let out = text(&o.stdout);
     assert!(out.contains("nothing matches button \"Nope\""), "{out}");
 
-    // A terminal (a tmux pane of this test's own).
-    let socket = format!("tg-wait-{}", std::process::id());
-    let tmux = |args: &[&str]| {
-        Command::new("tmux")
-            .arg("-L")
-            .arg(&socket)
-            .args(args)
-            .output()
-            .expect("run tmux (Debian package tmux)")
-    };
+    // A terminal (a tmux pane of this test's own, torn down on drop).
+    let tmux = tmux::Tmux::new();
     let cmd = format!(
         "{} --backend fixture find 'button \"Nope\"' --wait-ms 6000; sleep 30",
         env!("CARGO_BIN_EXE_treeglass")
     );
-    let started = tmux(&[
+    tmux.run(&[
         "new-session",
         "-d",
         "-s",
@@ -587,17 +583,10 @@ fn a_wait_for_a_target_is_shown_on_a_terminal_only() {
         "8",
         &cmd,
     ]);
-    assert!(started.status.success(), "tmux: {}", text(&started.stderr));
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    let mut screen = String::new();
-    while std::time::Instant::now() < deadline {
-        screen = text(&tmux(&["capture-pane", "-p", "-t", "tg"]).stdout);
-        if screen.contains("waiting for it to appear") {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    let _ = tmux(&["kill-server"]);
+    let screen = tmux.wait_for(
+        "waiting for it to appear",
+        std::time::Duration::from_secs(5),
+    );
     assert!(
         screen.contains("nothing matches button \"Nope\" yet: waiting for it to appear")
             && screen.contains("of 6 s; Ctrl-C stops"),
