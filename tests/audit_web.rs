@@ -24,11 +24,9 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::process::Command;
 
-use common::matrix::{Kit, MatrixApp};
+use common::matrix::{Kit, MatrixApp, pyatspi_ids};
 use common::{json_of, repo};
-use serde_json::Value;
 
 const NAME_RULES: [&str; 3] = ["name-missing", "name-blank", "image-unnamed"];
 
@@ -42,21 +40,6 @@ fn page_ids() -> Vec<String> {
         .filter(|id| ["bad-", "cr-", "good-"].iter().any(|p| id.starts_with(p)))
         .map(str::to_string)
         .collect()
-}
-
-/// Every element with a DOM id, by id: its object path, role and name (pyatspi).
-fn ids_of(pid: u32) -> Value {
-    let o = Command::new("/usr/bin/python3")
-        .arg(format!("{}/scripts/pyatspi-ids.py", repo()))
-        .args(["--pid", &pid.to_string()])
-        .output()
-        .expect("run scripts/pyatspi-ids.py (python3-pyatspi)");
-    assert!(
-        o.status.success(),
-        "pyatspi ids failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    serde_json::from_slice(&o.stdout).expect("pyatspi ids JSON")
 }
 
 fn names_judged_as_the_page_says(kit: Kit) {
@@ -90,7 +73,7 @@ fn names_judged_as_the_page_says(kit: Kit) {
                 .push(format!("{rule}: {}", f["detail"].as_str().unwrap_or("?")));
         }
     }
-    let ids = ids_of(app.pid);
+    let ids = pyatspi_ids(app.pid);
     let mut wrong = Vec::new();
     for id in page_ids() {
         let Some(e) = ids.get(&id) else {

@@ -403,41 +403,40 @@ impl Drop for MatrixApp {
     }
 }
 
-/// The pyatspi reference walk of the app with this process id.
-pub fn pyatspi_walk_pid(pid: u32) -> Value {
+/// Runs one of the project's pyatspi scripts (`scripts/NAME`, python3-pyatspi) and parses the
+/// JSON it prints; panics with its standard error when it fails.
+fn pyatspi_script(script: &str, args: &[&str]) -> Value {
     let o = Command::new("/usr/bin/python3")
-        .arg(format!("{}/scripts/pyatspi-walk.py", repo()))
-        .args(["--pid", &pid.to_string(), "--json"])
+        .arg(format!("{}/scripts/{script}", repo()))
+        .args(args)
         .output()
-        .expect("run the pyatspi walker (python3-pyatspi)");
+        .unwrap_or_else(|e| panic!("run scripts/{script} (python3-pyatspi): {e}"));
     assert!(
         o.status.success(),
-        "pyatspi walk failed: {}",
+        "scripts/{script} failed: {}",
         String::from_utf8_lossy(&o.stderr)
     );
-    serde_json::from_slice(&o.stdout).expect("pyatspi walk JSON")
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("scripts/{script} JSON: {e}"))
+}
+
+/// The pyatspi reference walk of the app with this process id.
+pub fn pyatspi_walk_pid(pid: u32) -> Value {
+    pyatspi_script("pyatspi-walk.py", &["--pid", &pid.to_string(), "--json"])
 }
 
 /// What an independent pyatspi read says of the elements with these treeglass ids (bus name +
 /// object path), keyed by object path; `null` for one it did not find.
 pub fn pyatspi_read(pid: u32, ids: &[&str]) -> Value {
-    let paths: Vec<&str> = ids
-        .iter()
-        .map(|id| id.find('/').map_or(*id, |i| &id[i..]))
-        .collect();
-    let o = Command::new("/usr/bin/python3")
-        .arg(format!("{}/scripts/pyatspi-read.py", repo()))
-        .args(["--pid", &pid.to_string()])
-        .args(&paths)
-        .output()
-        .expect("run scripts/pyatspi-read.py");
-    assert!(
-        o.status.success(),
-        "pyatspi read failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let v: Value = serde_json::from_slice(&o.stdout).expect("pyatspi read JSON");
-    v
+    let pid = pid.to_string();
+    let mut args = vec!["--pid", pid.as_str()];
+    args.extend(ids.iter().map(|id| id.find('/').map_or(*id, |i| &id[i..])));
+    pyatspi_script("pyatspi-read.py", &args)
+}
+
+/// Every element of a page's app with a DOM id, by id: its object path, role and name
+/// (`scripts/pyatspi-ids.py`).
+pub fn pyatspi_ids(pid: u32) -> Value {
+    pyatspi_script("pyatspi-ids.py", &["--pid", &pid.to_string()])
 }
 
 /// The element a `set --json` / `invoke --json` result was about, read with pyatspi.
