@@ -455,7 +455,8 @@ pub(super) const IMAGE_UNNAMED: Rule = Rule {
            browser's default label (\"Submit\"), and Chromium names one unlabelled image \
            itself (\"To get missing image descriptions…\"): both are found where the engine \
            says where a name comes from (Chromium's name-from; Firefox does not say, and \
-           its default \"Submit Query\" is not told from a submit button's). Judged where a \
+           its default \"Submit Query\" is not told from a submit button's). In a page an \
+           image with only a description is flagged too (ARIA's img needs a name). Judged where a \
            person meets it (as name-missing). Not judged: an image inside a control (a \
            button's icon: the control carries the name, and name-missing judges it).",
     needs: Needs::Nothing,
@@ -525,19 +526,28 @@ fn image_unnamed(cx: &Context, out: &mut Vec<Hit>) {
             ));
             continue;
         }
-        if !is_image(n.role) || !blank(n.name.as_str()) || !blank(n.description.as_str()) {
+        if !is_image(n.role) || !blank(n.name.as_str()) {
+            continue;
+        }
+        // In a page an image needs a name (ARIA 1.2 `img`: "name required"); a description
+        // (an SVG's `desc`, `aria-describedby`) is read after the name, not instead of it.
+        // Elsewhere a toolkit's description is what a screen reader reads for an image.
+        let described = !blank(n.description.as_str());
+        if described && !cx.in_document(row) {
             continue;
         }
         if cx.ancestors(row).any(|(_, a)| interactive(a)) {
             continue;
         }
+        let what = if described {
+            "has a description but no name; in a page an image needs a name, and the \
+             description is read after it, not in its place"
+        } else {
+            "has neither name nor description"
+        };
         out.push(Hit::new(
             row,
-            format!(
-                "{} has neither name nor description{}",
-                shown(n),
-                drawn.unless_drawn()
-            ),
+            format!("{} {what}{}", shown(n), drawn.unless_drawn()),
         ));
     }
 }
@@ -698,6 +708,18 @@ mod tests {
             ),
             (focusable(n(Role::Button, "Save")), vec![n(Role::Image, "")]),
         ]);
+        let got = rows(&snap, "image-unnamed");
+        assert_eq!(got, vec![2]);
+    }
+
+    #[test]
+    fn image_unnamed_in_a_page_takes_no_description_for_a_name() {
+        let mut described = n(Role::Image, "");
+        described.description = "A red circle".into();
+        let snap = tree(vec![(
+            n(Role::Document, "Page"),
+            vec![described, n(Role::Image, "Logo")],
+        )]);
         let got = rows(&snap, "image-unnamed");
         assert_eq!(got, vec![2]);
     }
