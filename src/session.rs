@@ -21,6 +21,38 @@ pub const MAX_RESOLVE_TIMEOUT: Duration = Duration::from_secs(120);
 pub const DEFAULT_RESOLVE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Re-read at least this often while waiting, for apps that send no events.
 const FALLBACK_TICK: Duration = Duration::from_millis(500);
+/// With no wait asked for ([`Wait::WhileChanging`]): how long the app must stay silent after a
+/// read before a target that names no single element is answered as it stands.
+pub const QUIET: Duration = Duration::from_millis(500);
+
+/// How long a resolution waits for its target to name one element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wait {
+    /// Re-read on every burst of events from the app (and every half second, for apps that
+    /// send none) until the target names one element or this long has passed: what a caller
+    /// that gave a wait asked for, exactly.
+    For(Duration),
+    /// Re-read only while the app is changing: the answer comes as soon as [`QUIET`] passes
+    /// with no event from the app after a read, or after [`DEFAULT_RESOLVE_TIMEOUT`] of
+    /// steady change. An ambiguous or missing target on an app at rest answers at once.
+    WhileChanging,
+}
+
+impl From<Duration> for Wait {
+    fn from(d: Duration) -> Wait {
+        Wait::For(d)
+    }
+}
+
+impl Wait {
+    /// The longest this wait may last.
+    pub fn limit(self) -> Duration {
+        match self {
+            Wait::For(d) => d.min(MAX_RESOLVE_TIMEOUT),
+            Wait::WhileChanging => DEFAULT_RESOLVE_TIMEOUT,
+        }
+    }
+}
 /// After an event, wait this long for the rest of its burst before re-reading.
 const COALESCE: Duration = Duration::from_millis(30);
 
@@ -74,6 +106,8 @@ pub struct Fresh {
     /// the target's role in the window), the target was resolved among them, and the snapshot
     /// holds the path from the window to the element alone.
     pub narrowed: Option<usize>,
+    /// The wait ended early because the app was at rest ([`Wait::WhileChanging`]).
+    pub at_rest: bool,
 }
 
 impl Session {
@@ -149,16 +183,17 @@ impl Session {
     }
 
     /// Resolves `target` against fresh reads of `root`, re-reading when the app sends events
-    /// (or every half second for apps that send none) until it is unique or `timeout` passes.
+    /// (or every half second for apps that send none) until it is unique or the wait ends
+    /// ([`Wait`]).
     pub async fn resolve_fresh(
         &self,
         root: &NodeId,
         target: &Target,
-        timeout: Duration,
+        wait: impl Into<Wait>,
         limits: &Limits,
     ) -> Result<Fresh, BackendError> {
         let narrow = self.narrow.load(std::sync::atomic::Ordering::Relaxed);
-        self.resolve_fresh_by(root, target, timeout, limits, resolve, narrow)
+        self.resolve_fresh_by(root, target, wait.into(), limits, resolve, narrow)
             .await
     }
 
@@ -169,10 +204,10 @@ impl Session {
         &self,
         root: &NodeId,
         target: &Target,
-        timeout: Duration,
+        wait: impl Into<Wait>,
         limits: &Limits,
     ) -> Result<Fresh, BackendError> {
-        self.resolve_fresh_by(root, target, timeout, limits, resolve, true)
+        self.resolve_fresh_by(root, target, wait.into(), limits, resolve, true)
             .await
     }
 
@@ -183,11 +218,11 @@ impl Session {
         &self,
         root: &NodeId,
         target: &Target,
-        timeout: Duration,
+        wait: impl Into<Wait>,
         limits: &Limits,
     ) -> Result<Fresh, BackendError> {
         let narrow = self.narrow.load(std::sync::atomic::Ordering::Relaxed);
-        self.resolve_fresh_by(root, target, timeout, limits, resolve_for_write, narrow)
+        self.resolve_fresh_by(root, target, wait.into(), limits, resolve_for_write, narrow)
             .await
     }
 
@@ -195,12 +230,12 @@ impl Session {
         &self,
         root: &NodeId,
         target: &Target,
-        timeout: Duration,
+        wait: Wait,
         limits: &Limits,
         resolve: fn(&Snapshot, &Target) -> Resolution,
         narrow: bool,
     ) -> Result<Fresh, BackendError> {
-        let timeout = timeout.min(MAX_RESOLVE_TIMEOUT);
+        let timeout = wait.limit();
         let started = Instant::now();
         let deadline = started + timeout;
         // The label relation costs a call per element: read only for targets that match on it.
@@ -234,6 +269,7 @@ impl Session {
                     reads,
                     waited: started.elapsed(),
                     narrowed: None,
+                    at_rest: false,
                 });
             }
             let what = waiting_for(&resolution, target);
@@ -243,9 +279,10 @@ impl Session {
                     said = Some(crate::backend::progress::WaitingFor::start(what, timeout));
                 }
             }
+            let quiet_ends = (wait == Wait::WhileChanging).then(|| Instant::now() + QUIET);
             let tick = FALLBACK_TICK.min(deadline.saturating_duration_since(Instant::now()));
-            match tokio::time::timeout(tick, events.recv()).await {
-                Ok(Ok(_)) | Ok(Err(RecvError::Lagged(_))) => {
+            match next_from_app(&mut events, root, &snap.app, tick).await {
+                Heard::Event => {
                     // Let the burst finish, then drain it: one re-read per burst.
                     tokio::time::sleep(
                         COALESCE.min(deadline.saturating_duration_since(Instant::now())),
@@ -255,11 +292,57 @@ impl Session {
                         events.try_recv()
                     {}
                 }
-                Ok(Err(RecvError::Closed)) => {
-                    tokio::time::sleep(tick).await;
+                // At rest: with no wait asked for, the target is answered as it stands.
+                Heard::Silence | Heard::Closed if quiet_ends.is_some() => {
+                    return Ok(Fresh {
+                        snapshot: snap,
+                        resolution,
+                        reads,
+                        waited: started.elapsed(),
+                        narrowed: None,
+                        at_rest: true,
+                    });
                 }
-                Err(_) => {}
+                Heard::Closed => tokio::time::sleep(tick).await,
+                Heard::Silence => {}
             }
+        }
+    }
+}
+
+/// What a wait for the app's next event heard.
+enum Heard {
+    /// An event from the app (or events were lost: the app may have changed).
+    Event,
+    /// Nothing from the app for the whole wait.
+    Silence,
+    /// No event can come (the backend's stream ended).
+    Closed,
+}
+
+/// Waits up to `tick` for an event from the app `root` belongs to (by its bus name where
+/// the id carries one, else by the app's name); events of other apps are passed over.
+async fn next_from_app(
+    events: &mut tokio::sync::broadcast::Receiver<crate::backend::Event>,
+    root: &NodeId,
+    app: &crate::model::AppText,
+    tick: Duration,
+) -> Heard {
+    let until = Instant::now() + tick;
+    loop {
+        match tokio::time::timeout_at(until, events.recv()).await {
+            Ok(Ok(ev)) => {
+                let ours = match root.bus() {
+                    Some(bus) => ev.app == bus,
+                    None => ev.app == app.as_str(),
+                };
+                if ours {
+                    return Heard::Event;
+                }
+            }
+            Ok(Err(RecvError::Lagged(_))) => return Heard::Event,
+            Ok(Err(RecvError::Closed)) => return Heard::Closed,
+            Err(_) => return Heard::Silence,
         }
     }
 }
@@ -366,6 +449,7 @@ impl Session {
             reads: 1,
             waited: started.elapsed(),
             narrowed: Some(count),
+            at_rest: false,
         }))
     }
 }
@@ -519,6 +603,68 @@ mod tests {
                 .await
                 .unwrap();
             assert_eq!(fresh.resolution.outcome(), "not_found");
+        });
+    }
+
+    #[test]
+    fn with_no_wait_asked_an_app_at_rest_is_answered_after_one_quiet_spell() {
+        rt().block_on(async {
+            let backend = Arc::new(FixtureBackend::demo());
+            let session = Session::new(backend.clone());
+            let window = backend.apps().await.unwrap()[0].windows[0].id.clone();
+            let limits = Limits::default();
+
+            // Ambiguous on a demo nobody touches: one read, then one quiet spell.
+            let three = Target::parse("check-box \"checkbutton\"").unwrap();
+            let fresh = session
+                .resolve_fresh(&window, &three, Wait::WhileChanging, &limits)
+                .await
+                .unwrap();
+            assert_eq!(fresh.resolution.outcome(), "ambiguous");
+            assert_eq!(fresh.reads, 1);
+            assert!(fresh.at_rest);
+            assert_eq!(fresh.waited, QUIET);
+
+            // Missing, the same.
+            let missing = Target::parse("button =\"Item 9\"").unwrap();
+            let fresh = session
+                .resolve_fresh(&window, &missing, Wait::WhileChanging, &limits)
+                .await
+                .unwrap();
+            assert_eq!(fresh.resolution.outcome(), "not_found");
+            assert_eq!((fresh.reads, fresh.at_rest), (1, true));
+
+            // An app that changes within the quiet spell is read again: the element that
+            // appears at 200 ms is found.
+            let adder = {
+                let backend = backend.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    let add = backend.find_by_name("Add item").unwrap();
+                    backend
+                        .write(&add, &crate::backend::WriteOp::Action("click".into()))
+                        .await
+                        .unwrap();
+                })
+            };
+            let item = Target::parse("button \"Item 1\"").unwrap();
+            let fresh = session
+                .resolve_fresh(&window, &item, Wait::WhileChanging, &limits)
+                .await
+                .unwrap();
+            adder.await.unwrap();
+            assert_eq!(fresh.resolution.outcome(), "unique");
+            assert_eq!((fresh.reads, fresh.at_rest), (2, false));
+
+            // A wait asked for is kept whole, at rest or not.
+            let fresh = session
+                .resolve_fresh(&window, &missing, Duration::from_secs(3), &limits)
+                .await
+                .unwrap();
+            assert_eq!(fresh.resolution.outcome(), "not_found");
+            assert!(!fresh.at_rest);
+            assert!(fresh.waited >= Duration::from_secs(3), "{:?}", fresh.waited);
+            assert!(fresh.reads >= 6, "{}", fresh.reads);
         });
     }
 }

@@ -154,7 +154,7 @@ fn check_with(app: &str, narrow: bool) -> Report {
                     app: Some(format!("^{app}$")),
                     ..Scope::default()
                 },
-                wait_ms: 5_000,
+                wait_ms: Some(5_000),
                 json: true,
                 whole_tree: false,
             };

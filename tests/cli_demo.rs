@@ -619,3 +619,38 @@ fn workflow_record_keeps_the_app_and_window_it_watched() {
     assert_eq!(v["window"], "Settings — treeglass demo", "{v}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// With no `--wait-ms`, a target that does not name one element on an app at rest is
+/// answered after one read and one quiet spell, saying so; the near misses start with the
+/// role typed.
+#[test]
+fn an_ambiguous_or_missing_target_on_an_app_at_rest_answers_at_once() {
+    let o = run_without_bus(&["--backend", "fixture", "find", "check-box \"checkbutton\""]);
+    assert_eq!(o.status.code(), Some(10), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("ambiguous: 3 elements match"));
+
+    let o = run_without_bus(&[
+        "--backend",
+        "fixture",
+        "find",
+        "button \"OK\" in dialog \"Save as\"",
+    ]);
+    assert_eq!(o.status.code(), Some(11), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("(after 1 read in "), "{out}");
+    assert!(
+        out.contains("the app is at rest: --wait-ms MS waits for it to appear"),
+        "{out}"
+    );
+    let closest: Vec<&str> = out
+        .lines()
+        .skip_while(|l| *l != "closest:")
+        .skip(1)
+        .collect();
+    assert!(!closest.is_empty(), "{out}");
+    assert!(
+        closest.iter().all(|l| l.contains("⇒ button \"")),
+        "the demo's buttons come first: {out}"
+    );
+    assert!(!text(&o.stderr).contains("waiting"), "{}", text(&o.stderr));
+}

@@ -258,6 +258,32 @@ fn tier_order_is_exact_substring_fuzzy_then_name_description_value() {
     );
 }
 
+/// Near misses rank by what was typed: the role asked for first, then another role bearing
+/// the text, then the role's other elements by name distance, then letters in common.
+#[test]
+fn near_misses_rank_the_role_typed_first() {
+    let s = settings();
+    // A dialog that does not exist: the buttons named "OK" elsewhere first.
+    let near = not_found(&s, r#"button "OK" in dialog "Open""#);
+    let rows: Vec<usize> = near.iter().map(|(r, _)| *r).collect();
+    assert_eq!(&rows[..2], &[10, 13], "{near:?}");
+    // No button is near "Apply": the buttons there are, closest names first, before anything
+    // of another role that merely shares letters.
+    let near = not_found(&s, r#"button "Apply""#);
+    let rows: Vec<usize> = near.iter().map(|(r, _)| *r).collect();
+    assert!(
+        rows.iter().all(|r| [4, 5, 10, 11, 13, 14].contains(r)),
+        "{near:?}"
+    );
+    assert_eq!(
+        near[0],
+        (4, r#"name "Open" is 4 edits from the query"#.into())
+    );
+    // Another role bearing the text outranks the role's far names.
+    let near = not_found(&s, r#"check-box "Bold""#);
+    assert_eq!(near[0].0, 18, "{near:?}");
+}
+
 #[test]
 fn not_found_with_near_misses() {
     let s = settings();

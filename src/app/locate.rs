@@ -11,7 +11,9 @@ use super::scope::{Scope, pick};
 use crate::backend::{AppInfo, BackendError, Limits};
 use crate::model::{NodeId, Snapshot, Token, sanitize};
 use crate::selector::{ParseError, Resolution, Target};
-use crate::session::{DEFAULT_RESOLVE_TIMEOUT, Fresh, MAX_RESOLVE_TIMEOUT, Session, TokenRefusal};
+use crate::session::{
+    DEFAULT_RESOLVE_TIMEOUT, Fresh, MAX_RESOLVE_TIMEOUT, Session, TokenRefusal, Wait,
+};
 
 /// Parses a target given as text; a token is refused (only a session can take one).
 pub fn parse_target(raw: &str) -> Result<Target, Error> {
@@ -40,6 +42,13 @@ pub fn target_error(raw: &str, e: &ParseError) -> Error {
 pub fn wait(ms: Option<u64>) -> Duration {
     ms.map_or(DEFAULT_RESOLVE_TIMEOUT, Duration::from_millis)
         .min(MAX_RESOLVE_TIMEOUT)
+}
+
+/// How a command line resolution waits: exactly `--wait-ms` when given, else only while the
+/// app is changing ([`Wait::WhileChanging`]), so a typo or an ambiguous target on an app at
+/// rest answers at once.
+pub fn patience(ms: Option<u64>) -> Wait {
+    ms.map_or(Wait::WhileChanging, |ms| Wait::For(wait(Some(ms))))
 }
 
 /// What a resolution that is not unique ended as (`None`: unique).
@@ -75,7 +84,7 @@ pub async fn resolve(
     session: &Session,
     target: &Target,
     scope: &Scope,
-    wait: Duration,
+    wait: Wait,
     limits: &Limits,
     to_write: bool,
     naming: Naming,
@@ -99,7 +108,7 @@ pub async fn look_up(
     session: &Session,
     target: &Target,
     scope: &Scope,
-    wait: Duration,
+    wait: Wait,
     limits: &Limits,
     naming: Naming,
 ) -> Result<Resolved, Error> {
@@ -133,7 +142,7 @@ pub async fn subtree_root(
     naming: Naming,
 ) -> Result<Subtree, Error> {
     let fresh = session
-        .resolve_element(window, target, wait(None), limits)
+        .resolve_element(window, target, Wait::WhileChanging, limits)
         .await
         .map_err(|e| naming(app, e))?;
     match &fresh.resolution {
@@ -243,7 +252,7 @@ pub async fn locate(
     session: &Session,
     el: &Element,
     scope: &Scope,
-    wait: Duration,
+    wait: Wait,
     limits: &Limits,
     naming: Naming,
 ) -> Result<Located, Missed> {

@@ -699,12 +699,11 @@ pub fn resolution_text(target: &Target, fresh: &Fresh) -> String {
             near_misses,
             fuzzy_only,
         } => {
+            let after = waited(fresh);
             if *fuzzy_only {
                 out.push_str(&format!(
-                    "not found: nothing matches {t} exactly or as a substring (after {} reads in \
-                     {} ms); a write never goes to a fuzzy match — name one of these exactly:\n",
-                    fresh.reads,
-                    fresh.waited.as_millis()
+                    "not found: nothing matches {t} exactly or as a substring ({after}); a \
+                     write never goes to a fuzzy match — name one of these exactly:\n"
                 ));
                 candidate_lines(&mut out, near_misses, &suggested);
                 out.push_str(&managed_note(&fresh.snapshot));
@@ -713,18 +712,12 @@ pub fn resolution_text(target: &Target, fresh: &Fresh) -> String {
             if *count > 0 {
                 out.push_str(&format!(
                     "not found: {t} asks for #{}, but only {count} element{} match without the \
-                     position (after {} reads in {} ms)\n",
+                     position ({after})\n",
                     target.nth().unwrap_or(0),
                     if *count == 1 { "" } else { "s" },
-                    fresh.reads,
-                    fresh.waited.as_millis()
                 ));
             } else {
-                out.push_str(&format!(
-                    "not found: nothing matches {t} (after {} reads in {} ms)\n",
-                    fresh.reads,
-                    fresh.waited.as_millis()
-                ));
+                out.push_str(&format!("not found: nothing matches {t} ({after})\n"));
             }
             if !near_misses.is_empty() {
                 out.push_str(if *count > 0 {
@@ -753,6 +746,21 @@ pub fn resolution_text(target: &Target, fresh: &Fresh) -> String {
     }
     out.push_str(&managed_note(&fresh.snapshot));
     out
+}
+
+/// How long a resolution read and waited, and why it stopped waiting when the app was at
+/// rest: "after 2 reads in 1204 ms", or "after 1 read in 503 ms; the app is at rest: --wait-ms
+/// waits for it to appear".
+fn waited(fresh: &Fresh) -> String {
+    let mut s = format!(
+        "after {} in {} ms",
+        crate::model::count(fresh.reads, "read"),
+        fresh.waited.as_millis()
+    );
+    if fresh.at_rest {
+        s.push_str("; the app is at rest: --wait-ms MS waits for it to appear");
+    }
+    s
 }
 
 /// The elements of `snap` whose children were not enumerated (they manage their descendants):

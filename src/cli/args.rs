@@ -235,15 +235,12 @@ pub struct ElementArgs {
     pub target: String,
     #[command(flatten)]
     pub scope: Scope,
-    /// How long to wait for the target to resolve to one element (re-reading on events), at
-    /// most 120000.
-    #[arg(
-        long = "wait-ms",
-        alias = "resolve-timeout-ms",
-        value_name = "MS",
-        default_value_t = 10_000
-    )]
-    pub wait_ms: u64,
+    /// Wait exactly this long for the target to name one element, re-reading on the app's
+    /// events and every half second (at most 120000). Without it, a target that does not name
+    /// one element is read again only while the app is changing: the answer comes once the
+    /// app has sent no event for 500 ms (at most 10 s).
+    #[arg(long = "wait-ms", alias = "resolve-timeout-ms", value_name = "MS")]
+    pub wait_ms: Option<u64>,
     /// Resolve on the whole tree, read element by element, even where the app can find the
     /// target's candidates itself (Chromium, Firefox: `Collection.GetMatches` on the role,
     /// then only those elements are read). Both give the same answer; this one is slower.
@@ -259,15 +256,16 @@ pub struct FindArgs {
     pub target: String,
     #[command(flatten)]
     pub scope: Scope,
-    /// How long to wait for the target to resolve to one element (re-reading on events), at
-    /// most 120000.
+    /// Wait exactly this long for the target to name one element, re-reading on the app's
+    /// events and every half second (at most 120000). Without it, a target that does not name
+    /// one element is read again only while the app is changing: the answer comes once the
+    /// app has sent no event for 500 ms (at most 10 s).
     #[arg(
         long = "wait-ms",
         aliases = ["timeout-ms", "resolve-timeout-ms"],
-        value_name = "MS",
-        default_value_t = 10_000
+        value_name = "MS"
     )]
-    pub wait_ms: u64,
+    pub wait_ms: Option<u64>,
     /// Resolve on the whole tree, read element by element, even where the app can find the
     /// target's candidates itself (Chromium, Firefox: `Collection.GetMatches` on the role,
     /// then only those elements are read). Both give the same answer; this one is slower.

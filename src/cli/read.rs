@@ -182,7 +182,7 @@ pub async fn diff(backend: Option<&dyn Backend>, args: &DiffArgs) -> Result<(Str
 pub(super) struct Wanted<'a> {
     target: &'a str,
     scope: &'a super::Scope,
-    wait_ms: u64,
+    wait_ms: Option<u64>,
 }
 
 impl ElementArgs {
@@ -218,7 +218,7 @@ async fn resolve(
         session,
         &target,
         &wanted.scope.scope(),
-        locate::wait(Some(wanted.wait_ms)),
+        locate::patience(wanted.wait_ms),
         &limits,
         to_write,
         scope::named,

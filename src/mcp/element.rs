@@ -89,22 +89,29 @@ pub async fn locate(
     wait_ms: Option<u64>,
 ) -> Result<Located, Missed> {
     let wait = locate::wait(wait_ms);
-    locate::locate(session, el, scope, wait, &Limits::default(), as_reported)
-        .await
-        .map_err(|m| match m.unresolved.map(|u| *u) {
-            None => Missed {
-                fault: m.error.into(),
-                refusal: false,
-            },
-            Some(Unresolved::Token(e)) => Missed {
-                fault: token_fault(e),
-                refusal: true,
-            },
-            Some(Unresolved::Target { target, fresh }) => Missed {
-                fault: Fault::from(m.error).with("resolution", output::find_json(&target, &fresh)),
-                refusal: true,
-            },
-        })
+    locate::locate(
+        session,
+        el,
+        scope,
+        wait.into(),
+        &Limits::default(),
+        as_reported,
+    )
+    .await
+    .map_err(|m| match m.unresolved.map(|u| *u) {
+        None => Missed {
+            fault: m.error.into(),
+            refusal: false,
+        },
+        Some(Unresolved::Token(e)) => Missed {
+            fault: token_fault(e),
+            refusal: true,
+        },
+        Some(Unresolved::Target { target, fresh }) => Missed {
+            fault: Fault::from(m.error).with("resolution", output::find_json(&target, &fresh)),
+            refusal: true,
+        },
+    })
 }
 
 #[cfg(test)]

@@ -322,7 +322,7 @@ pub async fn find(session: &Session, args: &FindArgs) -> Result<Reply, Fault> {
         session,
         &target,
         &args.scope(),
-        locate::wait(args.wait_ms),
+        locate::wait(args.wait_ms).into(),
         &args.scope().limits(),
         as_reported,
     )

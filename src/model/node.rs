@@ -4,11 +4,23 @@ use serde::{Deserialize, Serialize};
 
 use super::{AppText, Interfaces, Role, State, States};
 
-/// A backend's handle for one element (AT-SPI: `bus-name:object-path`; fixture: `f:<n>`).
+/// A backend's handle for one element (AT-SPI: the bus name then the object path,
+/// `:1.42/org/a11y/atspi/accessible/7`; fixture: `f:<n>`).
 /// Opaque outside the backend that issued it; stable across snapshots while the element lives.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct NodeId(pub String);
+
+impl NodeId {
+    /// The bus name of the app that holds the element, where the id carries one (AT-SPI's
+    /// `:1.42/org/a11y/...`); `None` for other backends' ids.
+    pub fn bus(&self) -> Option<&str> {
+        if !self.0.starts_with(':') {
+            return None;
+        }
+        self.0.find('/').map(|i| &self.0[..i])
+    }
+}
 
 impl std::fmt::Display for NodeId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -56,19 +56,46 @@ pub(crate) fn near_misses(engine: &Engine<'_>, target: &Target, ctx: &Context) -
             .as_ref()
             .map_or(0, |q| name.abs_diff(q.folded().len()))
     };
-    let mut near: Vec<(usize, u32, usize, usize)> = (0..engine.snap.nodes.len())
-        .filter_map(|row| judge.analyse(row, None).map(|(m, q)| (m, q, gap(row), row)))
+    // Ranked by what the user typed, role first (`Rank`), then by misses and text.
+    let mut near: Vec<(Rank, usize, u32, usize, usize)> = (0..engine.snap.nodes.len())
+        .filter_map(|row| {
+            let (misses, quality) = judge.analyse(row, None)?;
+            Some((judge.rank(row), misses, quality, gap(row), row))
+        })
         .collect();
+    // Elements of the role asked for whose names are not close are still closer than an
+    // element of another role that only shares some letters: listed by name distance.
+    let far = judge.far_names(&near);
+    near.extend(
+        far.iter()
+            .map(|&(d, row)| (Rank::RoleFarName, 0, d as u32, gap(row), row)),
+    );
     near.sort_unstable();
     near.truncate(NEAR_MISS_LIMIT);
     near.into_iter()
-        .map(|(_, _, _, row)| {
+        .map(|(rank, _, quality, _, row)| {
             let mut found = Vec::new();
             judge.analyse(row, Some(&mut found));
+            if rank == Rank::RoleFarName {
+                found.push(Miss::Similar(quality as usize));
+            }
             let why: Vec<String> = found.iter().map(|m| judge.describe(row, m)).collect();
             engine.candidate(row, why.join("; "))
         })
         .collect()
+}
+
+/// How a near miss ranks against what the user typed (lower first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Rank {
+    /// The role asked for, its text meeting the query or a typo away.
+    Role,
+    /// Another role, with the query's text exactly or as a substring.
+    Text,
+    /// The role asked for, its name not close ([`Judge::far_names`]).
+    RoleFarName,
+    /// Another role, its text only fuzzily like the query (or no query).
+    Other,
 }
 
 /// Measures nodes against one target.
@@ -84,6 +111,44 @@ struct Judge<'a> {
 }
 
 impl Judge<'_> {
+    /// Where a near miss ranks: by its role first, then by how its text meets the query.
+    fn rank(&self, row: usize) -> Rank {
+        let engine = self.engine;
+        if self.target.role().is_some() && self.filter.role_ok(engine.ix, engine.snap, row) {
+            Rank::Role
+        } else if self.levels.get(row).copied().flatten().is_some() {
+            Rank::Text
+        } else {
+            Rank::Other
+        }
+    }
+
+    /// Elements of the target's role that are not near misses (their names not close to the
+    /// query), with their names' edit distance from it: at most [`NEAR_MISS_LIMIT`], closest
+    /// first. None when the target names no role or no query, or when some element of the
+    /// role is already a near miss (the typed role then has its answer).
+    fn far_names(&self, near: &[(Rank, usize, u32, usize, usize)]) -> Vec<(usize, usize)> {
+        let engine = self.engine;
+        let (Some(_), Some(q)) = (self.target.role(), &self.query) else {
+            return Vec::new();
+        };
+        if near.iter().any(|n| n.0 == Rank::Role) || self.query_chars > MAX_SIMILAR_CHARS {
+            return Vec::new();
+        }
+        let mut far: Vec<(usize, usize)> = (0..engine.snap.nodes.len())
+            .filter(|&row| self.filter.role_ok(engine.ix, engine.snap, row))
+            .filter_map(|row| {
+                let name = engine.ix.folded_field(row, 0);
+                let chars = name.chars().count();
+                (chars > 0 && chars <= MAX_SIMILAR_CHARS)
+                    .then(|| (edit_distance(name, q.folded()), row))
+            })
+            .collect();
+        far.sort_unstable();
+        far.truncate(NEAR_MISS_LIMIT);
+        far
+    }
+
     /// How far `row` is from the target: the number of misses and the quality of its text
     /// match (lower is better), or `None` when it is not near (or not a miss at all). Pushes
     /// the misses into `out` when given.

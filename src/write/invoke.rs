@@ -90,10 +90,7 @@ fn fingerprint(
 /// The app an event must come from: the element's bus name (AT-SPI ids start with it) or,
 /// for the fixture, any event's app.
 fn node_app(node: &Node, ev: &Event) -> String {
-    match node.id.0.find('/') {
-        Some(i) if node.id.0.starts_with(':') => node.id.0[..i].to_string(),
-        _ => ev.app.clone(),
-    }
+    node.id.bus().map_or_else(|| ev.app.clone(), str::to_string)
 }
 
 /// Runs one action of an element (press, activate, …) and reports what changed.
