@@ -287,7 +287,7 @@ fn planted_defects_are_found_on_their_elements_and_clean_twins_are_clean() {
     app.assert_alive("every audit");
 }
 
-/// The README's findings counts: every matrix app audited once, its findings per rule printed,
+/// The findings counts in docs/audit.md: every matrix app audited once, its findings per rule printed,
 /// each app checked alive, registered and answering after it. Starts six real apps, so it is
 /// not part of the default run: `scripts/a11y-session cargo test --test audit -- --ignored
 /// --nocapture`.
@@ -337,7 +337,7 @@ fn the_tui_shows_the_planted_findings() {
 }
 
 #[test]
-#[ignore = "starts every matrix app (minutes): run it to refresh the README's counts"]
+#[ignore = "starts every matrix app (minutes): run it to refresh the counts in docs/audit.md"]
 fn matrix_apps_audited_findings_per_rule() {
     use common::matrix::{Kit, MatrixApp};
     let kits = [

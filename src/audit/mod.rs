@@ -466,7 +466,7 @@ pub static RULES: &[Rule] = &[
 ];
 
 /// Checks that the issue lists and this engine does not make, and why: shown in `--help`, the
-/// README and the JSON's `left_out`.
+/// docs/audit.md and the JSON's `left_out`.
 pub const LEFT_OUT: &[(&str, &str)] = &[
     (
         "element wholly outside the screen",
@@ -485,7 +485,7 @@ pub const LEFT_OUT: &[(&str, &str)] = &[
 ];
 
 /// Rules a toolkit is not judged by: what its bridge never says, so the rule would find
-/// every element of the kind whatever the app does (measured on the matrix apps; README).
+/// every element of the kind whatever the app does (measured on the matrix apps; docs/audit.md).
 pub const TOOLKIT_EXCEPTIONS: &[(&str, &[Toolkit], &str)] = &[
     (
         "radio-no-group",

@@ -1,5 +1,5 @@
 //! Which roles need a name: the table `name-missing` reads, one row per kind of element, each
-//! saying where the requirement comes from. Printed by `audit --help` and the README.
+//! saying where the requirement comes from. Printed by `audit --help` and docs/audit.md.
 //!
 //! A row matches an element by its raw AT-SPI role (where the normalised role is shared with
 //! elements that need no name: an internal frame is a panel, a meter a slider) or by its
@@ -196,7 +196,7 @@ pub fn reads_label(role: Role, raw_role: &str, states: crate::model::States, nam
     need_for(role, raw_role, states) != Need::Nothing
 }
 
-/// The table as text, for `audit --help` and the README: one line per row.
+/// The table as text, for `audit --help` and docs/audit.md: one line per row.
 pub fn table_lines() -> Vec<String> {
     NAME_ROLES
         .iter()
@@ -208,7 +208,7 @@ pub fn table_lines() -> Vec<String> {
         .collect()
 }
 
-/// The table as the README prints it.
+/// The table as docs/audit.md prints it.
 pub fn table_markdown() -> String {
     let mut s = String::from("| roles | needs | why |\n|---|---|---|\n");
     for r in NAME_ROLES {

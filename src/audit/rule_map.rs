@@ -1,6 +1,6 @@
 //! What each rule corresponds to in the checkers people already run: axe-core in the browser,
 //! axe-windows (Accessibility Insights for Windows) on the desktop; and the axe-core checks an
-//! accessibility tree cannot make. Printed by `audit --help` and the README, and carried in
+//! accessibility tree cannot make. Printed by `audit --help` and docs/audit.md, and carried in
 //! the SARIF rules (`helpUri`, tags).
 
 /// One treeglass rule's counterparts.
@@ -209,7 +209,7 @@ pub fn axe_url(axe_rule: &str) -> String {
     format!("https://dequeuniversity.com/rules/axe/{AXE_VERSION}/{axe_rule}")
 }
 
-/// One line per rule, for `audit --help` and the README.
+/// One line per rule, for `audit --help` and docs/audit.md.
 pub fn lines() -> Vec<String> {
     RULE_MAP
         .iter()
@@ -231,7 +231,7 @@ pub fn lines() -> Vec<String> {
         .collect()
 }
 
-/// The map as the README prints it: each rule's counterparts, with links to axe-core's rule
+/// The map as docs/audit.md prints it: each rule's counterparts, with links to axe-core's rule
 /// pages; then what axe-core judges that no tree can.
 pub fn markdown() -> String {
     let mut s = String::from("| treeglass | axe-core | axe-windows |\n|---|---|---|\n");

@@ -247,13 +247,40 @@ pub async fn invoke(
         |ev| matches!(&ev.kind, EventKind::StateChanged { state, on: true } if state == "active"),
     );
     credited = 0;
+    // Each credited element named as it is now (role and name, read once each; at most
+    // NAMED of them), else by its id.
+    const NAMED: usize = 10;
+    let mut names: std::collections::HashMap<NodeId, String> = std::collections::HashMap::new();
+    // One read that does not answer ends the naming: an app that stops answering is not
+    // asked ten times.
+    let mut naming = true;
     for ev in &seen {
         match credit(ev, id, place, &busy, activated) {
             Some(why) => {
                 credited += 1;
                 if res.events.len() < 50 {
-                    res.events
-                        .push(format!("{} on {} ({why})", ev.summary(), ev.source));
+                    if naming && !names.contains_key(&ev.source) && names.len() < NAMED {
+                        let shown = match backend.read_node(&ev.source).await {
+                            Ok(n) if n.name.is_empty() => n.role.to_string(),
+                            Ok(n) => format!("{} {}", n.role, n.name.quoted(40)),
+                            Err(e) => {
+                                naming = !matches!(
+                                    e,
+                                    BackendError::Timeout { .. }
+                                        | BackendError::NotResponding { .. }
+                                        | BackendError::Silent { .. }
+                                        | BackendError::AppGone { .. }
+                                );
+                                ev.source.to_string()
+                            }
+                        };
+                        names.insert(ev.source.clone(), shown);
+                    }
+                    let on = names
+                        .get(&ev.source)
+                        .cloned()
+                        .unwrap_or_else(|| ev.source.to_string());
+                    res.events.push(format!("{} on {on} ({why})", ev.summary()));
                 }
             }
             None => ignored += 1,

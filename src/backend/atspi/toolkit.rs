@@ -5,7 +5,7 @@
 pub use crate::model::Toolkit;
 use crate::model::{Interface, Interfaces, Role, State, States};
 
-/// One row of the normalisation table: the words the README prints, and the test
+/// One row of the normalisation table: the words docs/toolkits.md prints, and the test
 /// [`normalise_states`] runs.
 pub struct StateRule {
     pub toolkits: &'static str,
@@ -20,7 +20,7 @@ pub struct StateRule {
 }
 
 /// The normalisation table, applied row by row in this order by [`normalise_states`] and
-/// printed into the README by [`state_rules_markdown`].
+/// printed into docs/toolkits.md by [`state_rules_markdown`].
 pub const STATE_RULES: &[StateRule] = &[
     StateRule {
         toolkits: "GTK 4",
@@ -100,7 +100,7 @@ pub fn normalise_states(toolkit: Toolkit, role: Role, states: &mut States, iface
     }
 }
 
-/// The table as the README shows it (between its `state-rules` markers).
+/// The table as docs/toolkits.md shows it (between its `state-rules` markers).
 pub fn state_rules_markdown() -> String {
     let mut out = String::from("| toolkit | reports | becomes | why |\n|---|---|---|---|\n");
     for r in STATE_RULES {
@@ -142,7 +142,7 @@ pub enum Work {
     Narrows,
 }
 
-/// One toolkit quirk: the words the README prints, and what the code does about it.
+/// One toolkit quirk: the words docs/toolkits.md prints, and what the code does about it.
 pub struct Quirk {
     pub toolkits: &'static str,
     pub session: &'static str,
@@ -153,7 +153,7 @@ pub struct Quirk {
 }
 
 /// The toolkits' quirks the backend works around, one row each, looked up by [`works`] and
-/// printed into the README by [`quirks_markdown`]. (How each toolkit reports states is
+/// printed into docs/toolkits.md by [`quirks_markdown`]. (How each toolkit reports states is
 /// [`STATE_RULES`]; which calls it answers and ignores is the planner's `KNOWN_IGNORED`.)
 pub const QUIRKS: &[Quirk] = &[
     Quirk {
@@ -257,7 +257,7 @@ pub fn wayland_origin(toolkit: Toolkit) -> SurfaceOrigin {
         .unwrap_or(SurfaceOrigin::Surface)
 }
 
-/// The table as the README shows it (between its `quirks` markers).
+/// The table as docs/toolkits.md shows it (between its `quirks` markers).
 pub fn quirks_markdown() -> String {
     let mut out =
         String::from("| toolkit | session | quirk | what treeglass does |\n|---|---|---|---|\n");
