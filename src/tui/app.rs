@@ -263,6 +263,9 @@ pub struct App {
     /// progress line.
     pub read_progress: Option<usize>,
     pub tree_offset: usize,
+    /// How far the details pane is scrolled, and for which element (another selection starts
+    /// at the top).
+    pub details_scrolled: Option<(NodeId, usize)>,
     pub selection: Option<Selection>,
     /// The shortest unique target of the selection, cached per (snapshot, row, tree version).
     pub(super) suggestion: Option<((SnapshotId, usize, u64), Option<String>)>,
@@ -338,6 +341,7 @@ impl App {
             loading: true,
             read_progress: None,
             tree_offset: 0,
+            details_scrolled: None,
             selection: None,
             suggestion: None,
             tree_version: 0,
@@ -384,6 +388,30 @@ impl App {
     }
 
     /// The screen areas for the current size.
+    /// The details pane's scroll for the current selection.
+    pub fn details_scroll(&self) -> usize {
+        match (&self.details_scrolled, &self.selection) {
+            (Some((id, n)), Some(sel)) if *id == sel.id => *n,
+            _ => 0,
+        }
+    }
+
+    /// Scrolls the details pane by `delta` lines, within what it holds at its size.
+    pub(super) fn scroll_details(&mut self, delta: isize) {
+        let Some(id) = self.selection.as_ref().map(|s| s.id.clone()) else {
+            return;
+        };
+        let inner = layout::inner(self.areas().details);
+        if inner.height == 0 {
+            return;
+        }
+        let lines = super::view::details::wrapped(self, inner.width as usize).len();
+        let max = lines.saturating_sub(inner.height as usize);
+        let now = self.details_scroll();
+        let next = now.saturating_add_signed(delta).min(max);
+        self.details_scrolled = Some((id, next));
+    }
+
     pub fn areas(&self) -> Areas {
         layout::compute(
             self.size.0,

@@ -9,6 +9,9 @@ use super::layout;
 use super::mode::{ActionMenu, Mode, PromptKind};
 use crate::model::State;
 
+/// The status line while F5's read is under way (replaced when it ends).
+pub(super) const REREADING: &str = "re-reading";
+
 impl App {
     // ----- keys -----
 
@@ -34,6 +37,8 @@ impl App {
         match action {
             Action::Quit => self.quit = true,
             Action::Help => self.mode = Mode::Help { scroll: 0 },
+            Action::DetailsDown => self.scroll_details(3),
+            Action::DetailsUp => self.scroll_details(-3),
             Action::Escape => {
                 // A read in progress is stopped first (it keeps what it read); then the filter.
                 if self.pending.snapshot_inflight || self.loading {
@@ -186,7 +191,7 @@ impl App {
             Action::Refresh => {
                 fx.push(Effect::LoadApps);
                 self.request_snapshot(fx);
-                self.notice = Some("re-reading".into());
+                self.notice = Some(REREADING.into());
             }
             Action::CollapseAll | Action::ExpandAll => {
                 if let Some(t) = &mut self.tree {
@@ -233,6 +238,13 @@ impl App {
         let Some(pane) = pane else {
             if layout::hit(a.filter, x, y) && matches!(m.kind, MouseEventKind::Down(_)) {
                 self.mode = Mode::Filter;
+            }
+            if layout::hit(a.details, x, y) {
+                match m.kind {
+                    MouseEventKind::ScrollDown => self.scroll_details(3),
+                    MouseEventKind::ScrollUp => self.scroll_details(-3),
+                    _ => {}
+                }
             }
             return;
         };

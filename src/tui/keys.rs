@@ -37,6 +37,8 @@ pub enum Action {
     CopyMenu,
     FollowFocus,
     ToggleEvents,
+    DetailsDown,
+    DetailsUp,
     NextPane,
     PrevPane,
     Record,
@@ -262,6 +264,18 @@ pub const BINDINGS: &[Binding] = &[
         label: "v",
         action: Action::ToggleEvents,
         help: "show/hide the raw events pane",
+    },
+    Binding {
+        keys: &[k('J')],
+        label: "J",
+        action: Action::DetailsDown,
+        help: "scroll the details pane down",
+    },
+    Binding {
+        keys: &[k('K')],
+        label: "K",
+        action: Action::DetailsUp,
+        help: "scroll the details pane up",
     },
     Binding {
         keys: &[code(KeyCode::Tab)],

@@ -78,6 +78,19 @@ pub fn compute(width: u16, height: u16, banner: bool, events: bool) -> Areas {
         width: details_w,
         height: if details_w > 0 { main_h } else { 0 },
     };
+    // Too narrow for a column of its own (80 to 109 columns): the apps pane takes the top
+    // third of the details' column, so the apps and windows stay in sight.
+    if apps_w == 0 && details_w > 0 && main_h >= 10 {
+        let apps_h = (main_h / 3).max(4);
+        a.apps = Rect {
+            x: a.details.x,
+            y,
+            width: details_w,
+            height: apps_h,
+        };
+        a.details.y += apps_h;
+        a.details.height -= apps_h;
+    }
     y += main_h;
     a.filter = full(y, filter_h);
     y += filter_h;
@@ -122,7 +135,22 @@ mod tests {
                 + a.writes.height
                 + a.status.height;
             assert_eq!(used, h, "{w}x{h}");
-            assert_eq!(a.apps.width + a.tree.width + a.details.width, w);
+            let side_apps = if a.apps.x == a.details.x && a.details.width > 0 {
+                0
+            } else {
+                a.apps.width
+            };
+            assert_eq!(side_apps + a.tree.width + a.details.width, w, "{w}x{h}");
         }
+    }
+
+    #[test]
+    fn at_80_by_24_the_apps_pane_sits_above_the_details() {
+        let a = compute(80, 24, true, true);
+        assert!(a.apps.height >= 4, "{a:?}");
+        assert_eq!(a.apps.x, a.details.x);
+        assert_eq!(a.apps.y + a.apps.height, a.details.y);
+        assert_eq!(a.apps.height + a.details.height, a.tree.height);
+        assert!(a.details.height >= 6, "{a:?}");
     }
 }

@@ -219,6 +219,18 @@ impl App {
                     shown.silent_since = None;
                 }
                 let tiny = snap.nodes.len() <= crate::doctor::TINY_TREE && !silent;
+                // F5's "re-reading" ends with the read it asked for.
+                if self.notice.as_deref() == Some(super::control::REREADING) {
+                    self.notice = Some(format!(
+                        "re-read: {}{}",
+                        crate::model::display::counted(snap.nodes.len(), "node", "nodes"),
+                        if snap.truncated.is_some() {
+                            " (incomplete)"
+                        } else {
+                            ""
+                        }
+                    ));
+                }
                 self.install(root.clone(), *snap);
                 if tiny {
                     self.diagnose(Some(root), fx);
@@ -455,12 +467,18 @@ impl App {
             let who = match (row, &self.tree) {
                 (Some(r), Some(t)) => t
                     .node(r)
-                    .map(|n| {
-                        if n.name.is_empty() {
-                            n.role.to_string()
-                        } else {
-                            format!("{} {}", n.role, n.name.quoted(30))
+                    .map(|n| match &ev.kind {
+                        // The tree still holds the old name: name the element as it is now.
+                        EventKind::NameChanged if ev.detail.as_str() != n.name.as_str() => {
+                            format!(
+                                "{} {} (was {})",
+                                n.role,
+                                ev.detail.quoted(30),
+                                n.name.quoted(30)
+                            )
                         }
+                        _ if n.name.is_empty() => n.role.to_string(),
+                        _ => format!("{} {}", n.role, n.name.quoted(30)),
                     })
                     .unwrap_or_default(),
                 _ => sanitize(&ev.source.0, 60).into_owned(),

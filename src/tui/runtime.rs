@@ -325,6 +325,7 @@ fn draw(terminal: &mut Terminal<CrosstermBackend<Stdout>>, app: &App) -> std::io
 /// Runs the TUI on the current terminal until the user quits or a signal stops it; the
 /// terminal is restored either way before this returns.
 pub async fn run(backend: Arc<dyn Backend>, opts: Options) -> Result<Ended, TuiError> {
+    super::view::theme::set_no_colour(super::view::theme::no_colour_asked());
     install_panic_hook();
     // Listening before the terminal changes: a signal in between must not leave it raw.
     let mut signals = Signals::new()?;

@@ -91,7 +91,8 @@ pub enum Refusal {
     #[error("{0}")]
     BadValue(String),
     #[error(
-        "{value} is outside {min}–{max}; use --force to send it anyway (the app will clamp it)"
+        "{value} is outside {min}–{max} (the app would clamp it); a forced write sends it \
+         anyway: `set --force` on the command line, `force: true` over MCP (the TUI never forces)"
     )]
     OutOfRange {
         value: String,

@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::{block, pad, theme};
+use super::{block, fit, pad, theme};
 use crate::tui::app::{App, Pane};
 
 pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
@@ -63,8 +63,9 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
                 ])
             }
         };
+        let line = fit(line, width);
         out.push(if i == app.apps_sel && app.focus == Pane::Apps {
-            pad(line, width).style(theme::SELECTED)
+            pad(line, width).style(theme::selected())
         } else {
             line
         });

@@ -7,7 +7,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::Paragraph;
 
 use super::{block, theme};
 use crate::model::{AppText, Node, Value, display, format_number, sanitize};
@@ -115,25 +115,49 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     if area.width < 3 || area.height < 3 {
         return;
     }
-    let b = block(
-        app,
-        None,
-        Line::from(Span::styled(" Details ", theme::LABEL)),
-    );
-    let inner = b.inner(area);
+    let inner = crate::tui::layout::inner(area);
+    let lines = wrapped(app, inner.width as usize);
+    let h = inner.height as usize;
+    let scroll = app.details_scroll().min(lines.len().saturating_sub(h));
+    let mut title = vec![Span::styled(" Details ", theme::LABEL)];
+    if lines.len() > h {
+        // Where the view is, and the keys that move it.
+        title.push(Span::styled(
+            format!(
+                "{}–{} of {} (J/K) ",
+                scroll + 1,
+                (scroll + h).min(lines.len()),
+                lines.len()
+            ),
+            theme::DIM,
+        ));
+    }
+    let b = block(app, None, Line::from(title));
     frame.render_widget(b, area);
+    let shown: Vec<Line<'static>> = lines.into_iter().skip(scroll).take(h).collect();
+    frame.render_widget(Paragraph::new(shown), inner);
+}
+
+/// The pane's lines at `width` columns: long lines wrapped at word boundaries, a field's
+/// continuation lines aligned under its value. The scroll keys count these.
+pub(crate) fn wrapped(app: &App, width: usize) -> Vec<Line<'static>> {
+    content(app)
+        .into_iter()
+        .flat_map(|l| super::wrap_indented(l, width))
+        .collect()
+}
+
+/// What the pane says of the selection, unwrapped.
+fn content(app: &App) -> Vec<Line<'static>> {
     let mut out: Vec<Line<'static>> = Vec::new();
     let Some(sel) = &app.selection else {
-        frame.render_widget(
-            Paragraph::new(Span::styled("nothing selected", theme::DIM)),
-            inner,
-        );
-        return;
+        out.push(Line::from(Span::styled("nothing selected", theme::DIM)));
+        return out;
     };
     if let Some(g) = &sel.gone {
         out.push(Line::from(Span::styled(
             " ✗ selected element is gone ",
-            theme::GONE,
+            theme::gone(),
         )));
         out.push(Line::from(Span::styled(
             format!("it is not in snapshot {}; last seen:", g.missing_in),
@@ -146,11 +170,10 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
             "move the selection to go on",
             theme::DIM,
         )));
-        frame.render_widget(Paragraph::new(out).wrap(Wrap { trim: false }), inner);
-        return;
+        return out;
     }
     let (Some(tree), Some((row, n))) = (&app.tree, app.selected_node()) else {
-        return;
+        return out;
     };
     // Its accessibility findings first (what is wrong here, and the fix), the rules' help at
     // the end.
@@ -250,5 +273,5 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         ]));
         out.push(Line::from(Span::styled(rule.help, theme::DIM)));
     }
-    frame.render_widget(Paragraph::new(out).wrap(Wrap { trim: false }), inner);
+    out
 }

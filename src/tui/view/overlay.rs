@@ -106,7 +106,7 @@ fn prompt(p: &Prompt, frame: &mut Frame<'_>, area: Rect) {
                     o.literal(60)
                 ));
                 lines.push(if i == *selected {
-                    pad(l, 60).style(theme::SELECTED)
+                    pad(l, 60).style(theme::selected())
                 } else {
                     l
                 });
@@ -168,7 +168,7 @@ fn action_menu(m: &ActionMenu, frame: &mut Frame<'_>, area: Rect) {
     for (i, a) in m.actions.iter().enumerate() {
         let l = Line::from(format!(" {}", a.literal(40)));
         lines.push(if i == m.selected {
-            pad(l, 40).style(theme::SELECTED)
+            pad(l, 40).style(theme::selected())
         } else {
             l
         });
@@ -219,7 +219,7 @@ fn changes(list: &ChangeList, frame: &mut Frame<'_>, area: Rect) {
             Span::raw(item.label.clone()),
         ]);
         body.push(if i == list.selected {
-            pad(l, text_w).style(theme::SELECTED)
+            pad(l, text_w).style(theme::selected())
         } else {
             l
         });
@@ -336,7 +336,7 @@ fn findings(app: &App, selected: usize, frame: &mut Frame<'_>, area: Rect) {
             Span::raw(r.label(&tree.snap, f.row)),
         ]);
         lines.push(if i == selected {
-            pad(l, text_w).style(theme::SELECTED)
+            pad(l, text_w).style(theme::selected())
         } else {
             l
         });

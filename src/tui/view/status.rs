@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{pad, theme};
+use super::{fit, pad, theme};
 use crate::model::sanitize;
 use crate::tui::app::App;
 
@@ -18,11 +18,15 @@ pub fn banner(app: &App, frame: &mut Frame<'_>, area: Rect) {
     if area.height == 0 {
         return;
     }
+    let width = area.width as usize;
     let line = pad(
-        Line::from(Span::raw(format!(" ⚠ {}", sanitize(text, 300)))),
-        area.width as usize,
+        fit(
+            Line::from(Span::raw(format!(" ⚠ {}", sanitize(text, 300)))),
+            width,
+        ),
+        width,
     )
-    .style(theme::BANNER);
+    .style(theme::banner());
     frame.render_widget(Paragraph::new(line), area);
 }
 
@@ -32,7 +36,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     }
     let mut right: Vec<Span<'static>> = Vec::new();
     if app.recording {
-        right.push(Span::styled(" ● REC ", theme::GONE));
+        right.push(Span::styled(" ● REC ", theme::gone()));
         right.push(Span::raw(" "));
     }
     if app.follow_focus {
@@ -72,6 +76,8 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         }
     };
     let lw = area.width.saturating_sub(rw);
+    // One blank column between the two sides; the left is cut with an ellipsis.
+    let left = fit(left, lw.saturating_sub(1) as usize);
     frame.render_widget(Paragraph::new(left), Rect { width: lw, ..area });
     frame.render_widget(
         Paragraph::new(right),

@@ -20,7 +20,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     if let Some(s) = &app.shown {
         // What happened to the window first: a long title must not cut it off.
         if s.exited {
-            title.push(Span::styled(" app exited ", theme::GONE));
+            title.push(Span::styled(" app exited ", theme::gone()));
         } else if let Some(since) = s.silent_since {
             title.push(Span::styled(
                 format!(
@@ -32,7 +32,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
                 theme::WARN,
             ));
         } else if s.gone {
-            title.push(Span::styled(" window closed ", theme::GONE));
+            title.push(Span::styled(" window closed ", theme::gone()));
         }
         title.push(Span::styled(
             format!("{} ", s.title.literal(50)),
@@ -154,7 +154,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
             for s in node_spans(&g.node) {
                 spans.push(Span::raw(s.content.into_owned()));
             }
-            out.push(pad(Line::from(spans).style(theme::GONE), width));
+            out.push(pad(Line::from(spans).style(theme::gone()), width));
             continue;
         }
         let Some(l) = tree.lines.get(li) else {
@@ -223,7 +223,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
             Line::from(spans)
         };
         out.push(if selected {
-            pad(line, width).style(theme::SELECTED)
+            pad(line, width).style(theme::selected())
         } else {
             line
         });

@@ -8,7 +8,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{block, pad, theme};
+use super::{block, fit, pad, theme};
 use crate::model::sanitize;
 use crate::tui::app::{App, Pane, WriteEntry, WriteKind};
 use crate::write::landed::{LIKELIEST, Landed};
@@ -18,7 +18,7 @@ fn outcome_style(o: Outcome) -> Style {
     match o {
         Outcome::Verified | Outcome::Already | Outcome::Secure => theme::OK,
         Outcome::Mismatch => theme::WARN,
-        Outcome::Unconfirmed => theme::GONE,
+        Outcome::Unconfirmed => theme::gone(),
         Outcome::Refused => theme::BAD,
     }
 }
@@ -239,8 +239,9 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
             Span::styled(mark, style),
             Span::raw(format!(" {}", what(w))),
         ]);
+        let line = fit(line, list_w as usize);
         lines.push(if pos == sel_pos {
-            pad(line, list_w as usize).style(theme::SELECTED)
+            pad(line, list_w as usize).style(theme::selected())
         } else {
             line
         });
