@@ -97,12 +97,26 @@ fn the_change_set_names_where_the_input_went() {
         why.contains("text \"Coupon code\"") && why.contains("the focus is there"),
         "{why}"
     );
+    // The dialog is read the first time it opens: its elements, each with its target, and
+    // the focus among them.
+    let opened = &l["opened"][0];
+    assert_eq!(opened["title"], "Confirm coupon", "{v:#}");
+    let elements = opened["elements"].as_array().unwrap();
+    let named = |t: &str| elements.iter().find(|e| e["target"] == t);
+    let apply = named("button \"Apply\"").unwrap_or_else(|| panic!("no Apply: {opened:#}"));
+    assert!(apply.get("focused").is_none(), "{opened:#}");
+    let code = named("text \"Coupon code\"").unwrap_or_else(|| panic!("no field: {opened:#}"));
+    assert_eq!(code["focused"], true, "{opened:#}");
     let st = app.state();
     assert_eq!(st["coupon_dialog"], "SAVE10", "{st}");
     assert_eq!(st["coupon"], "", "{st}");
     let o = treeglass(&["set", "--app", &arg, "text \"Coupon\"", "SAVE20"]);
     let out = stdout(&o);
     assert!(out.contains("window opened  \"Confirm coupon\""), "{out}");
+    assert!(
+        out.contains("                 button \"Apply\"\n"),
+        "the dialog's elements under it: {out}"
+    );
     assert!(out.contains("focus now      "), "{out}");
 
     // A verified press lists its effect only when asked: the button it added.

@@ -37,6 +37,75 @@ pub struct Landed {
     /// Changes beyond the first [`CHANGES_SHOWN`], counted, not listed.
     #[serde(skip_serializing_if = "is_zero")]
     pub more_changes: usize,
+    /// The windows that opened, read: what each holds (at most [`OPENED_READ`] windows).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub opened: Vec<Opened>,
+}
+
+/// A window that opened with the write, as read right after it.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Opened {
+    pub title: String,
+    /// Its interactive and named elements in tree order (the window itself left out), at
+    /// most [`OPENED_LISTED`].
+    pub elements: Vec<OpenedElement>,
+    /// Elements beyond those listed, counted.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more: usize,
+}
+
+/// One element of a window that opened.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct OpenedElement {
+    pub role: String,
+    pub name: String,
+    pub path: String,
+    /// The target a script would name it by, when it has a unique one.
+    pub target: Option<String>,
+    /// It holds the keyboard focus.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub focused: bool,
+}
+
+/// The most elements listed of a window that opened.
+pub const OPENED_LISTED: usize = 20;
+
+/// What a window that opened holds, for a person or a script to go on with: its elements that
+/// take input or act, and the named text in it (a dialog's message), each with its target.
+fn opened_elements(title: String, snap: &Snapshot) -> Opened {
+    use crate::model::{Role, State};
+    let ix = crate::selector::SnapshotIndex::new(snap);
+    let worth = |n: &crate::model::Node| {
+        n.states.has(State::Focusable)
+            || !n.actions.is_empty()
+            || n.is_editable_kind()
+            || matches!(
+                n.role,
+                Role::Label | Role::Heading | Role::Paragraph | Role::Alert
+            ) && !n.name.as_str().trim().is_empty()
+    };
+    let rows: Vec<usize> = (1..snap.nodes.len())
+        .filter(|&r| worth(&snap.nodes[r]))
+        .collect();
+    let elements = rows
+        .iter()
+        .take(OPENED_LISTED)
+        .map(|&row| {
+            let n = &snap.nodes[row];
+            OpenedElement {
+                role: n.role.to_string(),
+                name: sanitize(n.name.as_str(), 120).into_owned(),
+                path: crate::tui::path(snap, row),
+                target: crate::selector::suggest_with(&ix, snap, row).map(|t| t.to_string()),
+                focused: n.states.has(State::Focused),
+            }
+        })
+        .collect();
+    Opened {
+        title,
+        elements,
+        more: rows.len().saturating_sub(OPENED_LISTED),
+    }
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -185,6 +254,7 @@ pub async fn landed(
             if let Ok(s) = backend.snapshot(&w.id, &small).await
                 && let Ok(t) = Tree::from_snapshot(&s)
             {
+                out.opened.push(opened_elements(title(w), &s));
                 opened.push((title(w), t));
             }
         }
@@ -380,6 +450,22 @@ pub fn text(l: &Landed) -> String {
             "  window opened  {}\n",
             crate::model::quoted(w, 120)
         ));
+        // What it holds, when it was read: each element by the target a script would use.
+        if let Some(o) = l.opened.iter().find(|o| &o.title == w) {
+            for e in &o.elements {
+                out.push_str(&format!(
+                    "                 {}{}\n",
+                    sanitize(e.target.as_deref().unwrap_or(&e.path), 200),
+                    if e.focused { "  [focused]" } else { "" }
+                ));
+            }
+            if o.more > 0 {
+                out.push_str(&format!(
+                    "                 … and {} more\n",
+                    crate::model::display::counted(o.more, "element", "elements")
+                ));
+            }
+        }
     }
     for w in &l.windows_closed {
         out.push_str(&format!(
