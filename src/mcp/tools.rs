@@ -84,7 +84,7 @@ scope_fields! {
         #[serde(default)]
         pub budget_bytes: Option<usize>,
         /// Stop reading after this many nodes (the result then says `complete: false`,
-        /// `truncated: "node_cap"`). Default 50000.
+        /// `truncated: "node_cap"`). Default 200000.
         #[serde(default)]
         pub max_nodes: Option<usize>,
         /// Every node, without folding unnamed single-child wrappers into their child.
