@@ -8,7 +8,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::{block, node_spans, pad, theme};
+use super::{block, fit, node_spans, pad, theme};
 use crate::model::sanitize;
 use crate::tui::app::{App, Pane};
 
@@ -222,6 +222,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         } else {
             Line::from(spans)
         };
+        let line = fit(line, width);
         out.push(if selected {
             pad(line, width).style(theme::selected())
         } else {
