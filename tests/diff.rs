@@ -226,3 +226,67 @@ fn a_live_window_against_a_file_written_before_it_changed() {
     assert_eq!(st["items"], 1, "{st}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A baseline kept from one run of the app equals the next run's tree with the default
+/// ignores (the app started afresh: other ids, other focus), catches a renamed button, and
+/// `--update` accepts the change.
+#[test]
+fn a_baseline_from_one_run_holds_on_the_next_and_catches_a_rename() {
+    let d = dir();
+    let base = d.join("baseline.json");
+    let base_arg = base.to_str().unwrap();
+    {
+        let first = FixtureApp::start("baseline");
+        let o = common::treeglass(&["tree", "--baseline", "--app", &first.app_arg()]);
+        common::assert_ok(&o, "tree --baseline");
+        std::fs::write(&base, &o.stdout).unwrap();
+        common::assert_answers(first.pid, "the fixture app", "tree --baseline");
+    }
+    let text = std::fs::read_to_string(&base).unwrap();
+    assert!(text.contains("\"baseline\": 1"), "{text}");
+    assert!(!text.contains(":1."), "a baseline holds no bus ids");
+
+    let mut app = FixtureApp::start("baseline");
+    let o = common::treeglass(&["diff", base_arg, "--app", &app.app_arg()]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "a second run equals the baseline: {}{}",
+        stdout(&o),
+        String::from_utf8_lossy(&o.stderr)
+    );
+
+    assert_eq!(app.cmd("rename press Press me now")["ok"], true);
+    app.wait_settled();
+    let o = common::treeglass(&["diff", base_arg, "--app", &app.app_arg(), "--json"]);
+    assert_eq!(o.status.code(), Some(9), "{}", stdout(&o));
+    let v = json_of(&o);
+    let changes = v["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "only the rename: {v:#}");
+    assert_eq!(changes[0]["name"], "Press me now", "{v:#}");
+
+    // Accepted: the file now holds the new name, and the next comparison is equal.
+    let o = common::treeglass(&["diff", base_arg, "--app", &app.app_arg(), "--update"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).contains("baseline updated"), "{}", stdout(&o));
+    assert!(
+        std::fs::read_to_string(&base)
+            .unwrap()
+            .contains("Press me now")
+    );
+    let o = common::treeglass(&["diff", base_arg, "--app", &app.app_arg()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    // A field the comparison does not know is refused, not ignored.
+    let o = common::treeglass(&[
+        "diff",
+        base_arg,
+        "--app",
+        &app.app_arg(),
+        "--ignore",
+        "bogus",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "a bad --ignore is a usage error");
+    assert_eq!(app.state()["presses"], 0);
+    common::assert_answers(app.pid, "the fixture app", "the baseline diffs");
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -289,6 +289,17 @@ pub struct DiffArgs {
     /// Print JSON: `{"equal", "summary", "changes": [{kind, role, name, path, from?, fields?}]}`.
     #[arg(long)]
     pub json: bool,
+    /// Fields left out of the comparison, comma-separated: `values`, `descriptions`,
+    /// `states`, `states:NAME` (one state), `bounds` (never compared), or `none` to compare
+    /// everything. Where the focus is and which window is active depend on the window manager
+    /// and on timing, so they are left out by default.
+    #[arg(long, value_name = "FIELDS", default_value = crate::diff::baseline::DEFAULT_IGNORE)]
+    pub ignore: String,
+    /// When the trees differ, write the second one (the live read, or AFTER) over BEFORE as a
+    /// baseline (`tree --baseline`'s form) and exit 0: accept the change. Equal trees leave
+    /// BEFORE as it is.
+    #[arg(long)]
+    pub update: bool,
 }
 
 #[derive(Debug, Args)]
@@ -434,6 +445,15 @@ pub struct TreeArgs {
     /// links, …), each with its suggested target and path.
     #[arg(long, conflicts_with = "raw")]
     pub interactive_only: bool,
+    /// Print the tree as a baseline to keep in a repository and compare with `diff`: role,
+    /// name, description, value, states and children in tree order, and nothing that changes
+    /// from run to run (ids, rows, tokens, snapshot id, timings, bounds). JSON; `diff` matches
+    /// its elements by path.
+    #[arg(
+        long,
+        conflicts_with_all = ["json", "targets", "actions", "showing_only", "interactive_only", "raw"]
+    )]
+    pub baseline: bool,
 }
 
 impl Default for TreeArgs {
@@ -448,6 +468,7 @@ impl Default for TreeArgs {
             root: None,
             showing_only: false,
             interactive_only: false,
+            baseline: false,
         }
     }
 }

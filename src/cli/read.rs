@@ -104,6 +104,15 @@ pub async fn tree(session: &Session, args: &TreeArgs) -> Result<(Printed, i32), 
         };
         return Ok((Printed::Text(out), code(ended)));
     }
+    if args.baseline {
+        let tree = crate::diff::Tree::from_snapshot(&snap).map_err(Error::other)?;
+        return Ok((
+            Printed::Stream(Box::new(move |out| {
+                crate::diff::baseline::write(out, &tree)
+            })),
+            code(ended),
+        ));
+    }
     let targets = args.targets.then(|| output::suggested_all(&snap));
     let actions = args.actions;
     let out = if args.json {
@@ -164,16 +173,37 @@ pub async fn diff(backend: Option<&dyn Backend>, args: &DiffArgs) -> Result<(Str
             crate::diff::Tree::from_snapshot(&snap).map_err(Error::other)?
         }
     };
-    let changes = crate::diff::diff(&before, &after);
-    let ended = (!changes.is_empty()).then_some(Kind::Differs);
+    let ignore = crate::diff::baseline::Ignore::parse(&args.ignore).map_err(Error::usage)?;
+    let (mut a, mut b) = (before, after.clone());
+    ignore.apply(&mut a);
+    ignore.apply(&mut b);
+    let changes = crate::diff::diff(&a, &b);
+    let mut ended = (!changes.is_empty()).then_some(Kind::Differs);
+    let mut updated = false;
+    if args.update && !changes.is_empty() {
+        let mut text = Vec::new();
+        crate::diff::baseline::write(&mut text, &after).map_err(|e| Error::other(e.to_string()))?;
+        text.push(b'\n');
+        crate::files::write_atomic(&args.before, &text, crate::files::Existing::Replace)?;
+        ended = None;
+        updated = true;
+    }
     let out = if args.json {
         output::json_pretty(&serde_json::json!({
             "equal": changes.is_empty(),
             "summary": crate::diff::summary(&changes),
             "changes": changes,
+            "updated": updated,
         }))
     } else {
-        crate::diff::text(&changes)
+        let mut t = crate::diff::text(&changes);
+        if updated {
+            t.push_str(&format!(
+                "baseline updated: {}\n",
+                crate::files::shown(&args.before)
+            ));
+        }
+        t
     };
     Ok((out, code(ended)))
 }

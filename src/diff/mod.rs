@@ -20,6 +20,7 @@ use serde_json::Value as Json;
 
 use crate::model::{Snapshot, sanitize};
 
+pub mod baseline;
 mod file;
 
 /// One element of a tree, as the diff sees it.
