@@ -13,6 +13,7 @@ pub mod doctor;
 pub mod files;
 pub mod fold;
 pub mod json;
+pub mod junit;
 pub mod log;
 pub mod mcp;
 pub mod model;

@@ -41,6 +41,71 @@ pub struct AuditArgs {
         default_value = "review"
     )]
     pub min_severity: String,
+    /// Also write a JUnit XML report to FILE: one test case per rule evaluated (failed when it
+    /// has findings, each listed with its element's target, path and fix), the rules not
+    /// evaluated as skipped. Replaced if it exists.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<std::path::PathBuf>,
+}
+
+/// The audit as a JUnit suite (see [`AuditArgs::junit`]).
+fn junit(a: &crate::audit::Audit, snap: &crate::model::Snapshot) -> crate::junit::Suite {
+    use crate::junit::{Case, Outcome};
+    let mut cases = Vec::new();
+    for rule in &a.evaluated {
+        let found: Vec<&crate::audit::Finding> =
+            a.findings.iter().filter(|f| f.rule.id == rule.id).collect();
+        let outcome = if found.is_empty() {
+            Outcome::Passed
+        } else {
+            let mut detail = format!("{} ({}): {}\n", rule.message, rule.standard, rule.help);
+            for f in &found {
+                let target = a
+                    .targets
+                    .get(f.row)
+                    .and_then(Option::as_ref)
+                    .map_or_else(|| "(no unique target)".to_string(), ToString::to_string);
+                detail.push_str(&format!(
+                    "\n{target}\n  {}\n  path: {}\n",
+                    f.detail,
+                    snap.path_string(f.row)
+                ));
+                if let Some(fix) = &f.fix {
+                    detail.push_str(&format!("  fix: {fix}\n"));
+                }
+            }
+            Outcome::Failed {
+                kind: rule.severity.as_str().into(),
+                message: format!(
+                    "{}: {}",
+                    crate::model::display::counted(found.len(), "finding", "findings"),
+                    rule.message
+                ),
+                detail,
+            }
+        };
+        cases.push(Case {
+            classname: format!("treeglass.audit.{}", rule.group),
+            name: rule.id.into(),
+            seconds: 0.0,
+            outcome,
+        });
+    }
+    for n in &a.not_evaluated {
+        cases.push(Case {
+            classname: "treeglass.audit".into(),
+            name: n.rule.into(),
+            seconds: 0.0,
+            outcome: Outcome::Skipped {
+                message: format!("not evaluated: {}", n.reason),
+            },
+        });
+    }
+    crate::junit::Suite {
+        name: format!("audit {} — {}", snap.app.as_str(), snap.window.as_str()),
+        seconds: snap.read_ms / 1000.0,
+        cases,
+    }
 }
 
 /// What `audit --help` lists after the options: the rules, the checks left out, exit codes.
@@ -123,6 +188,9 @@ pub async fn run(session: &Session, args: &AuditArgs) -> Result<(String, i32), E
             output::completeness(&snap).trim()
         )),
         _ => {}
+    }
+    if let Some(path) = &args.junit {
+        crate::junit::save(path, &junit(&a, &snap))?;
     }
     let out = if args.sarif {
         let place = audit::sarif_place(

@@ -99,6 +99,11 @@ pub struct RunArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    /// Also write a JUnit XML report to FILE: one test case per step execution (failed with
+    /// its verdict and advice), steps that did not run as skipped, a failing precondition or
+    /// terminal condition as a failed case. Replaced if it exists.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -166,6 +171,30 @@ fn not_run(file: &Path, why: NotRun, as_json: bool) -> (String, i32) {
     (out, code)
 }
 
+/// A run refused before its first step: with `--junit`, a report of one failed case that says
+/// why, so a CI job shows the failure rather than no tests at all.
+fn junit_not_run(args: &RunArgs, done: (String, i32)) -> Result<(String, i32), Error> {
+    if let Some(path) = &args.junit {
+        let name = crate::files::shown(&args.file);
+        let suite = crate::junit::Suite {
+            name: format!("workflow {name}"),
+            seconds: 0.0,
+            cases: vec![crate::junit::Case {
+                classname: "treeglass.workflow".into(),
+                name: format!("{name}: not run"),
+                seconds: 0.0,
+                outcome: crate::junit::Outcome::Failed {
+                    kind: "not-run".into(),
+                    message: done.0.lines().next().unwrap_or("not run").to_string(),
+                    detail: done.0.clone(),
+                },
+            }],
+        };
+        crate::junit::save(path, &suite)?;
+    }
+    Ok(done)
+}
+
 /// A recording that could not be read or written.
 fn failed(e: RecordError) -> Error {
     Error::other(e.to_string())
@@ -231,7 +260,7 @@ pub fn without_backend(args: &WorkflowArgs) -> Option<Result<(String, i32), Erro
         WorkflowCommand::Drop { recording, steps } => Some(drop_steps(recording, steps)),
         WorkflowCommand::Run(a) => match checked(a) {
             Ok(Ok(_)) => None,
-            Ok(Err(done)) => Some(Ok(done)),
+            Ok(Err(done)) => Some(junit_not_run(a, done)),
             Err(f) => Some(Err(f)),
         },
         WorkflowCommand::Record(_) => None,
@@ -264,14 +293,22 @@ fn validate(file: &Path, as_json: bool) -> Result<(String, i32), Error> {
 async fn run(backend: Arc<dyn Backend>, args: &RunArgs) -> Result<(String, i32), Error> {
     let wf = match checked(args)? {
         Ok(wf) => wf,
-        Err(done) => return Ok(done),
+        Err(done) => return junit_not_run(args, done),
     };
     let given = given_inputs(args)?;
+    let steps: Vec<(String, &'static str)> = wf
+        .steps
+        .iter()
+        .map(|s| (s.id.clone(), s.action.as_str()))
+        .collect();
     let session = Arc::new(Session::new(backend));
     let report = match use_case::run(session, &args.scope.scope(), wf, given).await? {
         Ok(report) => report,
-        Err(why) => return Ok(not_run(&args.file, why, args.json)),
+        Err(why) => return junit_not_run(args, not_run(&args.file, why, args.json)),
     };
+    if let Some(path) = &args.junit {
+        crate::junit::save(path, &report.junit(&steps))?;
+    }
     let out = if args.json {
         crate::json::to_string(&report) + "\n"
     } else {

@@ -351,46 +351,7 @@ impl RunReport {
                     String::new()
                 }
             ));
-            if !s.reason.is_empty() {
-                out.push_str(&format!("       {}\n", sanitize(&s.reason, 300)));
-            }
-            match (&s.before, &s.observed) {
-                (Some(b), Some(o)) => out.push_str(&format!(
-                    "       requested {}  before {}  observed {}\n",
-                    s.requested
-                        .as_deref()
-                        .map(|r| sanitize(r, 80))
-                        .unwrap_or_default(),
-                    sanitize(b, 80),
-                    sanitize(o, 80)
-                )),
-                (None, Some(o)) => out.push_str(&format!("       observed {}\n", sanitize(o, 80))),
-                _ => {}
-            }
-            if let Some(r) = &s.resolution {
-                for c in r.candidates.iter().take(5) {
-                    out.push_str(&format!(
-                        "       candidate  {}  {}\n",
-                        sanitize(&c.path, 100),
-                        sanitize(&c.why, 60)
-                    ));
-                }
-                for c in r.near_misses.iter().take(5) {
-                    out.push_str(&format!(
-                        "       near miss  {}  ({})\n",
-                        sanitize(&c.path, 100),
-                        sanitize(&c.why, 80)
-                    ));
-                }
-            }
-            if let Some(e) = &s.expect {
-                out.push_str(&format!(
-                    "       expect {}: {} — {}\n",
-                    e.predicate,
-                    if e.holds { "holds" } else { "FAILS" },
-                    sanitize(&e.detail, 200)
-                ));
-            }
+            out.push_str(&step_detail(s));
         }
         if let Some(t) = &self.terminal {
             out.push_str(&format!(
@@ -420,5 +381,143 @@ impl RunReport {
                 .unwrap_or_default()
         ));
         out
+    }
+}
+
+/// What the text report says under a step's line: why, the values, the candidates or near
+/// misses, the expectation (each line indented).
+fn step_detail(s: &StepReport) -> String {
+    let mut out = String::new();
+    if !s.reason.is_empty() {
+        out.push_str(&format!("       {}\n", sanitize(&s.reason, 300)));
+    }
+    match (&s.before, &s.observed) {
+        (Some(b), Some(o)) => out.push_str(&format!(
+            "       requested {}  before {}  observed {}\n",
+            s.requested
+                .as_deref()
+                .map(|r| sanitize(r, 80))
+                .unwrap_or_default(),
+            sanitize(b, 80),
+            sanitize(o, 80)
+        )),
+        (None, Some(o)) => out.push_str(&format!("       observed {}\n", sanitize(o, 80))),
+        _ => {}
+    }
+    if let Some(r) = &s.resolution {
+        for c in r.candidates.iter().take(5) {
+            out.push_str(&format!(
+                "       candidate  {}  {}\n",
+                sanitize(&c.path, 100),
+                sanitize(&c.why, 60)
+            ));
+        }
+        for c in r.near_misses.iter().take(5) {
+            out.push_str(&format!(
+                "       near miss  {}  ({})\n",
+                sanitize(&c.path, 100),
+                sanitize(&c.why, 80)
+            ));
+        }
+    }
+    if let Some(e) = &s.expect {
+        out.push_str(&format!(
+            "       expect {}: {} — {}\n",
+            e.predicate,
+            if e.holds { "holds" } else { "FAILS" },
+            sanitize(&e.detail, 200)
+        ));
+    }
+    out
+}
+
+impl RunReport {
+    /// The run as a JUnit suite: a case per precondition that fails, per step execution
+    /// (failed with its verdict and what the text report says of it), per step of the file
+    /// that did not run (skipped, with why the run stopped), and for the terminal condition.
+    /// `steps`: the file's steps, `(id, action)` in order.
+    pub fn junit(&self, steps: &[(String, &'static str)]) -> crate::junit::Suite {
+        use crate::junit::{Case, Outcome};
+        let class = format!("treeglass.workflow.{}", self.workflow);
+        let mut cases = Vec::new();
+        for p in self.preconditions.iter().filter(|p| !p.holds) {
+            cases.push(Case {
+                classname: class.clone(),
+                name: format!("precondition {}", p.predicate),
+                seconds: 0.0,
+                outcome: Outcome::Failed {
+                    kind: "precondition".into(),
+                    message: p.detail.clone(),
+                    detail: p.detail.clone(),
+                },
+            });
+        }
+        for s in &self.steps {
+            let rep = s.repeat.map(|r| format!(" #{r}")).unwrap_or_default();
+            let name = format!(
+                "{}. {}{rep} {}{}",
+                s.index + 1,
+                s.id,
+                s.action.as_str(),
+                s.target
+                    .as_ref()
+                    .map(|t| format!(" {t}"))
+                    .unwrap_or_default()
+            );
+            let verdict = match s.mismatch {
+                Some(k) => format!("{} ({})", s.outcome.as_str(), k.as_str()),
+                None => s.outcome.as_str().to_string(),
+            };
+            cases.push(Case {
+                classname: class.clone(),
+                name,
+                seconds: s.timings.total_ms / 1000.0,
+                outcome: if s.passed {
+                    Outcome::Passed
+                } else {
+                    Outcome::Failed {
+                        kind: verdict.clone(),
+                        message: format!("{verdict}: {}", s.reason),
+                        detail: step_detail(s),
+                    }
+                },
+            });
+        }
+        let reached = self.steps.iter().map(|s| s.index + 1).max().unwrap_or(0);
+        let why = self
+            .stopped
+            .clone()
+            .unwrap_or_else(|| "the run stopped before it".into());
+        for (i, (id, action)) in steps.iter().enumerate().skip(reached) {
+            cases.push(Case {
+                classname: class.clone(),
+                name: format!("{}. {id} {action}", i + 1),
+                seconds: 0.0,
+                outcome: Outcome::Skipped {
+                    message: format!("not run: {why}"),
+                },
+            });
+        }
+        if let Some(t) = &self.terminal {
+            cases.push(Case {
+                classname: class.clone(),
+                name: format!("terminal {}", t.predicate),
+                seconds: 0.0,
+                outcome: if t.holds {
+                    Outcome::Passed
+                } else {
+                    Outcome::Failed {
+                        kind: "terminal".into(),
+                        message: t.detail.clone(),
+                        detail: t.detail.clone(),
+                    }
+                },
+            });
+        }
+        crate::junit::Suite {
+            name: format!("workflow {}", self.workflow),
+            seconds: self.budget.elapsed_ms as f64 / 1000.0,
+            cases,
+        }
     }
 }
