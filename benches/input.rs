@@ -6,7 +6,7 @@
 //! through the registry). Both sessions run at once, each with its own apps, and the rounds
 //! alternate between them, so drift in the machine's load hits both columns alike.
 //!
-//! `cargo bench --bench input` (it starts both sessions itself with `scripts/a11y-session`).
+//! `cargo bench --bench input` (it starts both sessions itself with `treeglass session`).
 
 #[allow(unused_imports)]
 #[path = "../tests/common/mod.rs"]
@@ -28,11 +28,16 @@ fn main() {
     }
     // `cargo bench` passes `--bench`; anything else is not ours.
     let exe = std::env::current_exe().expect("this bench's path");
-    let session = format!("{}/scripts/a11y-session", common::repo());
-    let mut x11 = Side::start("X11 (Xvfb)", Command::new(&session).arg("--").arg(&exe));
+    let treeglass = env!("CARGO_BIN_EXE_treeglass");
+    let mut x11 = Side::start(
+        "X11 (Xvfb)",
+        Command::new(treeglass).args(["session", "--"]).arg(&exe),
+    );
     let mut wl = Side::start(
         "Wayland (sway)",
-        Command::new(&session).args(["--wayland", "--"]).arg(&exe),
+        Command::new(treeglass)
+            .args(["session", "--wayland", "--"])
+            .arg(&exe),
     );
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
@@ -83,7 +88,7 @@ impl Side {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
-            .expect("start scripts/a11y-session");
+            .expect("start treeglass session");
         let stdin = child.stdin.take().expect("stdin");
         let out = BufReader::new(child.stdout.take().expect("stdout"));
         let mut side = Side {

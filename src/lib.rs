@@ -19,6 +19,9 @@ pub mod mcp;
 pub mod model;
 pub mod selector;
 pub mod session;
+/// `treeglass session`'s private accessibility stack (Linux: D-Bus, Xvfb or sway, AT-SPI).
+#[cfg(target_os = "linux")]
+pub mod stack;
 pub mod tui;
 pub mod workflow;
 pub mod write;

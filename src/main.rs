@@ -97,6 +97,12 @@ async fn run(cli: Cli) -> Result<(Printed, i32), Error> {
         ));
     }
     let text = |(s, code): (String, i32)| (Printed::Text(s), code);
+    // A session brings its own bus: nothing is connected to here.
+    if let Some(Command::Session(args)) = cli.command {
+        return cli::session::run(args)
+            .await
+            .map(|code| (Printed::Text(String::new()), code));
+    }
     // Workflow commands that need no app (and `run` of a file that is refused) never connect.
     if let Some(Command::Workflow(args)) = &cli.command
         && let Some(done) = cli::workflow::without_backend(args)
@@ -179,7 +185,8 @@ async fn run(cli: Cli) -> Result<(Printed, i32), Error> {
         | Some(Command::Doctor { .. })
         | Some(Command::Mcp)
         | Some(Command::Completions { .. })
-        | Some(Command::Man) => Err(Error::other("unreachable: handled above")),
+        | Some(Command::Man)
+        | Some(Command::Session(_)) => Err(Error::other("unreachable: handled above")),
         None => {
             let args = cli::TreeArgs {
                 scope: cli.scope,
@@ -295,7 +302,10 @@ fn main() {
     };
     // One-shot commands say how a long read is going, on a terminal only (and never under the
     // TUI, which shows it itself).
-    let one_shot = !matches!(cli.command, None | Some(Command::Mcp));
+    let one_shot = !matches!(
+        cli.command,
+        None | Some(Command::Mcp) | Some(Command::Session(_))
+    );
     let progress = (one_shot && std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .then(cli::ProgressLine::start);
     let result = runtime.block_on(run(cli));

@@ -7,9 +7,10 @@
 //! where nothing is sent.
 //!
 //! This binary brings its own session: outside one (`TREEGLASS_A11Y_SESSION=wayland`), it runs
-//! itself again inside `scripts/a11y-session --wayland`, which, under root, runs sway as an
-//! unprivileged user (sway refuses root) and the rest, this binary too, as root. So plain `cargo test` covers it, and it fails
-//! loudly when sway cannot start. `harness = false`: names on the command line filter the
+//! itself again inside `treeglass session --wayland` (the binary under test, not the
+//! repository's wrapper script, which may call cargo), which, under root, runs sway as an
+//! unprivileged user (sway refuses root) and the rest, this binary too, as root. So plain
+//! `cargo test` covers it, and it fails loudly when sway cannot start. `harness = false`: names on the command line filter the
 //! checks; `--list` lists them.
 #![allow(clippy::unwrap_used)]
 
@@ -21,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use common::matrix::{Kit, MatrixApp, QtForm, pyatspi_read};
 use common::tmux::Tmux;
-use common::{FixtureApp, json_of, repo, treeglass};
+use common::{FixtureApp, json_of, treeglass};
 use serde_json::Value;
 
 /// The checks, in the order they run (they share the apps).
@@ -59,12 +60,12 @@ fn main() {
     }
     if std::env::var("TREEGLASS_A11Y_SESSION").as_deref() != Ok("wayland") {
         let exe = std::env::current_exe().expect("this test's own path");
-        let status = Command::new(format!("{}/scripts/a11y-session", repo()))
-            .args(["--wayland", "--"])
+        let status = Command::new(env!("CARGO_BIN_EXE_treeglass"))
+            .args(["session", "--wayland", "--"])
             .arg(exe)
             .args(&chosen)
             .status()
-            .expect("start scripts/a11y-session --wayland");
+            .expect("start treeglass session --wayland");
         std::process::exit(status.code().unwrap_or(1));
     }
     std::process::exit(run(&chosen));

@@ -137,7 +137,95 @@ pub enum Command {
     /// Print the manual page (roff), made from the same definitions as `--help`:
     /// `treeglass man > treeglass.1 && man -l treeglass.1`.
     Man,
+    /// Run a command inside a private, throw-away accessibility stack (Linux): a session bus,
+    /// Xvfb (or with --wayland a headless sway), the AT-SPI bus and its registry, with
+    /// IsEnabled set; optionally an app started and waited for; then CMD. Every process the
+    /// session started is stopped when CMD ends.
+    #[command(after_help = SESSION_HELP)]
+    Session(SessionArgs),
 }
+
+/// `treeglass session`'s options.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["shell", "command"])))]
+pub struct SessionArgs {
+    /// A headless sway (wlroots' headless backend, pixman renderer, one 1600x1200 output, no
+    /// input devices, no Xwayland) instead of Xvfb. Run as root, sway alone runs as an
+    /// unprivileged user (it refuses root), created when missing.
+    #[arg(long)]
+    pub wayland: bool,
+    /// The unprivileged user sway runs as when the session is started by root (default:
+    /// $A11Y_SESSION_USER, else `treeglass-session`).
+    #[arg(long, value_name = "NAME", requires = "wayland")]
+    pub user: Option<String>,
+    /// Start this app inside the stack before CMD, and run CMD only once it is registered on
+    /// the accessibility bus, lists a window, and two reads of its tree in a row count the
+    /// same nodes. Split into words as a shell would (quotes, backslashes) but run without one:
+    /// no variables, pipes or redirections (use `sh -c '…'`). Its output goes to `app.log` in
+    /// the session directory; its standard input stays open and empty until the session ends.
+    #[arg(long = "app-cmd", value_name = "'CMD ARGS'")]
+    pub app_cmd: Option<String>,
+    /// How long the --app-cmd app may take to register and settle.
+    #[arg(
+        long = "app-timeout-ms",
+        value_name = "MS",
+        default_value_t = 30_000,
+        requires = "app_cmd"
+    )]
+    pub app_timeout_ms: u64,
+    /// Print, on standard error, each step's time, the session directory, the pid of every
+    /// process started, and what was stopped at the end (also A11Y_SESSION_VERBOSE=1).
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// Open an interactive $SHELL (else /bin/bash) inside the stack instead of CMD.
+    #[arg(long)]
+    pub shell: bool,
+    /// The command to run inside the stack, with its arguments (`--` before it is optional).
+    #[arg(
+        value_name = "CMD",
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        conflicts_with = "shell"
+    )]
+    pub command: Vec<std::ffi::OsString>,
+}
+
+const SESSION_HELP: &str = "\
+Started, each a process of its own (own process group, output logged in the session
+directory, /tmp/a11y-session.XXXXXXXX), each waited for before the next:
+  1. a private session bus (dbus-daemon; no service directory, so nothing is activated),
+  2. Xvfb on a free display (1600x1200x24), or with --wayland a headless sway,
+  3. at-spi-bus-launcher --launch-immediately (which starts the accessibility bus),
+  then org.a11y.Status.IsEnabled=true,
+  4. at-spi2-registryd on that bus,
+  5. with --app-cmd, the app (checked on the bus with treeglass's own AT-SPI reader),
+then CMD, with this environment:
+  DISPLAY (with --wayland instead WAYLAND_DISPLAY, SWAYSOCK, XDG_SESSION_TYPE=wayland,
+  XDG_CURRENT_DESKTOP=sway), DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR, GSETTINGS_BACKEND=memory,
+  A11Y_BUS_ADDRESS, TREEGLASS_A11Y_SESSION=1 (=wayland with --wayland),
+  TREEGLASS_A11Y_SESSION_DIR (the session directory); NO_AT_BRIDGE and AT_SPI_BUS_ADDRESS unset.
+CMD runs in treeglass's process group, with its standard input, output and error.
+
+Stopping: when CMD ends, when a step fails, or on SIGINT, SIGTERM or SIGHUP before CMD runs,
+the app and the components are stopped in reverse order, each one's own children first
+(SIGTERM, SIGKILL after 1-2 s), then anything left running below the session (treeglass is the
+subreaper of what it starts: what CMD or a component left behind is stopped too). While CMD
+runs, SIGINT, SIGTERM and SIGHUP are passed on to it (the third one as SIGKILL); the session
+ends when CMD does. The session directory is removed, unless a step failed.
+
+Environment: A11Y_SESSION_TIMEOUT_MS (how long each step of the stack may take, default
+10000), A11Y_SESSION_VERBOSE=1 (as -v), A11Y_SESSION_USER (as --user).
+
+Exit codes:
+  CMD's own exit status (128+N when CMD was killed by signal N)
+  2    bad arguments
+  97   the stack could not be brought up: the failing step, why, and the last lines of its
+       log on standard error; the session directory with the logs is kept
+  98   --app-cmd: the app could not be started, exited, did not register on the
+       accessibility bus, listed no window, or its tree did not settle within
+       --app-timeout-ms: which, and the last lines of its output; the session directory is kept
+  126  CMD could not be run        127  CMD was not found
+  128+N  treeglass was stopped by signal N before CMD started";
 
 const MCP_HELP: &str = "\
 Client configuration (e.g. in an MCP client's server list):

@@ -11,6 +11,7 @@
 //! | `clipboard` | `clipboard read` / `write` |
 //! | `audit` | `audit` |
 //! | `workflow` | `workflow …` |
+//! | `session` | `session`: its options, for the stack (`crate::stack`) |
 //! | `progress` | the progress line of a long read |
 //! | `mod.rs` | output and exit codes; shell completions and the manual page from `args` |
 
@@ -19,6 +20,7 @@ pub mod audit;
 pub mod clipboard;
 pub mod progress;
 pub mod read;
+pub mod session;
 pub mod workflow;
 pub mod write;
 
@@ -27,7 +29,7 @@ use std::time::Duration;
 
 pub use args::{
     Cli, ClipboardCommand, Command, DiffArgs, ElementArgs, FindArgs, GetArgs, InvokeArgs, Scope,
-    SetArgs, TreeArgs,
+    SessionArgs, SetArgs, TreeArgs,
 };
 pub use clipboard::clipboard;
 pub use progress::ProgressLine;

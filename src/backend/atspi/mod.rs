@@ -88,7 +88,24 @@ impl AtspiBackend {
     /// Connects to the accessibility bus: `AT_SPI_BUS_ADDRESS` or `A11Y_BUS_ADDRESS` when set,
     /// else the address the session bus gives (`org.a11y.Bus.GetAddress`). Fails within `timeout`.
     pub async fn connect(timeout: Duration) -> Result<AtspiBackend, BackendError> {
-        let conn = tokio::time::timeout(timeout, open_connection())
+        Self::connect_at(None, timeout).await
+    }
+
+    /// Connects to the accessibility bus at `address` (D-Bus address syntax), whatever this
+    /// process's environment says: `treeglass session` checks the app it started on the bus it
+    /// started. Fails within `timeout`.
+    pub async fn connect_to(
+        address: &str,
+        timeout: Duration,
+    ) -> Result<AtspiBackend, BackendError> {
+        Self::connect_at(Some(address), timeout).await
+    }
+
+    async fn connect_at(
+        address: Option<&str>,
+        timeout: Duration,
+    ) -> Result<AtspiBackend, BackendError> {
+        let conn = tokio::time::timeout(timeout, open_connection(address))
             .await
             .map_err(|_| {
                 BackendError::Unavailable(format!(
@@ -573,12 +590,16 @@ async fn a11y_address() -> Result<String, BackendError> {
     })
 }
 
-/// Opens a plain connection to the accessibility bus. Only the calls of `calls.rs` go over it
-/// (no proxies that make calls of their own on creation).
-async fn open_connection() -> Result<zbus::Connection, BackendError> {
+/// Opens a plain connection to the accessibility bus (at `address`, else where
+/// [`a11y_address`] finds it). Only the calls of `calls.rs` go over it (no proxies that make
+/// calls of their own on creation).
+async fn open_connection(address: Option<&str>) -> Result<zbus::Connection, BackendError> {
     let unavailable =
         |what: &str, e: zbus::Error| BackendError::Unavailable(format!("{what}: {e}"));
-    let address = a11y_address().await?;
+    let address = match address {
+        Some(a) => a.to_string(),
+        None => a11y_address().await?,
+    };
     let addr: zbus::Address = address
         .parse()
         .map_err(|e| unavailable("accessibility bus address", e))?;

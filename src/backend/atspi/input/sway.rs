@@ -34,6 +34,12 @@ impl Ipc {
         Some(Ipc { path: path.into() })
     }
 
+    /// The socket at `path`: `treeglass session` asks the sway it started whether it answers
+    /// before any `$SWAYSOCK` names it.
+    pub fn at(path: impl Into<PathBuf>) -> Ipc {
+        Ipc { path: path.into() }
+    }
+
     fn request(&self, kind: u32, payload: &str) -> Result<Value, String> {
         let mut s = UnixStream::connect(&self.path)
             .map_err(|e| format!("sway's IPC socket {}: {e}", self.path.display()))?;
