@@ -235,8 +235,15 @@ fn a_baseline_from_one_run_holds_on_the_next_and_catches_a_rename() {
     let d = dir();
     let base = d.join("baseline.json");
     let base_arg = base.to_str().unwrap();
+    // The harness names each run's window after the run; an app keeps its title from one run
+    // to the next, so both runs are given the same one (the app's own protocol).
+    let titled = |app: &mut FixtureApp| {
+        assert_eq!(app.cmd("set title treeglass fixture")["ok"], true);
+        app.wait_settled();
+    };
     {
-        let first = FixtureApp::start("baseline");
+        let mut first = FixtureApp::start("baseline");
+        titled(&mut first);
         let o = common::treeglass(&["tree", "--baseline", "--app", &first.app_arg()]);
         common::assert_ok(&o, "tree --baseline");
         std::fs::write(&base, &o.stdout).unwrap();
@@ -247,6 +254,7 @@ fn a_baseline_from_one_run_holds_on_the_next_and_catches_a_rename() {
     assert!(!text.contains(":1."), "a baseline holds no bus ids");
 
     let mut app = FixtureApp::start("baseline");
+    titled(&mut app);
     let o = common::treeglass(&["diff", base_arg, "--app", &app.app_arg()]);
     assert_eq!(
         o.status.code(),

@@ -180,9 +180,13 @@ fn keys_of<'t>(t: &'t Tree, ids: &mut HashMap<(u32, &'t str, &'t str, usize), u3
             }
             _ => (0, 0),
         };
+        // The root is the window whatever its title says (an app that puts a document's name
+        // or a run's number in it): its own name is left out of the paths below it, and a new
+        // title shows as the root's change.
+        let name = if row == 0 { "" } else { e.name.as_str() };
         let next = ids.len() as u32;
         keys[row] = *ids
-            .entry((parent_key, e.role.as_str(), e.name.as_str(), ordinal))
+            .entry((parent_key, e.role.as_str(), name, ordinal))
             .or_insert(next);
     }
     keys
@@ -579,6 +583,20 @@ mod tests {
                 }]
             );
         }
+    }
+
+    #[test]
+    fn a_retitled_window_is_one_change_not_a_new_tree() {
+        // Another run whose window title carries the run's name.
+        let retitled: Vec<_> = BASE
+            .iter()
+            .enumerate()
+            .map(|(i, (d, r, n, _))| (*d, *r, if i == 0 { "App — run 2" } else { *n }, ""))
+            .collect();
+        let d = diff(&tree(BASE), &tree(&retitled));
+        assert_eq!(d.len(), 1, "{d:#?}");
+        assert_eq!(d[0].kind, Kind::Changed);
+        assert_eq!(d[0].fields[0].field, "name");
     }
 
     #[test]
