@@ -654,3 +654,52 @@ fn an_ambiguous_or_missing_target_on_an_app_at_rest_answers_at_once() {
     );
     assert!(!text(&o.stderr).contains("waiting"), "{}", text(&o.stderr));
 }
+
+/// With `NO_COLOR`, the inspector on a real terminal (tmux) marks the selected row with reverse
+/// video across its words: nothing in the row turns it off before the row's text.
+#[test]
+fn without_colour_the_selected_row_is_reverse_video_on_a_real_terminal() {
+    let tmux = tmux::Tmux::new();
+    let cmd = format!(
+        "env NO_COLOR=1 TERM=xterm-256color {} --backend fixture; sleep 30",
+        env!("CARGO_BIN_EXE_treeglass")
+    );
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "tg",
+        "-x",
+        "120",
+        "-y",
+        "32",
+        &cmd,
+    ]);
+    tmux.wait_for("button \"Save\"", std::time::Duration::from_secs(10));
+    tmux.keys(&["j", "j"]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let raw = tmux.run(&["capture-pane", "-e", "-p", "-t", "tg"]);
+        // The selected row, as the terminal holds it: its escape sequences and text.
+        if let Some(row) = raw
+            .lines()
+            .find(|l| l.contains("\u{1b}[7m") && l.contains("button"))
+        {
+            let from = row.find("\u{1b}[7m").unwrap();
+            let to = row[from..].find("button").unwrap() + from;
+            let between = &row[from..to];
+            assert!(
+                !between.contains("\u{1b}[0m") && !between.contains("\u{1b}[27m"),
+                "the reverse video stops before the row's words: {between:?}"
+            );
+            // And no colour is written at all (roles are cyan with colour).
+            assert!(!raw.contains("\u{1b}[36m"), "{raw:?}");
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no reverse-video row with a button:\n{raw}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}

@@ -47,6 +47,15 @@ async fn without_colour_and_at_80_by_24_the_screen_still_reads() {
         "the selection is reverse video without colour: {cell:?}\n{screen}"
     );
     assert_eq!(cell.bg, Color::Reset, "{cell:?}");
+    // No colour anywhere on the screen: a colour change would reach the terminal as a reset
+    // of every attribute, the reverse video included.
+    let buf = h.terminal.backend().buffer();
+    assert!(
+        buf.content
+            .iter()
+            .all(|c| c.fg == Color::Reset && c.bg == Color::Reset),
+        "a coloured cell without colour"
+    );
     // Another row is not.
     let (x, y) = find(&h, "text \"Account ID\"").unwrap_or_else(|| panic!("{screen}"));
     let other = &h.terminal.backend().buffer()[(x, y)];

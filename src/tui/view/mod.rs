@@ -41,6 +41,15 @@ pub fn render(app: &App, frame: &mut Frame<'_>) {
     if matches!(app.mode, Mode::Help { .. }) {
         help::render(app, frame, frame.area());
     }
+    if theme::no_colour() {
+        // No colour reaches the terminal at all: crossterm writes a colour change under
+        // NO_COLOR as a reset of every attribute, which would end the selection's reverse
+        // video at the first coloured word.
+        for cell in frame.buffer_mut().content.iter_mut() {
+            cell.fg = Color::Reset;
+            cell.bg = Color::Reset;
+        }
+    }
 }
 
 /// Colours and styles in one place.
