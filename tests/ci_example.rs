@@ -8,6 +8,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "common/xml.rs"]
+mod xml;
+
 const BEGIN: &str = "<!-- ci-commands -->";
 const END: &str = "<!-- end:ci-commands -->";
 
@@ -44,21 +47,7 @@ fn job(dir: &Path, script: &str, vars: &[(&str, String)]) -> Output {
 }
 
 fn validates(path: &Path) {
-    let schema = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/junit/junit.xsd"
-    );
-    let o = Command::new("xmllint")
-        .args(["--noout", "--schema", schema])
-        .arg(path)
-        .output()
-        .expect("xmllint (libxml2-utils)");
-    assert!(
-        o.status.success(),
-        "{}: {}",
-        path.display(),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    xml::valid_junit(path);
 }
 
 #[test]

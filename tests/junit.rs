@@ -8,6 +8,9 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+#[path = "common/xml.rs"]
+mod xml;
+
 fn treeglass(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_treeglass"))
         .args(["--backend", "fixture"])
@@ -23,24 +26,8 @@ fn dir(test: &str) -> PathBuf {
     d
 }
 
-/// The report, after xmllint has validated it against the schema.
 fn valid(path: &Path) -> String {
-    let schema = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/junit/junit.xsd"
-    );
-    let o = Command::new("xmllint")
-        .args(["--noout", "--schema", schema])
-        .arg(path)
-        .output()
-        .expect("xmllint (Debian package libxml2-utils; scripts/install-deps installs it)");
-    assert!(
-        o.status.success(),
-        "{} does not validate: {}",
-        path.display(),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    std::fs::read_to_string(path).unwrap()
+    xml::valid_junit(path)
 }
 
 /// The suite's `name="…"`-style attribute `key` as a number.

@@ -183,6 +183,21 @@ pub(crate) fn node_spans(n: &crate::model::Node) -> Vec<ratatui::text::Span<'sta
 }
 
 /// Pads `line` with spaces to `width` cells so a background style fills the row.
+/// The longest start of `text` that takes at most `columns` on screen.
+pub(crate) fn cut_to(text: &str, columns: usize) -> String {
+    let mut used = 0;
+    let mut cut = String::new();
+    for c in text.chars() {
+        let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + cw > columns {
+            break;
+        }
+        used += cw;
+        cut.push(c);
+    }
+    cut
+}
+
 /// A line cut to `width` columns, ending in an ellipsis where text was cut (the spans keep
 /// their styles; what does not fit is dropped).
 pub(crate) fn fit(line: Line<'static>, width: usize) -> Line<'static> {
@@ -198,15 +213,7 @@ pub(crate) fn fit(line: Line<'static>, width: usize) -> Line<'static> {
             spans.push(span);
             continue;
         }
-        let mut cut = String::new();
-        for c in span.content.chars() {
-            let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-            if used + cw > room {
-                break;
-            }
-            used += cw;
-            cut.push(c);
-        }
+        let cut = cut_to(&span.content, room - used);
         let style = span.style;
         if !cut.is_empty() {
             spans.push(ratatui::text::Span::styled(cut, style));

@@ -279,16 +279,7 @@ fn fit_titles(
     }
     let name = left.last_mut().expect("two spans");
     let keep = name.width().saturating_sub(over + 2);
-    let mut cut = String::new();
-    let mut w = 0;
-    for c in name.content.chars() {
-        let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if w + cw > keep {
-            break;
-        }
-        w += cw;
-        cut.push(c);
-    }
+    let mut cut = super::cut_to(&name.content, keep);
     cut.push_str("… ");
     name.content = cut.into();
 }
