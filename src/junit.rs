@@ -119,14 +119,22 @@ pub fn write(suite: &Suite) -> String {
     out
 }
 
-/// Writes the report to `path` (atomically; an existing file is replaced).
-pub fn save(path: &std::path::Path, suite: &Suite) -> Result<(), crate::app::Error> {
-    crate::files::write_atomic(
+/// Writes the report to `path` (atomically; an existing file is replaced). A report that
+/// cannot be written loses nothing else: the command's own output is printed as ever, the
+/// failure is said on standard error, and a command that would have exited 0 exits 1 (a CI
+/// job must not pass without its report). Returns the exit code to use.
+pub fn save(path: &std::path::Path, suite: &Suite, code: i32) -> i32 {
+    match crate::files::write_atomic(
         path,
         write(suite).as_bytes(),
         crate::files::Existing::Replace,
-    )
-    .map_err(Into::into)
+    ) {
+        Ok(()) => code,
+        Err(e) => {
+            eprintln!("treeglass: --junit: the report was not written: {e}");
+            if code == 0 { 1 } else { code }
+        }
+    }
 }
 
 #[cfg(test)]

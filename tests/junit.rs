@@ -190,3 +190,28 @@ fn an_audit_gives_one_case_per_rule() {
     assert!(xml.contains(&target), "{target} in {xml}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A report that cannot be written loses nothing else: the run's output is printed, the
+/// failure said, and a run that passed does not pass without its report.
+#[test]
+fn a_report_that_cannot_be_written_fails_a_passing_run_and_keeps_its_output() {
+    let flow = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/workflows/good-demo.json"
+    );
+    let o = treeglass(&[
+        "workflow",
+        "run",
+        flow,
+        "--input",
+        "password=x",
+        "--junit",
+        "/nonexistent-dir/report.xml",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("PASSED: 6/6"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--junit: the report was not written"));
+    // A run that already fails keeps its own code.
+    let o = treeglass(&["audit", "--junit", "/nonexistent-dir/report.xml"]);
+    assert_eq!(o.status.code(), Some(14));
+}

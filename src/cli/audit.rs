@@ -189,9 +189,6 @@ pub async fn run(session: &Session, args: &AuditArgs) -> Result<(String, i32), E
         )),
         _ => {}
     }
-    if let Some(path) = &args.junit {
-        crate::junit::save(path, &junit(&a, &snap))?;
-    }
     let out = if args.sarif {
         let place = audit::sarif_place(
             args.sarif_artifact.as_deref(),
@@ -204,5 +201,9 @@ pub async fn run(session: &Session, args: &AuditArgs) -> Result<(String, i32), E
     } else {
         report::text(&a, &snap)
     };
-    Ok((out, code(kind)))
+    let mut exit = code(kind);
+    if let Some(path) = &args.junit {
+        exit = crate::junit::save(path, &junit(&a, &snap), exit);
+    }
+    Ok((out, exit))
 }

@@ -190,7 +190,8 @@ fn junit_not_run(args: &RunArgs, done: (String, i32)) -> Result<(String, i32), E
                 },
             }],
         };
-        crate::junit::save(path, &suite)?;
+        let exit = crate::junit::save(path, &suite, done.1);
+        return Ok((done.0, exit));
     }
     Ok(done)
 }
@@ -306,15 +307,16 @@ async fn run(backend: Arc<dyn Backend>, args: &RunArgs) -> Result<(String, i32),
         Ok(report) => report,
         Err(why) => return junit_not_run(args, not_run(&args.file, why, args.json)),
     };
-    if let Some(path) = &args.junit {
-        crate::junit::save(path, &report.junit(&steps))?;
-    }
     let out = if args.json {
         crate::json::to_string(&report) + "\n"
     } else {
         report.text()
     };
-    Ok((out, code(use_case::report_kind(&report))))
+    let mut exit = code(use_case::report_kind(&report));
+    if let Some(path) = &args.junit {
+        exit = crate::junit::save(path, &report.junit(&steps), exit);
+    }
+    Ok((out, exit))
 }
 
 fn export(args: &ExportArgs) -> Result<(String, i32), Error> {
