@@ -88,18 +88,26 @@ fn fixture_suggested_targets_resolve_back() {
 fn widget_factory_suggested_targets_resolve_back() {
     let mut wf = start_widget_factory();
     let (interactive, without) = rt().block_on(suggestions_resolve_back("gtk3-widget-factory"));
+    common::assert_answers(
+        wf.id(),
+        "gtk3-widget-factory",
+        "every suggestion resolved back",
+    );
     let _ = wf.kill();
     let _ = wf.wait();
-    // Reported, not hidden: identical unnamed siblings have no unique target.
+    // Reported, not hidden: an element with no unique target at all (not even by its place).
     eprintln!(
         "gtk3-widget-factory: {interactive} interactive nodes, {} without a unique target:\n  {}",
         without.len(),
         without.join("\n  ")
     );
-    assert!(interactive > 50);
+    assert!(interactive > 100, "{interactive}");
+    // Measured: 139 interactive nodes, every one with a target (a positional one where
+    // look-alikes have nothing else to tell them apart). At most 2% may go without.
     assert!(
-        without.len() < interactive,
-        "most interactive nodes get a target"
+        without.len() * 50 <= interactive,
+        "{} of {interactive} interactive nodes have no unique target",
+        without.len()
     );
 }
 

@@ -144,13 +144,20 @@ async fn single_node_changes_apply_without_a_full_read() {
 #[tokio::test]
 async fn lost_events_mean_one_full_read() {
     let (_b, mut h) = start().await;
+    h.settle().await.unwrap();
     let snap = h.app.tree.as_ref().unwrap().snap.id;
+    let reads = h.reads;
+    // Three bursts of lost events in a row: one whole read for all of them.
     h.send(Msg::Lagged(500));
+    h.send(Msg::Lagged(200));
+    h.send(Msg::Lagged(1));
     h.until("a new snapshot", WAIT, |a| {
         a.tree.as_ref().is_some_and(|t| t.snap.id != snap)
     })
     .await
     .unwrap();
+    h.settle().await.unwrap();
+    assert_eq!(h.reads - reads, 1, "lost events cost one whole read");
 }
 
 #[tokio::test]

@@ -33,6 +33,8 @@ pub struct Harness {
     pub completed: Vec<CompletedWrite>,
     /// Every on-screen highlight change asked for, in order (`None`: taken away).
     pub highlights: Vec<Option<Bounds>>,
+    /// How many whole reads of a window the app asked for.
+    pub reads: usize,
 }
 
 /// A condition that did not come true in time, with the screen at that moment.
@@ -91,6 +93,7 @@ impl Harness {
             copied: Vec::new(),
             completed: Vec::new(),
             highlights: Vec::new(),
+            reads: 0,
         }
     }
 
@@ -124,6 +127,9 @@ impl Harness {
                 }
             ) {
                 continue;
+            }
+            if matches!(e, Effect::Snapshot { .. }) {
+                self.reads += 1;
             }
             match exec::plan(&self.ctx, e) {
                 Work::Job(j) => self.jobs.push(j),

@@ -439,12 +439,26 @@ pub fn pyatspi_ids(pid: u32) -> Value {
     pyatspi_script("pyatspi-ids.py", &["--pid", &pid.to_string()])
 }
 
-/// The element a `set --json` / `invoke --json` result was about, read with pyatspi.
+/// The element a `set --json` / `invoke --json` result was about, read with pyatspi. It must
+/// be found (a `null` would read as "nothing to compare" and let every check pass), and be the
+/// element the result names: the same name (but for a combo box, which is named by the option
+/// it holds).
 pub fn pyatspi_of(pid: u32, result: &Value) -> Value {
     let id = result["node"].as_str().expect("result names its node");
     let path = id.find('/').map_or(id, |i| &id[i..]);
     let v = pyatspi_read(pid, &[id]);
-    v[path].clone()
+    let seen = v[path].clone();
+    assert!(
+        seen.is_object(),
+        "pyatspi did not find {id} (the element of {result})"
+    );
+    if result["role"] != "combo-box" {
+        assert_eq!(
+            seen["name"], result["name"],
+            "pyatspi's element {id} is not the one the result names: {seen} vs {result}"
+        );
+    }
+    seen
 }
 
 /// The project's Qt form (tests/qt_form.py) on Qt 5 or Qt 6, with its stdin protocol as an
