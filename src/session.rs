@@ -279,8 +279,14 @@ impl Session {
                     said = Some(crate::backend::progress::WaitingFor::start(what, timeout));
                 }
             }
-            let quiet_ends = (wait == Wait::WhileChanging).then(|| Instant::now() + QUIET);
-            let tick = FALLBACK_TICK.min(deadline.saturating_duration_since(Instant::now()));
+            // With no wait asked for, the app has QUIET to show it is changing.
+            let at_rest_answers = wait == Wait::WhileChanging;
+            let tick = if at_rest_answers {
+                QUIET
+            } else {
+                FALLBACK_TICK
+            }
+            .min(deadline.saturating_duration_since(Instant::now()));
             match next_from_app(&mut events, root, &snap.app, tick).await {
                 Heard::Event => {
                     // Let the burst finish, then drain it: one re-read per burst.
@@ -293,7 +299,7 @@ impl Session {
                     {}
                 }
                 // At rest: with no wait asked for, the target is answered as it stands.
-                Heard::Silence | Heard::Closed if quiet_ends.is_some() => {
+                Heard::Silence | Heard::Closed if at_rest_answers => {
                     return Ok(Fresh {
                         snapshot: snap,
                         resolution,
