@@ -239,3 +239,84 @@ fn renamed_element_is_found_under_its_new_name_only() {
     ]);
     assert_eq!(o.status.code(), Some(0));
 }
+
+/// With no wait asked for, a target is read again while the app's own events arrive: the
+/// button the app adds right after the first read is found; a target nothing will match is
+/// answered after one quiet spell, at rest. And a name-changed event carries the new name.
+#[test]
+fn with_no_wait_asked_the_app_is_followed_while_it_changes() {
+    let app = std::sync::Arc::new(std::sync::Mutex::new(FixtureApp::start("quiet")));
+    let name = app.lock().unwrap().name.clone();
+    let pid = app.lock().unwrap().pid;
+    rt().block_on(async {
+        let (tx, mut reads) = tokio::sync::mpsc::unbounded_channel();
+        let inner = AtspiBackend::connect(Duration::from_secs(5)).await.unwrap();
+        let mut events = inner.subscribe();
+        let window = window_of(&inner, &name).await;
+        let session = Arc::new(Session::new(Arc::new(Watched { inner, read: tx })));
+
+        // At rest: answered after one read.
+        let nothing = treeglass::selector::Target::parse("button =\"No such button\"").unwrap();
+        let fresh = session
+            .resolve_fresh(
+                &window,
+                &nothing,
+                treeglass::session::Wait::WhileChanging,
+                &Limits::default(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(fresh.resolution.outcome(), "not_found");
+        assert!(fresh.at_rest && fresh.reads == 1, "{} reads", fresh.reads);
+        while reads.try_recv().is_ok() {}
+
+        // Changing: the button added after the first read is found.
+        let target = treeglass::selector::Target::parse("button \"Item 1\"").unwrap();
+        let s = session.clone();
+        let w = window.clone();
+        let finder = tokio::spawn(async move {
+            s.resolve_fresh(
+                &w,
+                &target,
+                treeglass::session::Wait::WhileChanging,
+                &Limits::default(),
+            )
+            .await
+        });
+        reads.recv().await.unwrap();
+        let app2 = app.clone();
+        tokio::task::spawn_blocking(move || app2.lock().unwrap().cmd("add"))
+            .await
+            .unwrap();
+        let fresh = finder.await.unwrap().unwrap();
+        assert_eq!(
+            fresh.resolution.outcome(),
+            "unique",
+            "{} reads",
+            fresh.reads
+        );
+        assert!(!fresh.at_rest);
+
+        // A rename is told by the new name.
+        while events.try_recv().is_ok() {}
+        let app2 = app.clone();
+        tokio::task::spawn_blocking(move || {
+            app2.lock().unwrap().cmd("rename subscribe Newsletter")
+        })
+        .await
+        .unwrap();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let ev = tokio::time::timeout_at(deadline, events.recv())
+                .await
+                .expect("a name-changed event within 10 s")
+                .unwrap();
+            if ev.kind == treeglass::backend::EventKind::NameChanged {
+                assert_eq!(ev.detail.as_str(), "Newsletter", "{ev:?}");
+                break;
+            }
+        }
+    });
+    common::assert_answers(pid, "the fixture app", "the waits and the rename");
+    assert_eq!(app.lock().unwrap().state()["items"], 1);
+}

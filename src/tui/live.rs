@@ -469,7 +469,9 @@ impl App {
                     .node(r)
                     .map(|n| match &ev.kind {
                         // The tree still holds the old name: name the element as it is now.
-                        EventKind::NameChanged if ev.detail.as_str() != n.name.as_str() => {
+                        EventKind::NameChanged
+                            if !ev.detail.is_empty() && ev.detail.as_str() != n.name.as_str() =>
+                        {
                             format!(
                                 "{} {} (was {})",
                                 n.role,

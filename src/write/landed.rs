@@ -95,7 +95,7 @@ fn opened_elements(title: String, snap: &Snapshot) -> Opened {
             OpenedElement {
                 role: n.role.to_string(),
                 name: sanitize(n.name.as_str(), 120).into_owned(),
-                path: crate::tui::path(snap, row),
+                path: snap.path_string(row),
                 target: crate::selector::suggest_with(&ix, snap, row).map(|t| t.to_string()),
                 focused: n.states.has(State::Focused),
             }

@@ -670,19 +670,25 @@ fn convert_event(msg: &zbus::Message) -> Option<Event> {
         return None;
     }
     let body = msg.body();
-    let (detail, d1): (String, i32) = match body.deserialize::<zbus::zvariant::Structure<'_>>() {
-        Ok(s) => {
-            let f = s.fields();
-            let detail = f
-                .first()
-                .and_then(|v| <&str>::try_from(v).ok())
-                .unwrap_or("")
-                .to_string();
-            let d1 = f.get(1).and_then(|v| i32::try_from(v).ok()).unwrap_or(0);
-            (detail, d1)
-        }
-        Err(_) => (String::new(), 0),
-    };
+    // (detail, detail1, the text of any_data when it holds one: a property's new value).
+    let (detail, d1, any): (String, i32, Option<String>) =
+        match body.deserialize::<zbus::zvariant::Structure<'_>>() {
+            Ok(s) => {
+                let f = s.fields();
+                let detail = f
+                    .first()
+                    .and_then(|v| <&str>::try_from(v).ok())
+                    .unwrap_or("")
+                    .to_string();
+                let d1 = f.get(1).and_then(|v| i32::try_from(v).ok()).unwrap_or(0);
+                let any = f.get(3).and_then(|v| match v {
+                    zbus::zvariant::Value::Value(inner) => <&str>::try_from(&**inner).ok(),
+                    other => <&str>::try_from(other).ok(),
+                });
+                (detail, d1, any.map(str::to_string))
+            }
+            Err(_) => (String::new(), 0, None),
+        };
     let kind = match (iface.rsplit('.').next().unwrap_or(""), member.as_str()) {
         ("Object", "ChildrenChanged") if detail.starts_with("add") => {
             EventKind::ChildAdded { index: d1 }
@@ -706,6 +712,12 @@ fn convert_event(msg: &zbus::Message) -> Option<Event> {
         ("Window", "Create") => EventKind::WindowOpened,
         ("Window", "Destroy") => EventKind::WindowClosed,
         (_, m) => EventKind::Other { name: m.into() },
+    };
+    // A name or description that changed is told by its new text (as the fixture backend
+    // tells it), not by the property's name; empty when the app sent none.
+    let detail = match kind {
+        EventKind::NameChanged | EventKind::DescriptionChanged => any.unwrap_or_default(),
+        _ => detail,
     };
     let obj = ObjRef::new(sender.clone(), path);
     Some(Event {
