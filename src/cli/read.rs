@@ -174,15 +174,18 @@ pub async fn diff(backend: Option<&dyn Backend>, args: &DiffArgs) -> Result<(Str
         }
     };
     let ignore = crate::diff::baseline::Ignore::parse(&args.ignore).map_err(Error::usage)?;
-    let (mut a, mut b) = (before, after.clone());
+    // The second tree as read, kept only when it may become the new baseline (`--update`):
+    // the comparison leaves the ignored fields out, the baseline keeps them.
+    let whole = args.update.then(|| after.clone());
+    let (mut a, mut b) = (before, after);
     ignore.apply(&mut a);
     ignore.apply(&mut b);
     let changes = crate::diff::diff(&a, &b);
     let mut ended = (!changes.is_empty()).then_some(Kind::Differs);
     let mut updated = false;
-    if args.update && !changes.is_empty() {
+    if let Some(whole) = whole.filter(|_| !changes.is_empty()) {
         let mut text = Vec::new();
-        crate::diff::baseline::write(&mut text, &after).map_err(|e| Error::other(e.to_string()))?;
+        crate::diff::baseline::write(&mut text, &whole).map_err(|e| Error::other(e.to_string()))?;
         text.push(b'\n');
         crate::files::write_atomic(&args.before, &text, crate::files::Existing::Replace)?;
         ended = None;
