@@ -518,6 +518,22 @@ mod tests {
     use super::*;
     use crate::backend::fixture::FixtureBackend;
 
+    /// Presses the demo's "Add item" after `delay` (it adds "Item N"), on a task of its own.
+    fn press_add_item_after(
+        backend: &Arc<FixtureBackend>,
+        delay: Duration,
+    ) -> tokio::task::JoinHandle<()> {
+        let backend = backend.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(delay).await;
+            let add = backend.find_by_name("Add item").unwrap();
+            backend
+                .write(&add, &crate::backend::WriteOp::Action("click".into()))
+                .await
+                .unwrap();
+        })
+    }
+
     /// A runtime whose clock is paused: timers fire as soon as nothing else can run, so the
     /// waits below are exact and no test depends on the machine's speed.
     fn rt() -> tokio::runtime::Runtime {
@@ -571,17 +587,7 @@ mod tests {
             let session = Session::new(backend.clone());
             let window = backend.apps().await.unwrap()[0].windows[0].id.clone();
             let target = Target::parse("button \"Item 1\"").unwrap();
-            let adder = {
-                let backend = backend.clone();
-                tokio::spawn(async move {
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                    let add = backend.find_by_name("Add item").unwrap();
-                    backend
-                        .write(&add, &crate::backend::WriteOp::Action("click".into()))
-                        .await
-                        .unwrap();
-                })
-            };
+            let adder = press_add_item_after(&backend, Duration::from_millis(200));
             let fresh = session
                 .resolve_fresh(&window, &target, Duration::from_secs(5), &Limits::default())
                 .await
@@ -642,17 +648,7 @@ mod tests {
 
             // An app that changes within the quiet spell is read again: the element that
             // appears at 200 ms is found.
-            let adder = {
-                let backend = backend.clone();
-                tokio::spawn(async move {
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                    let add = backend.find_by_name("Add item").unwrap();
-                    backend
-                        .write(&add, &crate::backend::WriteOp::Action("click".into()))
-                        .await
-                        .unwrap();
-                })
-            };
+            let adder = press_add_item_after(&backend, Duration::from_millis(200));
             let item = Target::parse("button \"Item 1\"").unwrap();
             let fresh = session
                 .resolve_fresh(&window, &item, Wait::WhileChanging, &limits)

@@ -148,6 +148,19 @@ impl Backend for Watched {
     }
 }
 
+/// Waits for the next read of the tree to finish, then has the fixture app add a button
+/// ("Item N") through its own protocol.
+async fn add_after_first_read(
+    app: &std::sync::Arc<std::sync::Mutex<FixtureApp>>,
+    reads: &mut tokio::sync::mpsc::UnboundedReceiver<()>,
+) {
+    reads.recv().await.unwrap();
+    let app = app.clone();
+    tokio::task::spawn_blocking(move || app.lock().unwrap().cmd("add"))
+        .await
+        .unwrap();
+}
+
 #[test]
 fn find_waits_for_an_element_that_appears_later() {
     let app = std::sync::Arc::new(std::sync::Mutex::new(FixtureApp::start("later")));
@@ -169,11 +182,7 @@ fn find_waits_for_an_element_that_appears_later() {
                 .await
         });
         // The first read is done and found nothing; only then does the button appear.
-        reads.recv().await.unwrap();
-        let app2 = app.clone();
-        tokio::task::spawn_blocking(move || app2.lock().unwrap().cmd("add"))
-            .await
-            .unwrap();
+        add_after_first_read(&app, &mut reads).await;
         let fresh = finder.await.unwrap().unwrap();
         assert_eq!(fresh.resolution.outcome(), "unique");
         assert!(
@@ -283,11 +292,7 @@ fn with_no_wait_asked_the_app_is_followed_while_it_changes() {
             )
             .await
         });
-        reads.recv().await.unwrap();
-        let app2 = app.clone();
-        tokio::task::spawn_blocking(move || app2.lock().unwrap().cmd("add"))
-            .await
-            .unwrap();
+        add_after_first_read(&app, &mut reads).await;
         let fresh = finder.await.unwrap().unwrap();
         assert_eq!(
             fresh.resolution.outcome(),

@@ -572,17 +572,7 @@ fn a_wait_for_a_target_is_shown_on_a_terminal_only() {
         "{} --backend fixture find 'button \"Nope\"' --wait-ms 6000; sleep 30",
         env!("CARGO_BIN_EXE_treeglass")
     );
-    tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "tg",
-        "-x",
-        "150",
-        "-y",
-        "8",
-        &cmd,
-    ]);
+    tmux.start_shell(&cmd, 150, 8);
     let screen = tmux.wait_for(
         "waiting for it to appear",
         std::time::Duration::from_secs(5),
@@ -664,17 +654,7 @@ fn without_colour_the_selected_row_is_reverse_video_on_a_real_terminal() {
         "env NO_COLOR=1 TERM=xterm-256color {} --backend fixture; sleep 30",
         env!("CARGO_BIN_EXE_treeglass")
     );
-    tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "tg",
-        "-x",
-        "120",
-        "-y",
-        "32",
-        &cmd,
-    ]);
+    tmux.start_shell(&cmd, 120, 32);
     tmux.wait_for("button \"Save\"", std::time::Duration::from_secs(10));
     tmux.keys(&["j", "j"]);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);

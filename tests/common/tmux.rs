@@ -71,16 +71,22 @@ impl Tmux {
         for a in args {
             cmd.push_str(&format!(" '{a}'"));
         }
+        self.start_shell(&cmd, 160, 48);
+    }
+
+    /// Runs the shell command line `cmd` in the pane `tg`, `cols` × `rows`.
+    pub fn start_shell(&self, cmd: &str, cols: u16, rows: u16) {
+        let (cols, rows) = (cols.to_string(), rows.to_string());
         self.run(&[
             "new-session",
             "-d",
             "-s",
             "tg",
             "-x",
-            "160",
+            &cols,
             "-y",
-            "48",
-            &cmd,
+            &rows,
+            cmd,
         ]);
     }
 
