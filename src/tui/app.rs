@@ -9,7 +9,7 @@
 //! `filter`, `writes`, `copy`, `live` (reads and events), `findings` (the accessibility
 //! checks on the shown tree) and `highlight`.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -34,14 +34,8 @@ pub const APPS_POLL: Duration = Duration::from_secs(3);
 /// Events kept for the events pane.
 pub(super) const EVENTS_KEPT: usize = 1000;
 
-/// A pane that can hold the keyboard focus.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pane {
-    Apps,
-    Tree,
-    Writes,
-    Events,
-}
+pub use super::pane::Pane;
+use super::pane::Panes;
 
 /// Timers the app asks for; each comes back as [`Msg::Timer`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -252,10 +246,10 @@ pub struct App {
     pub config: Config,
     pub size: (u16, u16),
     pub focus: Pane,
+    /// Each pane's own state (`pane/`).
+    pub panes: Panes,
     pub apps: Vec<AppInfo>,
     pub apps_loaded: bool,
-    /// Selected entry of the apps pane (see [`App::app_entries`]).
-    pub apps_sel: usize,
     pub shown: Option<Shown>,
     pub tree: Option<TreeState>,
     pub loading: bool,
@@ -263,9 +257,6 @@ pub struct App {
     /// progress line.
     pub read_progress: Option<usize>,
     pub tree_offset: usize,
-    /// How far the details pane is scrolled, and for which element (another selection starts
-    /// at the top).
-    pub details_scrolled: Option<(NodeId, usize)>,
     pub selection: Option<Selection>,
     /// The shortest unique target of the selection, cached per (snapshot, row, tree version).
     pub(super) suggestion: Option<((SnapshotId, usize, u64), Option<String>)>,
@@ -283,36 +274,26 @@ pub struct App {
     /// its patches; and the whole read they were last asked for.
     pub(super) audit_facts: Option<crate::audit::facts::Carried>,
     pub(super) facts_asked: Option<crate::model::SnapshotId>,
-    /// The node the details pane has read fresh (and any error reading it).
-    pub details_read: Option<(NodeId, Option<String>)>,
     /// The platform's diagnosis, asked for when the app list is empty or a window's tree has
     /// at most `doctor::TINY_TREE` nodes; and what it was asked for (the window, or no apps).
     pub diagnosis: Option<Box<crate::doctor::Report>>,
     pub(super) diagnosis_for: Option<Option<NodeId>>,
-    pub(super) details_inflight: bool,
     pub filter: Filter,
     /// The overlay that takes the keys, if any.
     pub mode: Mode,
     /// Why the window asked for on the command line could not be opened.
     pub open_error: Option<String>,
     pub writes: Vec<WriteEntry>,
-    /// Selected write, as an index into `writes`.
-    pub writes_sel: usize,
     pub(super) next_write: u64,
     /// Elements whose last write is unconfirmed: writing again needs care.
     pub unconfirmed: HashSet<NodeId>,
     /// The tree kept to compare with (`m`, `D`).
     pub mark: Option<super::changes::Mark>,
     pub show_events: bool,
-    pub events: VecDeque<String>,
-    /// Lines scrolled up from the newest event.
-    pub events_scroll: usize,
     pub follow_focus: bool,
     pub recording: bool,
     pub notice: Option<String>,
     pub(super) pending: Pending,
-    /// The next scroll puts an off-screen selection in the middle (after jumps).
-    pub(super) center: bool,
     /// The on-screen highlight of the selection.
     pub highlight: Highlight,
     pub quit: bool,
@@ -333,15 +314,14 @@ impl App {
             config,
             size,
             focus: Pane::Tree,
+            panes: Panes::default(),
             apps: Vec::new(),
             apps_loaded: false,
-            apps_sel: 0,
             shown: None,
             tree: None,
             loading: true,
             read_progress: None,
             tree_offset: 0,
-            details_scrolled: None,
             selection: None,
             suggestion: None,
             tree_version: 0,
@@ -350,26 +330,20 @@ impl App {
             audit_timer: false,
             audit_facts: None,
             facts_asked: None,
-            details_read: None,
             diagnosis: None,
             diagnosis_for: None,
-            details_inflight: false,
             filter: Filter::default(),
             mode: Mode::Normal,
             open_error: None,
             writes: Vec::new(),
-            writes_sel: 0,
             next_write: 1,
             unconfirmed: HashSet::new(),
             mark: None,
             show_events: false,
-            events: VecDeque::new(),
-            events_scroll: 0,
             follow_focus: false,
             recording: false,
             notice: None,
             pending: Pending::default(),
-            center: false,
             highlight: Highlight::default(),
             quit: false,
             clock_ms: 0,
@@ -388,30 +362,6 @@ impl App {
     }
 
     /// The screen areas for the current size.
-    /// The details pane's scroll for the current selection.
-    pub fn details_scroll(&self) -> usize {
-        match (&self.details_scrolled, &self.selection) {
-            (Some((id, n)), Some(sel)) if *id == sel.id => *n,
-            _ => 0,
-        }
-    }
-
-    /// Scrolls the details pane by `delta` lines, within what it holds at its size.
-    pub(super) fn scroll_details(&mut self, delta: isize) {
-        let Some(id) = self.selection.as_ref().map(|s| s.id.clone()) else {
-            return;
-        };
-        let inner = layout::inner(self.areas().details);
-        if inner.height == 0 {
-            return;
-        }
-        let lines = super::view::details::wrapped(self, inner.width as usize).len();
-        let max = lines.saturating_sub(inner.height as usize);
-        let now = self.details_scroll();
-        let next = now.saturating_add_signed(delta).min(max);
-        self.details_scrolled = Some((id, next));
-    }
-
     pub fn areas(&self) -> Areas {
         layout::compute(
             self.size.0,
@@ -574,9 +524,14 @@ impl App {
         // The details pane reads the selected node fresh (description, bounds, live value).
         if let Some((_, n)) = self.selected_node() {
             let id = n.id.clone();
-            let done = self.details_read.as_ref().is_some_and(|(d, _)| *d == id);
-            if !done && !self.details_inflight {
-                self.details_inflight = true;
+            let done = self
+                .panes
+                .details
+                .read
+                .as_ref()
+                .is_some_and(|(d, _)| *d == id);
+            if !done && !self.panes.details.inflight {
+                self.panes.details.inflight = true;
                 fx.push(Effect::ReadNodes {
                     ids: vec![id],
                     details: true,

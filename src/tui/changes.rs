@@ -116,7 +116,7 @@ impl ChangeList {
 impl App {
     /// `c`: the selected write's change set.
     pub(super) fn open_write_changes(&mut self) {
-        let Some(w) = self.writes.get(self.writes_sel) else {
+        let Some(w) = self.writes.get(self.panes.writes.sel) else {
             self.notice = Some("no writes yet".into());
             return;
         };

@@ -1,7 +1,7 @@
 //! Input to the main view: keys through the keymap to actions, the mouse (clicks select, the
 //! wheel scrolls the pane under the pointer) and bracketed paste.
 
-use crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
+use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
 
 use super::app::{App, Effect, Pane};
 use super::keys::{self, Action};
@@ -33,20 +33,16 @@ impl App {
     }
 
     pub(super) fn main_action(&mut self, action: Action, fx: &mut Vec<Effect>) {
-        let page = self.tree_height().max(1);
+        // The focused pane's own keys first (moving in it, opening its entry).
+        if self.focus.unit().key(self, action, fx) {
+            return;
+        }
         match action {
             Action::Quit => self.quit = true,
             Action::Help => self.mode = Mode::Help { scroll: 0 },
             Action::DetailsDown => self.scroll_details(3),
             Action::DetailsUp => self.scroll_details(-3),
-            Action::Escape => {
-                // A read in progress is stopped first (it keeps what it read); then the filter.
-                if self.pending.snapshot_inflight || self.loading {
-                    fx.push(Effect::CancelRead);
-                } else if self.filter.active() {
-                    self.clear_filter();
-                }
-            }
+            Action::Escape => self.escape(fx),
             Action::Filter => {
                 self.mode = Mode::Filter;
                 self.filter.origin = self.selected_node().map(|(r, _)| r);
@@ -54,6 +50,77 @@ impl App {
             }
             Action::NextMatch => self.jump_match(true, false),
             Action::PrevMatch => self.jump_match(false, false),
+            Action::HideNonMatching | Action::ToggleRaw | Action::ShowingOnly => {
+                self.tree_view(action)
+            }
+            Action::Highlight => self.toggle_highlight(),
+            Action::WriteChanges => self.open_write_changes(),
+            Action::Mark => self.mark_tree(),
+            Action::MarkDiff => self.open_mark_diff(),
+            Action::Findings => self.open_findings(),
+            Action::NextFinding => self.step_finding(true),
+            Action::PrevFinding => self.step_finding(false),
+            Action::SetValue => self.open_prompt(),
+            Action::Invoke => {
+                if let Some((_, n)) = self.selected_node() {
+                    let id = n.id.clone();
+                    self.start_invoke(id, None, fx);
+                } else {
+                    self.notice = Some("no element selected".into());
+                }
+            }
+            Action::ActionMenu => self.open_action_menu(),
+            Action::CopyMenu => {
+                if self.selected_node().is_some() {
+                    self.open_copy_menu();
+                } else {
+                    self.notice = Some("no element selected".into());
+                }
+            }
+            Action::FollowFocus => self.toggle_follow_focus(),
+            Action::ToggleEvents => self.toggle_events(),
+            Action::NextPane | Action::PrevPane => self.cycle_focus(action == Action::NextPane),
+            Action::Record => fx.push(Effect::Record {
+                start: !self.recording,
+            }),
+            Action::Export => fx.push(Effect::Export),
+            Action::Refresh => {
+                fx.push(Effect::LoadApps);
+                self.request_snapshot(fx);
+                self.notice = Some(REREADING.into());
+            }
+            Action::CollapseAll | Action::ExpandAll => {
+                if let Some(t) = &mut self.tree {
+                    t.set_all_collapsed(action == Action::CollapseAll);
+                    self.relocate_selection();
+                }
+            }
+            // Moving is the focused pane's (above).
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::First
+            | Action::Last
+            | Action::CollapseOrParent
+            | Action::ExpandOrChild
+            | Action::ToggleExpand => {}
+        }
+    }
+
+    /// Esc: a read in progress is stopped first (it keeps what it read); then the filter.
+    fn escape(&mut self, fx: &mut Vec<Effect>) {
+        if self.pending.snapshot_inflight || self.loading {
+            fx.push(Effect::CancelRead);
+        } else if self.filter.active() {
+            self.clear_filter();
+        }
+    }
+
+    /// What of the tree shows: branches without matches hidden, raw or folded, only what is
+    /// showing.
+    fn tree_view(&mut self, action: Action) {
+        match action {
             Action::HideNonMatching => {
                 self.filter.hide = !self.filter.hide;
                 self.apply_hide();
@@ -92,127 +159,52 @@ impl App {
                     });
                 }
             }
-            Action::Highlight => self.toggle_highlight(),
-            Action::WriteChanges => self.open_write_changes(),
-            Action::Mark => self.mark_tree(),
-            Action::MarkDiff => self.open_mark_diff(),
-            Action::Findings => self.open_findings(),
-            Action::NextFinding => self.step_finding(true),
-            Action::PrevFinding => self.step_finding(false),
-            Action::SetValue if self.focus == Pane::Apps => self.open_entry(fx),
-            Action::SetValue => self.open_prompt(),
-            Action::Invoke => {
-                if let Some((_, n)) = self.selected_node() {
-                    let id = n.id.clone();
-                    self.start_invoke(id, None, fx);
-                } else {
-                    self.notice = Some("no element selected".into());
-                }
+            _ => {}
+        }
+    }
+
+    /// `a`: the selection's actions, once they are read.
+    fn open_action_menu(&mut self) {
+        let Some((_, n)) = self.selected_node() else {
+            return;
+        };
+        // Trees are read without action names (they cost a call each); the details pane's
+        // fresh read of the selection brings them.
+        let read = self
+            .panes
+            .details
+            .read
+            .as_ref()
+            .is_some_and(|(id, err)| *id == n.id && err.is_none());
+        if n.actions.is_empty() && !read && n.interfaces.has(crate::model::Interface::Action) {
+            self.notice = Some("reading its actions — press a again".into());
+        } else if n.actions.is_empty() {
+            self.notice = Some(format!("a {} here has no actions", n.role));
+        } else {
+            self.mode = Mode::Actions(ActionMenu {
+                node: n.id.clone(),
+                actions: n.actions.clone(),
+                selected: 0,
+            });
+        }
+    }
+
+    /// `f`: follow the focus (selecting the focused element now) or stop.
+    fn toggle_follow_focus(&mut self) {
+        self.follow_focus = !self.follow_focus;
+        if self.follow_focus {
+            self.notice = Some("following focus".into());
+            let focused = self.tree.as_ref().and_then(|t| {
+                t.snap
+                    .nodes
+                    .iter()
+                    .position(|n| n.states.has(State::Focused))
+            });
+            if let Some(row) = focused {
+                self.select_row(row);
             }
-            Action::ActionMenu => {
-                if let Some((_, n)) = self.selected_node() {
-                    // Trees are read without action names (they cost a call each); the details
-                    // pane's fresh read of the selection brings them.
-                    let read = self
-                        .details_read
-                        .as_ref()
-                        .is_some_and(|(id, err)| *id == n.id && err.is_none());
-                    if n.actions.is_empty()
-                        && !read
-                        && n.interfaces.has(crate::model::Interface::Action)
-                    {
-                        self.notice = Some("reading its actions — press a again".into());
-                    } else if n.actions.is_empty() {
-                        self.notice = Some(format!("a {} here has no actions", n.role));
-                    } else {
-                        self.mode = Mode::Actions(ActionMenu {
-                            node: n.id.clone(),
-                            actions: n.actions.clone(),
-                            selected: 0,
-                        });
-                    }
-                }
-            }
-            Action::CopyMenu => {
-                if self.selected_node().is_some() {
-                    self.open_copy_menu();
-                } else {
-                    self.notice = Some("no element selected".into());
-                }
-            }
-            Action::FollowFocus => {
-                self.follow_focus = !self.follow_focus;
-                if self.follow_focus {
-                    self.notice = Some("following focus".into());
-                    let focused = self.tree.as_ref().and_then(|t| {
-                        t.snap
-                            .nodes
-                            .iter()
-                            .position(|n| n.states.has(State::Focused))
-                    });
-                    if let Some(row) = focused {
-                        self.select_row(row);
-                    }
-                } else {
-                    self.notice = Some("not following focus".into());
-                }
-            }
-            Action::ToggleEvents => {
-                self.show_events = !self.show_events;
-                if !self.show_events && self.focus == Pane::Events {
-                    self.focus = Pane::Tree;
-                }
-            }
-            Action::NextPane | Action::PrevPane => {
-                let mut panes = Vec::new();
-                if self.areas().apps.width > 0 {
-                    panes.push(Pane::Apps);
-                }
-                panes.push(Pane::Tree);
-                if self.areas().writes.height > 0 {
-                    panes.push(Pane::Writes);
-                }
-                if self.show_events && self.areas().events.height > 0 {
-                    panes.push(Pane::Events);
-                }
-                let i = panes.iter().position(|p| *p == self.focus).unwrap_or(0);
-                let n = panes.len();
-                let next = if action == Action::NextPane {
-                    (i + 1) % n
-                } else {
-                    (i + n - 1) % n
-                };
-                self.focus = panes[next];
-            }
-            Action::Record => fx.push(Effect::Record {
-                start: !self.recording,
-            }),
-            Action::Export => fx.push(Effect::Export),
-            Action::Refresh => {
-                fx.push(Effect::LoadApps);
-                self.request_snapshot(fx);
-                self.notice = Some(REREADING.into());
-            }
-            Action::CollapseAll | Action::ExpandAll => {
-                if let Some(t) = &mut self.tree {
-                    t.set_all_collapsed(action == Action::CollapseAll);
-                    self.relocate_selection();
-                }
-            }
-            Action::Up
-            | Action::Down
-            | Action::PageUp
-            | Action::PageDown
-            | Action::First
-            | Action::Last
-            | Action::CollapseOrParent
-            | Action::ExpandOrChild
-            | Action::ToggleExpand => match self.focus {
-                Pane::Apps => self.apps_nav(action, fx),
-                Pane::Writes => self.writes_nav(action),
-                Pane::Events => self.events_nav(action),
-                Pane::Tree => self.tree_nav(action, page),
-            },
+        } else {
+            self.notice = Some("not following focus".into());
         }
     }
 
@@ -224,103 +216,13 @@ impl App {
         }
         let a = self.areas();
         let (x, y) = (m.column, m.row);
-        let pane = if layout::hit(a.tree, x, y) {
-            Some(Pane::Tree)
-        } else if layout::hit(a.apps, x, y) {
-            Some(Pane::Apps)
-        } else if layout::hit(a.writes, x, y) {
-            Some(Pane::Writes)
-        } else if layout::hit(a.events, x, y) {
-            Some(Pane::Events)
-        } else {
-            None
-        };
-        let Some(pane) = pane else {
-            if layout::hit(a.filter, x, y) && matches!(m.kind, MouseEventKind::Down(_)) {
-                self.mode = Mode::Filter;
-            }
-            if layout::hit(a.details, x, y) {
-                match m.kind {
-                    MouseEventKind::ScrollDown => self.scroll_details(3),
-                    MouseEventKind::ScrollUp => self.scroll_details(-3),
-                    _ => {}
+        match Pane::at(&a, x, y) {
+            Some(pane) => self.pane_mouse(pane, m, fx),
+            None => {
+                if layout::hit(a.filter, x, y) && matches!(m.kind, MouseEventKind::Down(_)) {
+                    self.mode = Mode::Filter;
                 }
             }
-            return;
-        };
-        match m.kind {
-            MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
-                let down = m.kind == MouseEventKind::ScrollDown;
-                match pane {
-                    Pane::Tree => {
-                        let n = self.tree.as_ref().map_or(0, |t| t.lines.len());
-                        let h = self.tree_height();
-                        self.tree_offset = if down {
-                            (self.tree_offset + 3).min(n.saturating_sub(h))
-                        } else {
-                            self.tree_offset.saturating_sub(3)
-                        };
-                        // Keep the selection on screen, as a scrolled list does.
-                        if let Some(s) = &self.selection {
-                            let line = s
-                                .line
-                                .clamp(self.tree_offset, self.tree_offset + h.saturating_sub(1));
-                            if line != s.line {
-                                self.select_line(line);
-                            }
-                        }
-                    }
-                    Pane::Events => self.events_nav(if down { Action::Down } else { Action::Up }),
-                    Pane::Writes => self.writes_nav(if down { Action::Down } else { Action::Up }),
-                    Pane::Apps => self.apps_nav(if down { Action::Down } else { Action::Up }, fx),
-                }
-            }
-            MouseEventKind::Down(MouseButton::Left) => {
-                self.focus = pane;
-                let inner = match pane {
-                    Pane::Tree => layout::inner(a.tree),
-                    Pane::Apps => layout::inner(a.apps),
-                    Pane::Writes => layout::inner(a.writes),
-                    Pane::Events => layout::inner(a.events),
-                };
-                if y < inner.y || y >= inner.y + inner.height {
-                    return;
-                }
-                let i = (y - inner.y) as usize;
-                match pane {
-                    Pane::Tree => {
-                        let line = self.tree_offset + i;
-                        let gone_at = self
-                            .selection
-                            .as_ref()
-                            .filter(|s| s.gone.is_some())
-                            .map(|s| s.line);
-                        let line = match gone_at {
-                            Some(g) if line == g => return,
-                            Some(g) if line > g => line - 1,
-                            _ => line,
-                        };
-                        if self.tree.as_ref().is_some_and(|t| line < t.lines.len()) {
-                            self.select_line(line);
-                        }
-                    }
-                    Pane::Apps => {
-                        let n = self.app_entries().len();
-                        if i < n {
-                            self.apps_sel = i;
-                            self.open_entry(fx);
-                        }
-                    }
-                    Pane::Writes => {
-                        let n = self.writes.len();
-                        if i < n {
-                            self.writes_sel = n - 1 - i;
-                        }
-                    }
-                    Pane::Events => {}
-                }
-            }
-            _ => {}
         }
     }
 

@@ -63,7 +63,9 @@ impl App {
     fn fresh_bounds(&self) -> Option<(NodeId, Option<Bounds>)> {
         let (_, n) = self.selected_node()?;
         let fresh = self
-            .details_read
+            .panes
+            .details
+            .read
             .as_ref()
             .is_some_and(|(id, err)| *id == n.id && err.is_none());
         fresh.then(|| (n.id.clone(), n.bounds))

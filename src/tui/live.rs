@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use super::app::{APPS_POLL, App, DEBOUNCE, EVENTS_KEPT, Effect, Gone, Pane, TimerId};
+use super::app::{APPS_POLL, App, DEBOUNCE, Effect, Gone, Pane, TimerId};
 use super::tree::TreeState;
 use crate::backend::{AppInfo, BackendError, Event, EventKind};
 use crate::model::{Node, NodeId, Snapshot, State, sanitize};
@@ -47,7 +47,7 @@ impl App {
             self.diagnose(None, fx);
         }
         let entries = self.app_entries();
-        self.apps_sel = self.apps_sel.min(entries.len().saturating_sub(1));
+        self.panes.apps.sel = self.panes.apps.sel.min(entries.len().saturating_sub(1));
         let mut answers_again = false;
         match &mut self.shown {
             Some(s) => {
@@ -90,7 +90,7 @@ impl App {
                             .and_then(|w| self.apps.get(e.app)?.windows.get(w))
                             .is_some_and(|w| w.id == window)
                     }) {
-                        self.apps_sel = i;
+                        self.panes.apps.sel = i;
                     }
                 }
             }
@@ -135,7 +135,7 @@ impl App {
                 .map(|(ai, wi, _)| (ai, wi));
                 match pick {
                     Some((ai, wi)) => {
-                        self.apps_sel = entries
+                        self.panes.apps.sel = entries
                             .iter()
                             .position(|e| e.app == ai && e.window == Some(wi))
                             .unwrap_or(0);
@@ -305,7 +305,7 @@ impl App {
         self.tree = Some(tree);
         self.tree_version += 1;
         self.audit_version += 1;
-        self.details_read = None;
+        self.panes.details.read = None;
         self.refilter();
         // Find the selection again.
         match self.selection.clone() {
@@ -338,7 +338,7 @@ impl App {
         fx: &mut Vec<Effect>,
     ) {
         if details {
-            self.details_inflight = false;
+            self.panes.details.inflight = false;
         } else {
             self.pending.reads_inflight = false;
         }
@@ -359,7 +359,7 @@ impl App {
                         audited |= e.audited;
                     }
                     if details {
-                        self.details_read = Some((id, None));
+                        self.panes.details.read = Some((id, None));
                     }
                 }
                 Err(e) => {
@@ -368,7 +368,7 @@ impl App {
                         self.pending.full = true;
                     }
                     if details {
-                        self.details_read = Some((id, Some(e.to_string())));
+                        self.panes.details.read = Some((id, Some(e.to_string())));
                     }
                 }
             }
@@ -400,10 +400,7 @@ impl App {
     }
 
     pub(super) fn log_event(&mut self, line: String) {
-        if self.events.len() >= EVENTS_KEPT {
-            self.events.pop_front();
-        }
-        self.events.push_back(line);
+        self.panes.events.push(line);
     }
 
     pub(super) fn queue_node(&mut self, id: NodeId) {

@@ -1,6 +1,7 @@
 //! The interactive inspector: `app` (state and `update(Msg) -> Vec<Effect>`, pure, split by
 //! concern over `control`, `mode`, `nav`, `filter`, `findings`, `writes`, `copy`, `live`
-//! and `highlight`), `tree` (the tree pane's model), `view` (one file per pane), `keys` (keymap and
+//! and `highlight`), `tree` (the tree pane's model), `pane` (each pane a unit: its state, keys, mouse and
+//! drawing), `view` (the screen, the overlays and what the panes share), `keys` (keymap and
 //! help from one table), `exec` (effects against the backend), `runtime` (the terminal and
 //! event loop), `frame` (the on-screen highlight) and `harness` (the same app and
 //! effects, headless, for tests and benchmarks). The TUI never names a concrete backend: it
@@ -23,6 +24,7 @@ pub mod layout;
 mod live;
 pub mod mode;
 mod nav;
+pub mod pane;
 pub mod record;
 pub mod runtime;
 pub mod tree;

@@ -113,7 +113,7 @@ impl App {
             landed_pending: false,
             before: Some(before),
         });
-        self.writes_sel = self.writes.len() - 1;
+        self.panes.writes.sel = self.writes.len() - 1;
         write
     }
 

@@ -1,16 +1,13 @@
-//! Drawing: one file per pane, each `render(app, frame, area)` from `&App` only. Nothing here
-//! changes state; everything from applications is escaped (`model::sanitize`) before drawing.
+//! Drawing: the whole screen — the banner, each pane (`pane/`, each drawing itself), the filter
+//! bar, the status line and the overlays — from `&App` only, and what the panes share (the
+//! theme, a pane's block, fitting and wrapping lines). Nothing here changes state; everything
+//! from applications is escaped (`model::sanitize`) before drawing.
 
-mod apps;
-pub(crate) mod details;
-mod doctor;
-mod events;
+pub(crate) mod doctor;
 mod filter;
 mod help;
 mod overlay;
 mod status;
-mod tree;
-mod writes;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -24,12 +21,8 @@ use super::app::{App, Mode, Pane};
 pub fn render(app: &App, frame: &mut Frame<'_>) {
     let a = app.areas();
     status::banner(app, frame, a.banner);
-    apps::render(app, frame, a.apps);
-    tree::render(app, frame, a.tree);
-    details::render(app, frame, a.details);
+    super::pane::render(app, frame, &a);
     filter::render(app, frame, a.filter);
-    writes::render(app, frame, a.writes);
-    events::render(app, frame, a.events);
     status::render(app, frame, a.status);
     // Overlays sit over the tree pane (when it is wide enough) so the details stay readable.
     let over = if a.tree.width >= 50 {

@@ -9,10 +9,69 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{block, theme};
-use crate::model::{AppText, Node, Value, display, format_number, sanitize};
+use crate::model::{AppText, Node, NodeId, Value, display, format_number, sanitize};
 use crate::selector::{Grade, Target};
-use crate::tui::app::App;
+use crate::tui::app::{App, Effect};
+use crate::tui::layout::Areas;
+use crate::tui::view::{block, theme, wrap_indented};
+
+/// The details pane's state.
+#[derive(Debug, Default)]
+pub struct State {
+    /// How far it is scrolled, and for which element (another selection starts at the top).
+    pub scrolled: Option<(NodeId, usize)>,
+    /// The node it has read fresh (and any error reading it).
+    pub read: Option<(NodeId, Option<String>)>,
+    /// Its fresh read is under way.
+    pub(crate) inflight: bool,
+}
+
+/// It never takes the focus: J and K (and the wheel) scroll it from anywhere.
+pub(crate) struct Unit;
+
+impl super::Unit for Unit {
+    fn area(&self, areas: &Areas) -> Rect {
+        areas.details
+    }
+
+    fn takes_focus(&self, _area: Rect) -> bool {
+        false
+    }
+
+    fn wheel(&self, app: &mut App, down: bool, _fx: &mut Vec<Effect>) {
+        app.scroll_details(if down { 3 } else { -3 });
+    }
+
+    fn render(&self, app: &App, frame: &mut Frame<'_>, area: Rect) {
+        render(app, frame, area);
+    }
+}
+
+impl App {
+    /// The pane's scroll for the current selection.
+    pub fn details_scroll(&self) -> usize {
+        match (&self.panes.details.scrolled, &self.selection) {
+            (Some((id, n)), Some(sel)) if *id == sel.id => *n,
+            _ => 0,
+        }
+    }
+
+    /// Scrolls the pane by `delta` lines, within what it holds at its size.
+    pub(crate) fn scroll_details(&mut self, delta: isize) {
+        let Some(id) = self.selection.as_ref().map(|s| s.id.clone()) else {
+            return;
+        };
+        let inner = crate::tui::layout::inner(self.areas().details);
+        if inner.height == 0 {
+            return;
+        }
+        let lines = wrapped(self, inner.width as usize).len();
+        let max = lines.saturating_sub(inner.height as usize);
+        let now = self.details_scroll();
+        let next = now.saturating_add_signed(delta).min(max);
+        self.panes.details.scrolled = Some((id, next));
+    }
+}
 
 fn field(label: &'static str, value: String, style: ratatui::style::Style) -> Line<'static> {
     Line::from(vec![
@@ -111,7 +170,7 @@ fn target_line(t: &str) -> Line<'static> {
     Line::from(spans)
 }
 
-pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
+fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     if area.width < 3 || area.height < 3 {
         return;
     }
@@ -143,7 +202,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
 pub(crate) fn wrapped(app: &App, width: usize) -> Vec<Line<'static>> {
     content(app)
         .into_iter()
-        .flat_map(|l| super::wrap_indented(l, width))
+        .flat_map(|l| wrap_indented(l, width))
         .collect()
 }
 
@@ -182,7 +241,7 @@ fn content(app: &App) -> Vec<Line<'static>> {
         out.push(Line::from(vec![
             Span::styled(
                 format!("◆ {} ", f.rule.severity.as_str()),
-                super::severity_style(f.rule.severity),
+                crate::tui::view::severity_style(f.rule.severity),
             ),
             Span::styled(f.rule.id, theme::NAME),
             Span::styled(format!(": {}", sanitize(&f.detail, 300)), theme::VALUE),
@@ -199,7 +258,7 @@ fn content(app: &App) -> Vec<Line<'static>> {
         Some(b) => format!("{},{}  {}×{}", b.x, b.y, b.width, b.height),
         None => "—".into(),
     };
-    let fresh = match &app.details_read {
+    let fresh = match &app.panes.details.read {
         Some((id, None)) if *id == n.id => "",
         Some((id, Some(_))) if *id == n.id => "  (read failed)",
         _ => "  (reading…)",
@@ -245,7 +304,7 @@ fn content(app: &App) -> Vec<Line<'static>> {
         crate::model::literal(&n.id.0, 80).into_owned(),
         theme::DIM,
     ));
-    if let Some((_, Some(err))) = &app.details_read {
+    if let Some((_, Some(err))) = &app.panes.details.read {
         out.push(Line::from(Span::styled(
             format!("fresh read failed: {}", sanitize(err, 120)),
             theme::BAD,
@@ -265,7 +324,7 @@ fn content(app: &App) -> Vec<Line<'static>> {
         let rule = f.rule;
         out.push(Line::from(""));
         out.push(Line::from(vec![
-            Span::styled(rule.id, super::severity_style(rule.severity)),
+            Span::styled(rule.id, crate::tui::view::severity_style(rule.severity)),
             Span::styled(
                 format!(" ({}, {}): {}", rule.severity, rule.standard, rule.message),
                 theme::LABEL,
@@ -274,4 +333,23 @@ fn content(app: &App) -> Vec<Line<'static>> {
         out.push(Line::from(Span::styled(rule.help, theme::DIM)));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Pane;
+    use super::super::testing::{app, draw, rows};
+
+    #[test]
+    fn nothing_selected() {
+        let a = app(120, 40);
+        assert_eq!(
+            rows(&draw(&a, Pane::Details, 24, 3)),
+            [
+                "┌ Details ─────────────┐",
+                "│nothing selected      │",
+                "└──────────────────────┘",
+            ]
+        );
+    }
 }

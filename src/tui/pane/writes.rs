@@ -8,9 +8,12 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{block, fit, pad, theme};
+use super::Pane;
 use crate::model::sanitize;
-use crate::tui::app::{App, Pane, WriteEntry, WriteKind};
+use crate::tui::app::{App, Effect, WriteEntry, WriteKind};
+use crate::tui::keys::Action;
+use crate::tui::layout::Areas;
+use crate::tui::view::{block, fit, pad, theme};
 use crate::write::landed::{LIKELIEST, Landed};
 use crate::write::{Outcome, WriteResult};
 
@@ -189,7 +192,61 @@ fn timeline(w: &WriteEntry, out: &mut Vec<Line<'static>>) {
     }
 }
 
-pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
+/// The writes pane's state.
+#[derive(Debug, Default)]
+pub struct State {
+    /// The selected write, as an index into `App::writes` (oldest first; the list shows
+    /// newest first).
+    pub sel: usize,
+}
+
+pub(crate) struct Unit;
+
+impl super::Unit for Unit {
+    fn area(&self, areas: &Areas) -> Rect {
+        areas.writes
+    }
+
+    fn takes_focus(&self, area: Rect) -> bool {
+        area.height > 0
+    }
+
+    fn key(&self, app: &mut App, action: Action, _fx: &mut Vec<Effect>) -> bool {
+        if !super::moves(action) {
+            return false;
+        }
+        let n = app.writes.len();
+        if n == 0 {
+            return true;
+        }
+        let sel = &mut app.panes.writes.sel;
+        match action {
+            Action::Up => *sel = (*sel + 1).min(n - 1),
+            Action::Down => *sel = sel.saturating_sub(1),
+            Action::First | Action::PageUp => *sel = n - 1,
+            Action::Last | Action::PageDown => *sel = 0,
+            _ => {}
+        }
+        true
+    }
+
+    fn wheel(&self, app: &mut App, down: bool, fx: &mut Vec<Effect>) {
+        self.key(app, if down { Action::Down } else { Action::Up }, fx);
+    }
+
+    fn click(&self, app: &mut App, line: usize, _fx: &mut Vec<Effect>) {
+        let n = app.writes.len();
+        if line < n {
+            app.panes.writes.sel = n - 1 - line;
+        }
+    }
+
+    fn render(&self, app: &App, frame: &mut Frame<'_>, area: Rect) {
+        render(app, frame, area);
+    }
+}
+
+fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     if area.width < 3 || area.height < 3 {
         return;
     }
@@ -226,7 +283,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     let h = inner.height as usize;
     let n = app.writes.len();
     // Newest first; keep the selected one on screen.
-    let sel_pos = n - 1 - app.writes_sel.min(n - 1);
+    let sel_pos = n - 1 - app.panes.writes.sel.min(n - 1);
     let offset = sel_pos.saturating_sub(h.saturating_sub(1));
     let mut lines = Vec::new();
     for (pos, w) in app.writes.iter().rev().enumerate().skip(offset).take(h) {
@@ -259,8 +316,33 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         },
     );
     let mut out = Vec::new();
-    if let Some(w) = app.writes.get(app.writes_sel) {
+    if let Some(w) = app.writes.get(app.panes.writes.sel) {
         timeline(w, &mut out);
     }
     frame.render_widget(Paragraph::new(out), detail);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Pane;
+    use super::super::testing::{app, draw, rows};
+
+    #[test]
+    fn no_writes_yet_says_how_to_make_one() {
+        let mut a = app(120, 40);
+        a.focus = Pane::Writes;
+        let buf = draw(&a, Pane::Writes, 40, 3);
+        assert_eq!(
+            rows(&buf),
+            [
+                "┏ Writes (0) ━━━━━━━━━━━━━━━━━━━━━━━━━━┓",
+                "┃no writes yet: e sets a value, i invok┃",
+                "┗━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┛",
+            ]
+        );
+        assert_eq!(
+            buf[(0, 0)].fg,
+            crate::tui::view::theme::FOCUS_BORDER.fg.unwrap_or_default()
+        );
+    }
 }
