@@ -328,18 +328,19 @@ impl TreeState {
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::{Role, SnapshotId, preorder};
 
-    fn snap() -> Snapshot {
+    /// frame "F" > panel (unnamed) > [group "G" > [button "A", button "B"]], frame > label
+    /// "C"; none of them says it is enabled.
+    pub(crate) fn snap() -> Snapshot {
         let mk = |id: &str, role, name: &str, kids: Vec<usize>| {
             let mut n = Node::new(NodeId(id.into()), role, "x");
             n.name = name.into();
             n.children = kids;
             n
         };
-        // frame > panel(unnamed) > [button A, button B], frame > label C
         let nodes = vec![
             mk("f", Role::Frame, "F", vec![1, 4]),
             mk("p", Role::Panel, "", vec![2]),

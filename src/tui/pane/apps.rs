@@ -45,10 +45,6 @@ impl super::Unit for Unit {
         true
     }
 
-    fn wheel(&self, app: &mut App, down: bool, fx: &mut Vec<Effect>) {
-        self.key(app, if down { Action::Down } else { Action::Up }, fx);
-    }
-
     fn click(&self, app: &mut App, line: usize, fx: &mut Vec<Effect>) {
         if line < app.app_entries().len() {
             app.panes.apps.sel = line;

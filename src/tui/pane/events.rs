@@ -61,10 +61,6 @@ impl super::Unit for Unit {
         true
     }
 
-    fn wheel(&self, app: &mut App, down: bool, fx: &mut Vec<Effect>) {
-        self.key(app, if down { Action::Down } else { Action::Up }, fx);
-    }
-
     fn render(&self, app: &App, frame: &mut Frame<'_>, area: Rect) {
         render(app, frame, area);
     }

@@ -26,8 +26,11 @@ pub(crate) trait Unit: Sync {
     fn key(&self, _app: &mut App, _action: Action, _fx: &mut Vec<Effect>) -> bool {
         false
     }
-    /// The mouse wheel over it.
-    fn wheel(&self, app: &mut App, down: bool, fx: &mut Vec<Effect>);
+    /// The mouse wheel over it: a line down or up, as the arrow keys move in it, unless the
+    /// pane scrolls otherwise.
+    fn wheel(&self, app: &mut App, down: bool, fx: &mut Vec<Effect>) {
+        self.key(app, if down { Action::Down } else { Action::Up }, fx);
+    }
     /// A left click on line `line` of its inside (the pane already has the focus when it
     /// takes it).
     fn click(&self, _app: &mut App, _line: usize, _fx: &mut Vec<Effect>) {}

@@ -500,33 +500,13 @@ fn fit_titles(
 mod tests {
     use super::super::testing::{app, draw, rows};
     use super::*;
-    use crate::model::{Node, NodeId, Role, Snapshot, SnapshotId, preorder};
+    use crate::model::{NodeId, Snapshot, SnapshotId};
 
-    /// frame "F" > panel (unnamed) > [group "G" > [button "A", button "B"]], frame > label "C";
-    /// none of them says it is enabled.
+    /// The tree of `tui::tree`'s tests, under a snapshot id of its own.
     fn with_tree() -> App {
-        let mk = |id: &str, role, name: &str, kids: Vec<usize>| {
-            let mut n = Node::new(NodeId(id.into()), role, "x");
-            n.name = name.into();
-            n.children = kids;
-            n
-        };
-        let nodes = vec![
-            mk("f", Role::Frame, "F", vec![1, 4]),
-            mk("p", Role::Panel, "", vec![2]),
-            mk("g", Role::Group, "G", vec![3, 5]),
-            mk("a", Role::Button, "A", vec![]),
-            mk("c", Role::Label, "C", vec![]),
-            mk("b", Role::Button, "B", vec![]),
-        ];
         let snap = Snapshot {
             id: SnapshotId(0x2a),
-            app: "app".into(),
-            window: "F".into(),
-            nodes: preorder(nodes, 0),
-            truncated: None,
-            unreadable: 0,
-            read_ms: 0.0,
+            ..crate::tui::tree::tests::snap()
         };
         let mut a = app(120, 40);
         a.loading = false;

@@ -230,10 +230,6 @@ impl super::Unit for Unit {
         true
     }
 
-    fn wheel(&self, app: &mut App, down: bool, fx: &mut Vec<Effect>) {
-        self.key(app, if down { Action::Down } else { Action::Up }, fx);
-    }
-
     fn click(&self, app: &mut App, line: usize, _fx: &mut Vec<Effect>) {
         let n = app.writes.len();
         if line < n {
