@@ -341,6 +341,45 @@ mod tests {
     use super::super::testing::{app, draw, rows};
 
     #[test]
+    fn the_selected_element_and_where_the_view_is_when_it_scrolls() {
+        let mut a = app(120, 40);
+        let snap = crate::model::Snapshot {
+            id: crate::model::SnapshotId(0x2b),
+            ..crate::tui::tree::tests::snap()
+        };
+        a.tree = Some(crate::tui::tree::TreeState::new(
+            crate::model::NodeId("f".into()),
+            snap,
+            false,
+            Default::default(),
+        ));
+        a.select_line(2);
+        let buf = draw(&a, Pane::Details, 40, 8);
+        let before = rows(&buf);
+        assert_eq!(
+            before,
+            [
+                "┌ Details 1–6 of 15 (J/K) ─────────────┐",
+                "│role        button  (raw: x)          │",
+                "│name        A                         │",
+                "│description —                         │",
+                "│value       —                         │",
+                "│states                                │",
+                "│interfaces                            │",
+                "└──────────────────────────────────────┘",
+            ]
+        );
+        // Scrolled for this element: the title says where the view is.
+        a.panes.details.scrolled = Some((crate::model::NodeId("a".into()), 3));
+        let after = rows(&draw(&a, Pane::Details, 40, 8));
+        assert_eq!(after[0], "┌ Details 4–9 of 15 (J/K) ─────────────┐");
+        assert_eq!(after[1..3], before[4..6]);
+        // Another selection starts at the top.
+        a.select_line(3);
+        assert!(rows(&draw(&a, Pane::Details, 40, 8))[0].contains(" 1–6 of "));
+    }
+
+    #[test]
     fn nothing_selected() {
         let a = app(120, 40);
         assert_eq!(
