@@ -76,6 +76,8 @@ Control protocol on stdin, one command per line; every reply is one line of JSON
     rename KEY NEW NAME        -> set that widget's accessible name
     add | remove               -> as the "Add item" / "Remove item" buttons
     press                      -> as the "Press me" button
+    geometry KEY               -> {"x": ..., "y": ..., "width": ..., "height": ...}: where a text
+                                  field (full_name, password, ...) is on the screen, by GTK
     tick on | tick off         -> start / stop the clock label ticking every 100 ms
     freeze SECONDS             -> {"ok": true}, then the main loop blocks for SECONDS (a hung
                                   app: alive, on the bus, answering nothing); SIGUSR1 does the
@@ -586,6 +588,20 @@ class Fixture:
             "title": self.win.get_title(),
         }
 
+    def geometry(self, key):
+        """Where a text field is on the screen, in root-window pixels, as GTK lays it out."""
+        widget = self.text_fields()[key]
+        top = widget.get_toplevel()
+        x, y = widget.translate_coordinates(top, 0, 0)
+        _, ox, oy = top.get_window().get_origin()
+        return {"x": ox + x, "y": oy + y,
+                "width": widget.get_allocated_width(), "height": widget.get_allocated_height()}
+
+    def text_fields(self):
+        return {"full_name": self.full_name, "password": self.password,
+                "account_id": self.account_id, "locked": self.locked,
+                "shout": self.shout, "slow": self.slow, "proxy_host": self.proxy_host}
+
     def set_value(self, key, value):
         texts = {"full_name": self.full_name, "password": self.password,
                  "account_id": self.account_id, "locked": self.locked,
@@ -700,6 +716,10 @@ class Fixture:
             elif cmd == "remove":
                 self.remove_item()
                 self.reply({"ok": True})
+            elif cmd == "geometry":
+                if len(parts) < 2:
+                    raise ValueError("usage: geometry KEY")
+                self.reply(self.geometry(parts[1]))
             elif cmd == "press":
                 self.press_btn.clicked()
                 self.reply({"ok": True})

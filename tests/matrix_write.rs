@@ -158,20 +158,29 @@ fn web_form_page(b: Browser) {
         4
     );
 
-    // Read-only and disabled inputs are refused, nothing sent.
-    for (target, value) in [("text \"Order id:\"", "B-2"), ("text \"Coupon:\"", "FREE")] {
+    // Read-only and disabled inputs are refused, nothing sent: pyatspi reads them as the page
+    // wrote them.
+    for (target, value, was) in [
+        ("text \"Order id:\"", "B-2", "A-1"),
+        ("text \"Coupon:\"", "FREE", ""),
+    ] {
         let (code, v) = set(&app, target, value);
         assert_eq!(
             (code, v["outcome"].as_str().unwrap()),
             (22, "refused"),
             "{v:#}"
         );
+        assert_eq!(v["dispatched"], false, "{v:#}");
+        assert_eq!(pyatspi_of(app.pid, &v)["text"], was, "{target}");
     }
     app.assert_alive("refusals");
 
     // Button press: the page's own reaction is credited; a button without a handler is not.
+    // The reaction is read with pyatspi: the count the page keeps beside the button.
+    assert_eq!(page_count(app.pid), "0");
     let (code, v) = run(app.treeglass(&["invoke", "button \"Add item\"", "--json"]));
     verified(code, &v, "semantic");
+    assert_eq!(page_count(app.pid), "1", "{v:#}");
     let (code, v) = run(app.treeglass(&["invoke", "button \"Nothing\"", "--json"]));
     assert_eq!(
         (code, v["outcome"].as_str().unwrap()),
@@ -179,6 +188,30 @@ fn web_form_page(b: Browser) {
         "{v:#}"
     );
     app.assert_alive("button presses");
+}
+
+/// The page's count of "Add item" presses, read with pyatspi: the text of `#count` where the
+/// browser makes the span an element (Chromium), else what follows "Items: " in the text of
+/// the paragraph holding it (`#items`: Firefox folds a span into its paragraph's text).
+fn page_count(pid: u32) -> String {
+    let ids = common::matrix::pyatspi_ids(pid);
+    let (id, prefix) = if ids["count"].is_object() {
+        ("count", "")
+    } else {
+        ("items", "Items: ")
+    };
+    let path = ids[id]["path"]
+        .as_str()
+        .unwrap_or_else(|| panic!("pyatspi finds neither #count nor #items: {ids}"));
+    let v = common::matrix::pyatspi_read(pid, &[path]);
+    let text = v[path]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("#{id} has no text: {v}"));
+    let count = text
+        .split_once(prefix)
+        .map(|(_, after)| after.trim())
+        .unwrap_or_else(|| panic!("#{id}'s text holds no {prefix:?}: {text:?}"));
+    count.to_string()
 }
 
 #[test]
@@ -299,6 +332,10 @@ fn gtk4_widget_factory() {
         (0, "secure"),
         "{v:#}"
     );
+    assert!(!v.to_string().contains("hunter22"));
+    // It landed: GTK 4.8 hands a password entry's text to any AT-SPI client as it is (which
+    // is why treeglass never reads it back nor prints it), so pyatspi reads the secret.
+    assert_eq!(pyatspi_of(app.pid, &v)["text"], "hunter22");
     app.assert_alive("text, spin, password");
 
     // Check boxes expose no action on GTK 4.8: a click at the centre, on and off.

@@ -6,8 +6,6 @@
 
 mod common;
 
-use std::process::Command;
-
 use common::FixtureApp;
 use common::mcp::{McpClient, find_node, token_named};
 use serde_json::{Value, json};
@@ -224,14 +222,12 @@ fn clipboard_write_then_read_through_the_tools_and_another_process() {
     assert!(r.get("text").is_none(), "text only when asked: {r}");
     let r = c.ok("clipboard_read", json!({"include_text": true}));
     assert_eq!(r["text"], text);
-    // The system clipboard: another process reads it while the server serves it.
-    let o = Command::new(env!("CARGO_BIN_EXE_treeglass"))
-        .args(["clipboard", "read", "--text", "--json"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["text"], text);
+    // The system clipboard: another process (xclip, no code in common with treeglass) reads
+    // it while the server serves it, and what that process puts there the server reads.
+    common::xclip::wait_text(text, "the server's clipboard_write");
+    common::xclip::write("from xclip ✓");
+    let r = c.ok("clipboard_read", json!({"include_text": true}));
+    assert_eq!(r["text"], "from xclip ✓", "{r}");
     // A second write replaces the first.
     let dir = c.dir.clone();
     let file = dir.join("offered.txt");

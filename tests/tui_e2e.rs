@@ -162,7 +162,13 @@ fn input_shape(id: u32) -> Vec<x11rb::protocol::xproto::Rectangle> {
 
 #[test]
 fn highlight_frames_the_element_on_screen_and_goes_with_the_tui() {
-    let app = FixtureApp::start("highlight");
+    let mut app = FixtureApp::start("highlight");
+    // Where the entry is, as GTK laid it out (the app's word, not the accessibility tree's).
+    let g = app.cmd("geometry full_name");
+    let at = |k: &str| g[k].as_i64().unwrap_or_else(|| panic!("geometry {k}: {g}")) as i32;
+    let (x, y, w, h) = (at("x"), at("y"), at("width"), at("height"));
+    assert!(w > 0 && h > 0, "the entry is laid out: {g}");
+    // treeglass reads the same bounds.
     let o = treeglass(&[
         "get",
         "text \"Full name\"",
@@ -171,9 +177,11 @@ fn highlight_frames_the_element_on_screen_and_goes_with_the_tui() {
         "--json",
     ]);
     let b = json_of(&o)["bounds"].clone();
-    let bounds = |k: &str| b[k].as_i64().unwrap_or_else(|| panic!("bounds {k}: {b}")) as i32;
-    let (x, y, w, h) = (bounds("x"), bounds("y"), bounds("width"), bounds("height"));
-    assert!(w > 0 && h > 0, "the entry has on-screen bounds: {b}");
+    assert_eq!(
+        b,
+        serde_json::json!({"x": x, "y": y, "width": w, "height": h}),
+        "treeglass's bounds of the entry are not where GTK put it: {g}"
+    );
     let t = treeglass::tui::highlight::THICKNESS;
     let want = (x - t, y - t, w + 2 * t, h + 2 * t);
 
@@ -221,4 +229,5 @@ fn highlight_frames_the_element_on_screen_and_goes_with_the_tui() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
+    assert_answers(app.pid, "the fixture app", "the highlight");
 }

@@ -201,18 +201,33 @@ fn changes_made_in_the_app_are_recorded_and_replayed() {
         .await
         .unwrap();
         // The user works in the app; treeglass only watches.
-        for cmd in [
+        for (i, cmd) in [
             "set full_name Ada Observed".to_string(),
             format!("set password {secret}"),
             "set quantity 17".into(),
             "set subscribe true".into(),
             "set colour Green".into(),
             "set tab Advanced".into(),
-        ] {
-            assert_eq!(app.cmd(&cmd)["ok"], true, "{cmd}");
-            tokio::time::sleep(Duration::from_millis(150)).await;
+        ]
+        .iter()
+        .enumerate()
+        {
+            assert_eq!(app.cmd(cmd)["ok"], true, "{cmd}");
+            // The next change comes once the watcher has recorded this one, as a user's would.
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            loop {
+                let steps = shared.lock().unwrap().steps().len();
+                if steps > i {
+                    break;
+                }
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "{cmd}: the watcher recorded {steps} steps, not {}",
+                    i + 1
+                );
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
         }
-        tokio::time::sleep(Duration::from_millis(1200)).await;
         let summary = watch.stop().await.unwrap();
         let rec = shared.lock().unwrap().clone();
         (rec, summary)
