@@ -29,6 +29,9 @@ use crate::model::{AppText, Node, NodeId, Snapshot, SnapshotId, Truncation};
 
 pub mod trace;
 
+#[cfg(test)]
+pub(crate) mod cases;
+
 /// A platform's calls, run on the thread that owns its objects; see [`ThreadBackend`].
 pub trait Worker: 'static {
     /// [`Backend::platform`]; it also names the backend and the thread (see [`name`]).

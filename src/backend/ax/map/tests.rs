@@ -1,6 +1,8 @@
-//! The AX mapping tables, entry by entry, and every write-plan choice.
+//! The AX mapping tables, entry by entry (every write-plan choice is in `strategy/plans.rs`).
 
 use super::*;
+use crate::backend::strategy::plan_for;
+use crate::backend::worker::cases;
 
 fn el(role: &str, subrole: Option<&str>) -> AxElement {
     AxElement {
@@ -419,9 +421,7 @@ fn every_state_attribute() {
             true,
         ),
     ];
-    for (e, state, want) in cases {
-        assert_eq!(st(&e).has(state), want, "{state:?} for {e:?}");
-    }
+    cases::states(cases, st);
 }
 
 #[test]
@@ -538,276 +538,25 @@ fn values_by_role() {
     assert_eq!(val(&el("AXDisclosureTriangle", None)), None);
 }
 
-fn caps(list: &[Capability]) -> Capabilities {
-    list.iter().copied().collect()
-}
-
-fn on() -> States {
-    States::EMPTY.with(State::Enabled).with(State::Sensitive)
-}
-
-/// Every write-strategy choice, one row each.
-#[test]
-fn every_write_plan() {
-    use Capability as C;
-    let ro = on().with(State::ReadOnly);
-    let editable = on().with(State::Editable);
-    let mixed = on().with(State::Indeterminate);
-    let cases: Vec<(Role, Capabilities, States, WritePlan)> = vec![
-        (
-            Role::Label,
-            caps(&[]),
-            on(),
-            WritePlan::Refuse(NoWay::NotEditable),
-        ),
-        (
-            Role::Group,
-            caps(&[C::Select]),
-            on(),
-            WritePlan::Refuse(NoWay::NotEditable),
-        ),
-        (
-            Role::Text,
-            caps(&[C::SetText]),
-            States::EMPTY,
-            WritePlan::Refuse(NoWay::Disabled),
-        ),
-        // Text.
-        (
-            Role::Text,
-            caps(&[C::SetText, C::ReadText]),
-            editable,
-            WritePlan::SetValue,
-        ),
-        (
-            Role::PasswordText,
-            caps(&[C::SetText]),
-            editable,
-            WritePlan::SetValue,
-        ),
-        (
-            Role::Text,
-            caps(&[C::ReadText]),
-            ro,
-            WritePlan::Refuse(NoWay::ReadOnly),
-        ),
-        (
-            Role::Text,
-            caps(&[C::SetText]),
-            ro,
-            WritePlan::Refuse(NoWay::ReadOnly),
-        ),
-        // Numbers: settable value, stepping, neither.
-        (
-            Role::Slider,
-            caps(&[C::SetNumber]),
-            editable,
-            WritePlan::SetRange,
-        ),
-        (
-            Role::SpinButton,
-            caps(&[C::SetNumber, C::Increment, C::Decrement]),
-            editable,
-            WritePlan::SetRange,
-        ),
-        (
-            Role::SpinButton,
-            caps(&[C::SetNumber, C::Increment, C::Decrement]),
-            on(),
-            WritePlan::Step,
-        ),
-        (
-            Role::Slider,
-            caps(&[C::Increment, C::Decrement]),
-            on(),
-            WritePlan::Step,
-        ),
-        (
-            Role::SpinButton,
-            caps(&[C::Increment]),
-            on(),
-            WritePlan::Refuse(NoWay::ReadOnly),
-        ),
-        (
-            Role::Slider,
-            caps(&[]),
-            ro,
-            WritePlan::Refuse(NoWay::ReadOnly),
-        ),
-        // Toggles, including the mixed check box.
-        (
-            Role::CheckBox,
-            caps(&[C::Press]),
-            on(),
-            WritePlan::Toggle { max_presses: 2 },
-        ),
-        (
-            Role::CheckBox,
-            caps(&[C::Press]),
-            mixed,
-            WritePlan::Toggle { max_presses: 2 },
-        ),
-        (
-            Role::Switch,
-            caps(&[C::Press]),
-            on(),
-            WritePlan::Toggle { max_presses: 1 },
-        ),
-        (
-            Role::Switch,
-            caps(&[C::Press]),
-            mixed,
-            WritePlan::Toggle { max_presses: 2 },
-        ),
-        (
-            Role::ToggleButton,
-            caps(&[C::Press]),
-            on(),
-            WritePlan::Toggle { max_presses: 1 },
-        ),
-        (
-            Role::CheckBox,
-            caps(&[]),
-            on(),
-            WritePlan::Refuse(NoWay::NoMethod),
-        ),
-        // Radio buttons and tabs select by pressing.
-        (
-            Role::RadioButton,
-            caps(&[C::Press]),
-            on(),
-            WritePlan::SelectItem,
-        ),
-        (
-            Role::RadioButton,
-            caps(&[]),
-            on(),
-            WritePlan::Refuse(NoWay::NoMethod),
-        ),
-        (Role::Tab, caps(&[C::Press]), on(), WritePlan::SelectItem),
-        // Pop-up buttons, menu buttons, combo boxes.
-        (
-            Role::ComboBox,
-            caps(&[C::Press, C::SelectChild]),
-            on(),
-            WritePlan::OpenMenuAndPick,
-        ),
-        (
-            Role::MenuButton,
-            caps(&[C::Press, C::SelectChild]),
-            on(),
-            WritePlan::OpenMenuAndPick,
-        ),
-        (
-            Role::ComboBox,
-            caps(&[C::ShowMenu, C::SelectChild, C::SetText]),
-            editable,
-            WritePlan::OpenMenuAndPick,
-        ),
-        (
-            Role::ComboBox,
-            caps(&[C::SetText]),
-            editable,
-            WritePlan::SetValue,
-        ),
-        (
-            Role::ComboBox,
-            caps(&[C::Press]),
-            on(),
-            WritePlan::Refuse(NoWay::NoMethod),
-        ),
-        // Rows, cells, list items.
-        (
-            Role::TableRow,
-            caps(&[C::Select]),
-            on(),
-            WritePlan::SelectItem,
-        ),
-        (
-            Role::TreeItem,
-            caps(&[C::Select, C::Expand]),
-            on(),
-            WritePlan::SelectItem,
-        ),
-        (
-            Role::ListItem,
-            caps(&[C::Press]),
-            on(),
-            WritePlan::SelectItem,
-        ),
-        (
-            Role::TableCell,
-            caps(&[]),
-            on(),
-            WritePlan::Refuse(NoWay::NoMethod),
-        ),
-        // Disclosure triangles.
-        (
-            Role::Expander,
-            caps(&[C::Expand]),
-            on(),
-            WritePlan::Expand { toggles: false },
-        ),
-        (
-            Role::Expander,
-            caps(&[C::Press]),
-            on(),
-            WritePlan::Expand { toggles: true },
-        ),
-        (
-            Role::Expander,
-            caps(&[]),
-            on(),
-            WritePlan::Refuse(NoWay::NoMethod),
-        ),
-        // Buttons, menu items, links.
-        (Role::Button, caps(&[C::Press]), on(), WritePlan::Invoke),
-        (Role::MenuItem, caps(&[C::Press]), on(), WritePlan::Invoke),
-        (Role::Link, caps(&[C::Press]), on(), WritePlan::Invoke),
-        (
-            Role::Group,
-            caps(&[C::Expand]),
-            on(),
-            WritePlan::Expand { toggles: false },
-        ),
-        (
-            Role::Button,
-            caps(&[C::ShowMenu]),
-            on(),
-            WritePlan::Refuse(NoWay::NoMethod),
-        ),
-        (
-            Role::Button,
-            caps(&[C::Press]),
-            States::EMPTY,
-            WritePlan::Refuse(NoWay::Disabled),
-        ),
-    ];
-    for (role, c, states, want) in cases {
-        assert_eq!(
-            write_plan(role, c, states),
-            want,
-            "{role:?} {c:?} {states:?}"
-        );
-    }
-}
-
 #[test]
 fn plans_from_mapped_nodes() {
     let mut popup = el("AXPopUpButton", None);
     popup.actions = vec!["AXPress".into()];
     popup.value = Some(AxValue::Text("Medium".into()));
-    assert_eq!(plan_for(&node_from(&popup)), WritePlan::OpenMenuAndPick);
+    assert_eq!(
+        plan_for::<Rules>(&node_from(&popup)),
+        WritePlan::OpenMenuAndPick
+    );
     let mut inc = el("AXIncrementor", None);
     inc.actions = vec!["AXIncrement".into(), "AXDecrement".into()];
-    assert_eq!(plan_for(&node_from(&inc)), WritePlan::Step);
+    assert_eq!(plan_for::<Rules>(&node_from(&inc)), WritePlan::Step);
     inc.value_settable = true;
-    assert_eq!(plan_for(&node_from(&inc)), WritePlan::SetRange);
+    assert_eq!(plan_for::<Rules>(&node_from(&inc)), WritePlan::SetRange);
     let mut mixed = el("AXCheckBox", None);
     mixed.actions = vec!["AXPress".into()];
     mixed.value = Some(AxValue::Number(2.0));
     assert_eq!(
-        plan_for(&node_from(&mixed)),
+        plan_for::<Rules>(&node_from(&mixed)),
         WritePlan::Toggle { max_presses: 2 }
     );
     let secure = AxElement {
@@ -816,7 +565,7 @@ fn plans_from_mapped_nodes() {
     };
     let n = node_from(&secure);
     assert!(n.is_secret());
-    assert_eq!(plan_for(&n), WritePlan::SetValue);
+    assert_eq!(plan_for::<Rules>(&n), WritePlan::SetValue);
 }
 
 #[test]
