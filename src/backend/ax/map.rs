@@ -640,6 +640,11 @@ impl WriteRules for Rules {
     const LAST_RESORT: WritePlan = WritePlan::Refuse(NoWay::NoMethod);
 }
 
+/// How a mapped node is written: [`Rules`] for its role, capabilities and states.
+pub fn plan_for(node: &Node) -> WritePlan {
+    crate::backend::strategy::plan_for::<Rules>(node)
+}
+
 /// How a write's result names an op sent through AX.
 pub fn op_method(op: &WriteOp) -> AppText {
     AppText::from(match op {

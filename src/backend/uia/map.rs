@@ -719,6 +719,11 @@ impl WriteRules for Rules {
     const LAST_RESORT: WritePlan = WritePlan::Toggle { max_presses: 1 };
 }
 
+/// How a mapped node is written: [`Rules`] for its role, capabilities and states.
+pub fn plan_for(node: &Node) -> WritePlan {
+    crate::backend::strategy::plan_for::<Rules>(node)
+}
+
 /// How a write's result names an op sent through UI Automation.
 pub fn op_method(op: &WriteOp) -> AppText {
     AppText::from(match op {
