@@ -27,6 +27,7 @@ pub(crate) mod readme;
 pub mod record;
 pub mod strategy;
 pub mod uia;
+pub mod worker;
 
 /// The words that may stand for process `pid`'s name when its app cannot be asked (it does
 /// not answer): its program or script name and its command line's arguments. From `/proc` on

@@ -233,6 +233,89 @@ pub fn toggle_budget(role: Role, current: Option<Toggle>) -> u8 {
     }
 }
 
+/// One platform's answers to what [`write_plan`] asks of an element, kind of role by kind of
+/// role (the UIA and AX mappings each have one). Capabilities are the element's.
+pub trait WriteRules {
+    /// Whether the element is written as text (UIA: also a document with a settable value).
+    fn text_like(role: Role, _caps: Capabilities) -> bool {
+        role.is_text()
+    }
+    /// Whether the element does something when pressed, whatever its role.
+    fn invocable(caps: Capabilities) -> bool;
+    /// How a text element is written.
+    fn text(caps: Capabilities, states: States) -> WritePlan;
+    /// How a numeric element (slider, spinner, …) is written.
+    fn numeric(caps: Capabilities, states: States) -> WritePlan;
+    /// How a radio button or radio menu item is chosen.
+    fn radio(caps: Capabilities) -> WritePlan;
+    /// Whether a toggle can be pressed.
+    fn toggles(caps: Capabilities) -> bool;
+    /// How a choice (combo box, menu button) is set.
+    fn choice(caps: Capabilities) -> WritePlan;
+    /// Whether a selectable item (tab, list item, row, …) can be selected.
+    fn selects(caps: Capabilities) -> bool;
+    /// Whether an expander without `Expand` flips when pressed.
+    fn flips(caps: Capabilities) -> bool;
+    /// Whether any other element is invoked by a press.
+    fn presses(caps: Capabilities) -> bool;
+    /// What any other element that can neither be pressed nor expanded gets.
+    const LAST_RESORT: WritePlan;
+}
+
+/// The one shape of a write decision on UIA and AX: an element that takes no value and does
+/// nothing when pressed is not editable, a disabled one is refused, then the role decides, in
+/// this order: text, numeric, radio, toggle, choice, selectable item, expander, the rest.
+pub fn write_plan<R: WriteRules>(role: Role, caps: Capabilities, states: States) -> WritePlan {
+    let text = R::text_like(role, caps);
+    let takes_value = text
+        || role.is_numeric()
+        || role.is_toggle()
+        || role.is_choice()
+        || role.is_selectable_item()
+        || role == Role::Expander;
+    if !takes_value && !R::invocable(caps) {
+        return WritePlan::Refuse(NoWay::NotEditable);
+    }
+    if !enabled(states) {
+        return WritePlan::Refuse(NoWay::Disabled);
+    }
+    let current = states.has(State::Indeterminate).then_some(Toggle::Mixed);
+    if text {
+        return R::text(caps, states);
+    }
+    if role.is_numeric() {
+        return R::numeric(caps, states);
+    }
+    let can = |yes: bool, plan: WritePlan| {
+        if yes {
+            plan
+        } else {
+            WritePlan::Refuse(NoWay::NoMethod)
+        }
+    };
+    match role {
+        Role::RadioButton | Role::RadioMenuItem => R::radio(caps),
+        r if r.is_toggle() => can(
+            R::toggles(caps),
+            WritePlan::Toggle {
+                max_presses: toggle_budget(r, current),
+            },
+        ),
+        r if r.is_choice() => R::choice(caps),
+        r if r.is_selectable_item() => can(R::selects(caps), WritePlan::SelectItem),
+        Role::Expander if caps.has(Capability::Expand) => WritePlan::Expand { toggles: false },
+        Role::Expander => can(R::flips(caps), WritePlan::Expand { toggles: true }),
+        _ if R::presses(caps) => WritePlan::Invoke,
+        _ if caps.has(Capability::Expand) => WritePlan::Expand { toggles: false },
+        _ => R::LAST_RESORT,
+    }
+}
+
+/// [`write_plan`] for a mapped node.
+pub fn plan_for<R: WriteRules>(node: &Node) -> WritePlan {
+    write_plan::<R>(node.role, Capabilities::of(node), node.states)
+}
+
 /// The most presses [`WritePlan::Step`] sends for one write.
 pub const MAX_STEPS: u32 = 1000;
 
@@ -466,8 +549,8 @@ impl Platform {
     pub fn plan(self, ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
         match self {
             Platform::Atspi | Platform::Fixture => super::atspi::strategy::plan(ctx, req),
-            Platform::Uia => ops_for(self, super::uia::map::plan_for(ctx.node), ctx, req),
-            Platform::Ax => ops_for(self, super::ax::map::plan_for(ctx.node), ctx, req),
+            Platform::Uia => ops_for(self, plan_for::<super::uia::map::Rules>(ctx.node), ctx, req),
+            Platform::Ax => ops_for(self, plan_for::<super::ax::map::Rules>(ctx.node), ctx, req),
         }
     }
 }
@@ -549,6 +632,9 @@ pub fn ops_for(
         known_ignored: false,
     }])
 }
+
+#[cfg(test)]
+mod plans;
 
 #[cfg(test)]
 mod tests {

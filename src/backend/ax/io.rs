@@ -1,5 +1,6 @@
-//! macOS Accessibility IO: the [`Backend`] over the `accessibility` crate (0.2) and the
-//! CoreFoundation types it returns.
+//! macOS Accessibility IO: the platform calls of the AX [`Worker`] over the `accessibility`
+//! crate (0.2) and the CoreFoundation types it returns; the [`ThreadBackend`] runs them as the
+//! [`Backend`](crate::backend::Backend).
 //!
 //! **Unverified on real systems.** This module is written against the crates' sources
 //! (`accessibility-0.2.0`: `ui_element.rs`, `attribute.rs`, `lib.rs`; `core-foundation-0.10.1`:
@@ -16,28 +17,27 @@
 //! - Bounds are not read: `AXPosition`/`AXSize` are `AXValueRef`s that need `AXValueGetValue`.
 //! - No keyboard input: the keyboard fallback (`SelectAllText`, `TypeText`) is unsupported.
 //!
-//! Threading: one dedicated thread owns every `AXUIElement` (they are not `Send`); requests
-//! reach it over a channel and only model data comes back. AX calls are synchronous IPC with a
-//! messaging timeout (set on the system-wide element), so a hung app costs one timeout and the
-//! read is marked [`Truncation::Timeout`].
+//! Threading: the worker's thread owns every `AXUIElement` (they are not `Send`); requests
+//! reach it over the [`ThreadBackend`]'s channel and only model data comes back. AX calls are
+//! synchronous IPC with a messaging timeout (set on the system-wide element), so a hung app
+//! costs one timeout and the read is marked [`Truncation::Timeout`].
 
 use std::collections::HashMap;
-use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use accessibility::{AXAttribute, AXUIElement, AXUIElementAttributes, Error as AxError};
-use async_trait::async_trait;
 use core_foundation::base::{CFType, TCFType};
 use core_foundation::boolean::CFBoolean;
 use core_foundation::number::CFNumber;
 use core_foundation::string::CFString;
-use tokio::sync::{broadcast, oneshot};
+use tokio::sync::broadcast;
 
 use super::map::{self, AxElement, AxValue, ErrorKind};
 use crate::backend::record::layout;
-use crate::backend::strategy::{MAX_STEPS, option_rows, step_done, steps_to};
+use crate::backend::strategy::{MAX_STEPS, Platform, option_rows, step_done, steps_to};
+use crate::backend::worker::{Registry, ThreadBackend, Worker};
 use crate::backend::{
-    AppInfo, Backend, BackendError, Event, EventKind, Limits, WindowInfo, WriteAck, WriteOp,
+    AppInfo, BackendError, Event, EventKind, Limits, WindowInfo, WriteAck, WriteOp,
 };
 use crate::model::{AppText, Node, NodeId, Role, Snapshot, SnapshotId, Truncation, Value};
 
@@ -47,195 +47,16 @@ const POLL_INTERVAL: Duration = Duration::from_millis(250);
 /// Apps polled for changes; the oldest stops being polled past this many.
 const WATCHED_APPS: usize = 4;
 
-/// Ids kept for later reads and writes; past this many, ids not seen in the last two reads go.
-const REGISTRY_CAP: usize = 200_000;
-
 /// How long to wait for a pop-up's menu to appear after opening it.
 const MENU_WAIT: Duration = Duration::from_secs(1);
 
-enum Request {
-    Apps,
-    Snapshot(NodeId, Limits),
-    ReadNode(NodeId),
-    Children(NodeId),
-    Write(NodeId, WriteOp),
-}
-
-enum Reply {
-    Apps(Result<Vec<AppInfo>, BackendError>),
-    Snapshot(Result<Snapshot, BackendError>),
-    Node(Result<Node, BackendError>),
-    Nodes(Result<Vec<Node>, BackendError>),
-    Ack(WriteAck),
-}
-
-struct Job {
-    request: Request,
-    reply: oneshot::Sender<Reply>,
-}
-
 /// The macOS Accessibility backend: a handle to the thread that owns all AX elements.
-pub struct AxBackend {
-    jobs: mpsc::Sender<Job>,
-    events: broadcast::Sender<Event>,
-    call_timeout: Duration,
-}
+pub type AxBackend = ThreadBackend<AxWorker>;
 
-impl AxBackend {
+impl ThreadBackend<AxWorker> {
     /// Starts the AX thread and checks that this process may use the Accessibility API.
     pub async fn connect(timeout: Duration) -> Result<AxBackend, BackendError> {
-        let call_timeout = Limits::default().call_timeout;
-        let (jobs, rx) = mpsc::channel::<Job>();
-        let (events, _) = broadcast::channel(4096);
-        let (ready_tx, ready_rx) = oneshot::channel::<Result<(), BackendError>>();
-        let tx = events.clone();
-        std::thread::Builder::new()
-            .name("treeglass-ax".into())
-            .spawn(move || worker_main(rx, tx, ready_tx, call_timeout))
-            .map_err(|e| BackendError::Unavailable(format!("cannot start the AX thread: {e}")))?;
-        match tokio::time::timeout(timeout, ready_rx).await {
-            Ok(Ok(Ok(()))) => Ok(AxBackend {
-                jobs,
-                events,
-                call_timeout,
-            }),
-            Ok(Ok(Err(e))) => Err(e),
-            Ok(Err(_)) => Err(BackendError::Unavailable(
-                "the AX thread stopped while starting".into(),
-            )),
-            Err(_) => Err(BackendError::Unavailable(format!(
-                "the Accessibility API did not answer within {} ms",
-                timeout.as_millis()
-            ))),
-        }
-    }
-
-    async fn call(
-        &self,
-        request: Request,
-        deadline: Duration,
-        what: &str,
-    ) -> Result<Reply, BackendError> {
-        let (reply, rx) = oneshot::channel();
-        self.jobs
-            .send(Job { request, reply })
-            .map_err(|_| BackendError::Unavailable("the AX thread has stopped".into()))?;
-        match tokio::time::timeout(deadline, rx).await {
-            Ok(Ok(r)) => Ok(r),
-            Ok(Err(_)) => Err(BackendError::Unavailable(
-                "the AX thread has stopped".into(),
-            )),
-            Err(_) => Err(BackendError::Timeout {
-                what: what.to_string(),
-                ms: deadline.as_millis() as u64,
-            }),
-        }
-    }
-}
-
-fn unexpected() -> BackendError {
-    BackendError::Failed("the AX thread answered a different request".into())
-}
-
-#[async_trait]
-impl Backend for AxBackend {
-    fn name(&self) -> &'static str {
-        "ax"
-    }
-
-    fn platform(&self) -> crate::backend::strategy::Platform {
-        crate::backend::strategy::Platform::Ax
-    }
-
-    async fn apps(&self) -> Result<Vec<AppInfo>, BackendError> {
-        match self
-            .call(
-                Request::Apps,
-                Duration::from_secs(10),
-                "listing applications",
-            )
-            .await?
-        {
-            Reply::Apps(r) => r,
-            _ => Err(unexpected()),
-        }
-    }
-
-    async fn snapshot(&self, root: &NodeId, limits: &Limits) -> Result<Snapshot, BackendError> {
-        let started = Instant::now();
-        // The thread keeps its own deadline; this one only guards against a stuck thread.
-        match self
-            .call(
-                Request::Snapshot(root.clone(), *limits),
-                limits.timeout + limits.call_timeout,
-                "reading the tree",
-            )
-            .await
-        {
-            Ok(Reply::Snapshot(r)) => r,
-            Ok(_) => Err(unexpected()),
-            Err(BackendError::Timeout { .. }) => Ok(Snapshot {
-                id: SnapshotId::next(),
-                app: AppText::default(),
-                window: AppText::default(),
-                nodes: Vec::new(),
-                truncated: Some(Truncation::Timeout),
-                unreadable: 0,
-                read_ms: started.elapsed().as_secs_f64() * 1000.0,
-            }),
-            Err(e) => Err(e),
-        }
-    }
-
-    async fn read_node(&self, id: &NodeId) -> Result<Node, BackendError> {
-        match self
-            .call(
-                Request::ReadNode(id.clone()),
-                self.call_timeout * 2,
-                "reading an element",
-            )
-            .await?
-        {
-            Reply::Node(r) => r,
-            _ => Err(unexpected()),
-        }
-    }
-
-    async fn children(&self, id: &NodeId) -> Result<Vec<Node>, BackendError> {
-        match self
-            .call(
-                Request::Children(id.clone()),
-                Duration::from_secs(4),
-                "listing children",
-            )
-            .await?
-        {
-            Reply::Nodes(r) => r,
-            _ => Err(unexpected()),
-        }
-    }
-
-    async fn write(&self, id: &NodeId, op: &WriteOp) -> WriteAck {
-        // Stepping and opening menus take several round trips.
-        let deadline = match op {
-            WriteOp::SetNumber(_) | WriteOp::SelectChild(_) => self.call_timeout * 4,
-            _ => self.call_timeout,
-        };
-        match self
-            .call(
-                Request::Write(id.clone(), op.clone()),
-                deadline,
-                crate::backend::strategy::Platform::Ax.method(op).as_str(),
-            )
-            .await?
-        {
-            Reply::Ack(r) => r,
-            _ => Err(unexpected()),
-        }
-    }
-
-    fn subscribe(&self) -> broadcast::Receiver<Event> {
-        self.events.subscribe()
+        ThreadBackend::start(timeout, AxWorker::start).await
     }
 }
 
@@ -292,63 +113,11 @@ fn ax_value(v: &CFType) -> Option<AxValue> {
     cf_string(v).map(AxValue::Text)
 }
 
-fn worker_main(
-    rx: mpsc::Receiver<Job>,
-    events: broadcast::Sender<Event>,
-    ready: oneshot::Sender<Result<(), BackendError>>,
-    call_timeout: Duration,
-) {
-    let system = AXUIElement::system_wide();
-    // On the system-wide element the timeout applies to every element of this process.
-    let _ = system.set_messaging_timeout(call_timeout.as_secs_f32());
-    if let Err(e) = system.attribute(&attr("AXFocusedApplication")) {
-        if let AxError::Ax(code) = e {
-            if map::classify_error(code) == ErrorKind::NotTrusted {
-                let _ = ready.send(Err(err(e, "AXFocusedApplication")));
-                return;
-            }
-        }
-    }
-    let _ = ready.send(Ok(()));
-    let mut worker = Worker {
-        registry: HashMap::new(),
-        occupants: HashMap::new(),
-        generation: 0,
-        watched: Vec::new(),
-        events,
-    };
-    let mut last_poll = Instant::now();
-    loop {
-        match rx.recv_timeout(POLL_INTERVAL) {
-            Ok(job) => {
-                let reply = match job.request {
-                    Request::Apps => Reply::Apps(worker.apps()),
-                    Request::Snapshot(root, limits) => {
-                        Reply::Snapshot(worker.snapshot(&root, &limits))
-                    }
-                    Request::ReadNode(id) => Reply::Node(worker.read_node(&id)),
-                    Request::Children(id) => Reply::Nodes(worker.children(&id)),
-                    Request::Write(id, op) => Reply::Ack(worker.write(&id, &op)),
-                };
-                let _ = job.reply.send(reply);
-            }
-            Err(RecvTimeoutError::Timeout) => {}
-            // The backend (the only sender) is gone.
-            Err(RecvTimeoutError::Disconnected) => break,
-        }
-        if last_poll.elapsed() >= POLL_INTERVAL {
-            worker.poll();
-            last_poll = Instant::now();
-        }
-    }
-}
-
 /// An element the session has read, by id.
 struct Entry {
     el: AXUIElement,
     pid: i32,
     path: String,
-    seen: u64,
 }
 
 /// An app polled for changes.
@@ -369,24 +138,43 @@ struct Walk {
     hung: bool,
 }
 
-struct Worker {
-    registry: HashMap<String, Entry>,
+/// Everything that lives on the AX thread.
+pub struct AxWorker {
+    registry: Registry<Entry>,
     /// The id currently at each path (`ax:<pid><path>`) and its generation.
     occupants: HashMap<String, (u32, String)>,
-    generation: u64,
     watched: Vec<Watch>,
     events: broadcast::Sender<Event>,
 }
 
-impl Worker {
-    fn start_read(&mut self) {
-        self.generation += 1;
-        if self.registry.len() > REGISTRY_CAP {
-            let keep = self.generation.saturating_sub(2);
-            // `occupants` stays: its generations keep a dropped id from ever naming another
-            // element.
-            self.registry.retain(|_, e| e.seen >= keep);
+impl AxWorker {
+    /// Sets the messaging timeout and checks that this process may use the Accessibility API.
+    fn start(
+        events: broadcast::Sender<Event>,
+        call_timeout: Duration,
+    ) -> Result<AxWorker, BackendError> {
+        let system = AXUIElement::system_wide();
+        // On the system-wide element the timeout applies to every element of this process.
+        let _ = system.set_messaging_timeout(call_timeout.as_secs_f32());
+        if let Err(e) = system.attribute(&attr("AXFocusedApplication")) {
+            if let AxError::Ax(code) = e {
+                if map::classify_error(code) == ErrorKind::NotTrusted {
+                    return Err(err(e, "AXFocusedApplication"));
+                }
+            }
         }
+        Ok(AxWorker {
+            registry: Registry::default(),
+            occupants: HashMap::new(),
+            watched: Vec::new(),
+            events,
+        })
+    }
+
+    fn start_read(&mut self) {
+        // `occupants` stays: its generations keep a dropped id from ever naming another
+        // element.
+        self.registry.start_read();
     }
 
     /// The id of `el` at `path` in app `pid`: the same id as before while the same element sits
@@ -397,11 +185,8 @@ impl Worker {
             Some((g, id)) => {
                 let id = id.clone();
                 let g = *g;
-                if let Some(entry) = self.registry.get_mut(&id) {
-                    if entry.el == *el {
-                        entry.seen = self.generation;
-                        return NodeId(id);
-                    }
+                if self.registry.renew(&id, |entry| entry.el == *el) {
+                    return NodeId(id);
                 }
                 g + 1
             }
@@ -414,7 +199,6 @@ impl Worker {
                 el: el.clone(),
                 pid,
                 path: path.to_string(),
-                seen: self.generation,
             },
         );
         self.occupants.insert(base, (generation, id.0.clone()));
@@ -423,13 +207,8 @@ impl Worker {
 
     fn lookup(&self, id: &NodeId) -> Result<(AXUIElement, i32, String), BackendError> {
         self.registry
-            .get(&id.0)
+            .lookup(id)
             .map(|e| (e.el.clone(), e.pid, e.path.clone()))
-            .ok_or_else(|| {
-                BackendError::Failed(format!(
-                    "`{id}` is not an element of this session's reads (take a new snapshot)"
-                ))
-            })
     }
 
     /// One element's attributes (no children), fetched by role.
@@ -616,57 +395,6 @@ impl Worker {
             .unwrap_or_else(|| fallback.to_string())
     }
 
-    fn apps(&mut self) -> Result<Vec<AppInfo>, BackendError> {
-        self.start_read();
-        let out = std::process::Command::new("/bin/ps")
-            .args(["-axo", "pid=,comm="])
-            .output()
-            .map_err(|e| BackendError::Unavailable(format!("cannot list processes: {e}")))?;
-        let listing = String::from_utf8_lossy(&out.stdout);
-        let mut apps = Vec::new();
-        for (pid, path) in map::parse_ps(&listing) {
-            if !map::is_app_bundle(&path) {
-                continue;
-            }
-            let app = AXUIElement::application(pid);
-            let windows = match app.windows() {
-                Ok(w) => w,
-                Err(e) => match err(e, "AXWindows") {
-                    // Not trusted: nothing will work; say so instead of listing nothing.
-                    unavailable @ BackendError::Unavailable(_) => return Err(unavailable),
-                    // Apps without an AX server or windows are left out.
-                    _ => continue,
-                },
-            };
-            let app_id = self.register(pid, "", &app);
-            let mut infos = Vec::new();
-            for (i, win) in windows.iter().enumerate() {
-                let id = self.register(pid, &map::window_path(i), &win);
-                let Ok(rec) = self.read_one(&win) else {
-                    continue;
-                };
-                let node = map::node_from(&rec);
-                infos.push(WindowInfo {
-                    id,
-                    name: node.name,
-                    role: node.role,
-                    states: node.states,
-                });
-            }
-            apps.push(AppInfo {
-                id: app_id,
-                name: Self::app_name(pid, &map::app_name_from_path(&path)).into(),
-                pid: u32::try_from(pid).ok(),
-                bus_name: format!("pid:{pid}"),
-                toolkit: None,
-                toolkit_version: None,
-                windows: infos,
-                responding: true,
-            });
-        }
-        Ok(apps)
-    }
-
     fn watch(&mut self, pid: i32) {
         if self.watched.iter().any(|w| w.pid == pid) {
             return;
@@ -684,15 +412,6 @@ impl Worker {
         });
     }
 
-    fn snapshot(&mut self, root: &NodeId, limits: &Limits) -> Result<Snapshot, BackendError> {
-        self.start_read();
-        let (el, pid, path) = self.lookup(root)?;
-        let name = Self::app_name(pid, &format!("pid {pid}"));
-        let snap = self.read_tree(&el, pid, &path, &name, limits)?;
-        self.watch(pid);
-        Ok(snap)
-    }
-
     fn fresh(&mut self, id: &NodeId) -> Result<(AXUIElement, Node, i32, String), BackendError> {
         let (el, pid, path) = self.lookup(id)?;
         let mut rec = self
@@ -700,10 +419,6 @@ impl Worker {
             .map_err(|e| err(e, "reading the element"))?;
         rec.id = Some(id.0.clone());
         Ok((el, map::node_from(&rec), pid, path))
-    }
-
-    fn read_node(&mut self, id: &NodeId) -> Result<Node, BackendError> {
-        self.fresh(id).map(|(_, n, _, _)| n)
     }
 
     /// Opens a pop-up (`AXPress`, or `AXShowMenu` for a combo box) and waits for its items.
@@ -796,29 +511,6 @@ impl Worker {
         }
     }
 
-    /// Children as the engine lists them: a choice element's options (listing them opens its
-    /// menu on screen for a moment), else the direct children.
-    fn children(&mut self, id: &NodeId) -> Result<Vec<Node>, BackendError> {
-        let (el, node, pid, path) = self.fresh(id)?;
-        if node.role.is_choice() {
-            let (options, opened) = self.options(&el, &node, pid, &path, false)?;
-            if opened {
-                self.close_menu(&options);
-            }
-            return Ok(options.into_iter().map(|(n, _)| n).collect());
-        }
-        let kids = el.children().map_err(|e| err(e, "AXChildren"))?;
-        let mut out = Vec::new();
-        for (i, kid) in kids.iter().enumerate() {
-            let kid_id = self.register(pid, &map::child_path(&path, i), &kid);
-            if let Ok(mut rec) = self.read_one(&kid) {
-                rec.id = Some(kid_id.0);
-                out.push(map::node_from(&rec));
-            }
-        }
-        Ok(out)
-    }
-
     /// Steps a number with `AXIncrement`/`AXDecrement`, reading after each press; stops when
     /// the target is reached or passed, or when a press no longer moves the value (a limit).
     fn step(&self, el: &AXUIElement, node: &Node, target: f64) -> WriteAck {
@@ -852,6 +544,154 @@ impl Worker {
         Ok(true)
     }
 
+    /// Turns changes in the watched apps (focused element, window titles) into events.
+    fn poll(&mut self) {
+        let mut out: Vec<(EventKind, NodeId, i32, String)> = Vec::new();
+        for i in 0..self.watched.len() {
+            let pid = self.watched[i].pid;
+            let focused = self.watched[i]
+                .app
+                .attribute(&attr("AXFocusedUIElement"))
+                .ok()
+                .and_then(|v| v.downcast::<AXUIElement>());
+            if focused.is_some() && focused != self.watched[i].focused {
+                let source = focused
+                    .as_ref()
+                    .and_then(|f| {
+                        self.registry
+                            .iter()
+                            .find(|(_, e)| e.pid == pid && e.el == *f)
+                            .map(|(id, _)| NodeId(id.to_string()))
+                    })
+                    .unwrap_or_else(|| map::node_id(pid, "/?", 0));
+                out.push((EventKind::Focus, source, pid, String::new()));
+            }
+            self.watched[i].focused = focused;
+            let titles = window_titles(&self.watched[i].app);
+            for (kind, title) in map::window_changes(&self.watched[i].windows, &titles) {
+                out.push((kind, map::node_id(pid, "", 0), pid, title));
+            }
+            self.watched[i].windows = titles;
+        }
+        for (kind, source, pid, detail) in out {
+            let _ = self.events.send(Event {
+                kind,
+                source,
+                app: pid.to_string(),
+                detail: detail.into(),
+                at: Some(Instant::now()),
+            });
+        }
+    }
+}
+
+impl Worker for AxWorker {
+    const PLATFORM: Platform = Platform::Ax;
+    const SILENT: &'static str = "the Accessibility API did not answer";
+    const APPS: (&'static str, Duration) = ("listing applications", Duration::from_secs(10));
+    const CHILDREN: Duration = Duration::from_secs(4);
+    const IDLE: Option<Duration> = Some(POLL_INTERVAL);
+
+    /// The thread keeps its own deadline; this one only guards against a stuck thread.
+    fn snapshot_deadline(limits: &Limits) -> Duration {
+        limits.timeout + limits.call_timeout
+    }
+
+    /// Stepping and opening menus take several round trips.
+    fn write_deadline(op: &WriteOp, call_timeout: Duration) -> Duration {
+        match op {
+            WriteOp::SetNumber(_) | WriteOp::SelectChild(_) => call_timeout * 4,
+            _ => call_timeout,
+        }
+    }
+
+    fn apps(&mut self) -> Result<Vec<AppInfo>, BackendError> {
+        self.start_read();
+        let out = std::process::Command::new("/bin/ps")
+            .args(["-axo", "pid=,comm="])
+            .output()
+            .map_err(|e| BackendError::Unavailable(format!("cannot list processes: {e}")))?;
+        let listing = String::from_utf8_lossy(&out.stdout);
+        let mut apps = Vec::new();
+        for (pid, path) in map::parse_ps(&listing) {
+            if !map::is_app_bundle(&path) {
+                continue;
+            }
+            let app = AXUIElement::application(pid);
+            let windows = match app.windows() {
+                Ok(w) => w,
+                Err(e) => match err(e, "AXWindows") {
+                    // Not trusted: nothing will work; say so instead of listing nothing.
+                    unavailable @ BackendError::Unavailable(_) => return Err(unavailable),
+                    // Apps without an AX server or windows are left out.
+                    _ => continue,
+                },
+            };
+            let app_id = self.register(pid, "", &app);
+            let mut infos = Vec::new();
+            for (i, win) in windows.iter().enumerate() {
+                let id = self.register(pid, &map::window_path(i), &win);
+                let Ok(rec) = self.read_one(&win) else {
+                    continue;
+                };
+                let node = map::node_from(&rec);
+                infos.push(WindowInfo {
+                    id,
+                    name: node.name,
+                    role: node.role,
+                    states: node.states,
+                });
+            }
+            apps.push(AppInfo {
+                id: app_id,
+                name: Self::app_name(pid, &map::app_name_from_path(&path)).into(),
+                pid: u32::try_from(pid).ok(),
+                bus_name: format!("pid:{pid}"),
+                toolkit: None,
+                toolkit_version: None,
+                windows: infos,
+                responding: true,
+            });
+        }
+        Ok(apps)
+    }
+
+    fn snapshot(&mut self, root: &NodeId, limits: &Limits) -> Result<Snapshot, BackendError> {
+        self.start_read();
+        let (el, pid, path) = self.lookup(root)?;
+        let name = Self::app_name(pid, &format!("pid {pid}"));
+        let snap = self.read_tree(&el, pid, &path, &name, limits)?;
+        self.watch(pid);
+        Ok(snap)
+    }
+
+    fn read_node(&mut self, id: &NodeId) -> Result<Node, BackendError> {
+        self.fresh(id).map(|(_, n, _, _)| n)
+    }
+
+    /// Children as the engine lists them: a choice element's options (listing them opens its
+    /// menu on screen for a moment), else the direct children.
+    fn children(&mut self, id: &NodeId) -> Result<Vec<Node>, BackendError> {
+        let (el, node, pid, path) = self.fresh(id)?;
+        if node.role.is_choice() {
+            let (options, opened) = self.options(&el, &node, pid, &path, false)?;
+            if opened {
+                self.close_menu(&options);
+            }
+            return Ok(options.into_iter().map(|(n, _)| n).collect());
+        }
+        let kids = el.children().map_err(|e| err(e, "AXChildren"))?;
+        let mut out = Vec::new();
+        for (i, kid) in kids.iter().enumerate() {
+            let kid_id = self.register(pid, &map::child_path(&path, i), &kid);
+            if let Ok(mut rec) = self.read_one(&kid) {
+                rec.id = Some(kid_id.0);
+                out.push(map::node_from(&rec));
+            }
+        }
+        Ok(out)
+    }
+
     fn write(&mut self, id: &NodeId, op: &WriteOp) -> WriteAck {
         let (el, node, pid, path) = self.fresh(id)?;
         let what = crate::backend::strategy::Platform::Ax
@@ -860,7 +700,7 @@ impl Worker {
             .to_string();
         let done = |r: Result<(), AxError>| r.map(|()| true).map_err(|e| err(e, &what));
         match op {
-            // The planner chose how (`map::plan_for`); the op says it.
+            // The planner chose how (`map::Rules`); the op says it.
             WriteOp::SetText(text) => done(el.set_value(CFString::new(text).as_CFType())),
             WriteOp::SetNumber(v) => done(el.set_value(CFNumber::from(*v).as_CFType())),
             WriteOp::StepTo(v) => self.step(&el, &node, *v),
@@ -917,44 +757,8 @@ impl Worker {
         }
     }
 
-    /// Turns changes in the watched apps (focused element, window titles) into events.
-    fn poll(&mut self) {
-        let mut out: Vec<(EventKind, NodeId, i32, String)> = Vec::new();
-        for i in 0..self.watched.len() {
-            let pid = self.watched[i].pid;
-            let focused = self.watched[i]
-                .app
-                .attribute(&attr("AXFocusedUIElement"))
-                .ok()
-                .and_then(|v| v.downcast::<AXUIElement>());
-            if focused.is_some() && focused != self.watched[i].focused {
-                let source = focused
-                    .as_ref()
-                    .and_then(|f| {
-                        self.registry
-                            .iter()
-                            .find(|(_, e)| e.pid == pid && e.el == *f)
-                            .map(|(id, _)| NodeId(id.clone()))
-                    })
-                    .unwrap_or_else(|| map::node_id(pid, "/?", 0));
-                out.push((EventKind::Focus, source, pid, String::new()));
-            }
-            self.watched[i].focused = focused;
-            let titles = window_titles(&self.watched[i].app);
-            for (kind, title) in map::window_changes(&self.watched[i].windows, &titles) {
-                out.push((kind, map::node_id(pid, "", 0), pid, title));
-            }
-            self.watched[i].windows = titles;
-        }
-        for (kind, source, pid, detail) in out {
-            let _ = self.events.send(Event {
-                kind,
-                source,
-                app: pid.to_string(),
-                detail: detail.into(),
-                at: Some(Instant::now()),
-            });
-        }
+    fn idle(&mut self) {
+        self.poll();
     }
 }
 

@@ -8,9 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::strategy::{
-    Capabilities, Capability, NoWay, WritePlan, enabled, toggle_budget,
-};
+use crate::backend::strategy::{Capabilities, Capability as C, NoWay, WritePlan, WriteRules};
 use crate::backend::{EventKind, WriteOp};
 use crate::model::{
     AppText, Bounds, Interface, Interfaces, Node, NodeId, Role, State, States, Toggle, Value,
@@ -561,7 +559,9 @@ impl crate::backend::record::Record for AxElement {
     }
 }
 
-/// The write plan for an element on macOS, from its role, capabilities and states:
+/// AX's answers to [`write_plan`], with actions and settable attributes as capabilities: the
+/// write plan for an element on macOS, from its role, capabilities and states ([`plan_for`] for
+/// a mapped node), is
 ///
 /// | role | plan |
 /// |---|---|
@@ -574,95 +574,75 @@ impl crate::backend::record::Record for AxElement {
 /// | row, cell, list item | `AXSelected = true` when settable, else `AXPress` |
 /// | disclosure triangle | `AXExpanded` when settable, else `AXPress` (flips) |
 /// | button, menu item, link | `AXPress` |
-pub fn write_plan(role: Role, caps: Capabilities, states: States) -> WritePlan {
-    use Capability as C;
-    let invocable = caps.has(C::Press) || caps.has(C::Expand) || caps.has(C::ShowMenu);
-    let takes_value = role.is_text()
-        || role.is_numeric()
-        || role.is_toggle()
-        || role.is_choice()
-        || role.is_selectable_item()
-        || role == Role::Expander;
-    if !takes_value && !invocable {
-        return WritePlan::Refuse(NoWay::NotEditable);
+///
+/// [`write_plan`]: crate::backend::strategy::write_plan
+/// [`plan_for`]: crate::backend::strategy::plan_for
+pub struct Rules;
+
+impl WriteRules for Rules {
+    fn invocable(caps: Capabilities) -> bool {
+        caps.has(C::Press) || caps.has(C::Expand) || caps.has(C::ShowMenu)
     }
-    if !enabled(states) {
-        return WritePlan::Refuse(NoWay::Disabled);
-    }
-    let current = states.has(State::Indeterminate).then_some(Toggle::Mixed);
-    if role.is_text() {
-        return if caps.has(C::SetText) && !states.has(State::ReadOnly) {
+
+    fn text(caps: Capabilities, states: States) -> WritePlan {
+        if caps.has(C::SetText) && !states.has(State::ReadOnly) {
             WritePlan::SetValue
         } else {
             WritePlan::Refuse(NoWay::ReadOnly)
-        };
+        }
     }
-    if role.is_numeric() {
-        return if states.has(State::Editable) && caps.has(C::SetNumber) {
+
+    fn numeric(caps: Capabilities, states: States) -> WritePlan {
+        if states.has(State::Editable) && caps.has(C::SetNumber) {
             WritePlan::SetRange
         } else if caps.has(C::Increment) && caps.has(C::Decrement) {
             WritePlan::Step
         } else {
             WritePlan::Refuse(NoWay::ReadOnly)
-        };
-    }
-    match role {
-        Role::RadioButton | Role::RadioMenuItem => {
-            if caps.has(C::Press) || caps.has(C::Select) {
-                WritePlan::SelectItem
-            } else {
-                WritePlan::Refuse(NoWay::NoMethod)
-            }
-        }
-        r if r.is_toggle() => {
-            if caps.has(C::Press) {
-                WritePlan::Toggle {
-                    max_presses: toggle_budget(r, current),
-                }
-            } else {
-                WritePlan::Refuse(NoWay::NoMethod)
-            }
-        }
-        r if r.is_choice() => {
-            if caps.has(C::SelectChild) && (caps.has(C::Press) || caps.has(C::ShowMenu)) {
-                WritePlan::OpenMenuAndPick
-            } else if caps.has(C::SetText) {
-                WritePlan::SetValue
-            } else {
-                WritePlan::Refuse(NoWay::NoMethod)
-            }
-        }
-        r if r.is_selectable_item() => {
-            if caps.has(C::Select) || caps.has(C::Press) {
-                WritePlan::SelectItem
-            } else {
-                WritePlan::Refuse(NoWay::NoMethod)
-            }
-        }
-        Role::Expander => {
-            if caps.has(C::Expand) {
-                WritePlan::Expand { toggles: false }
-            } else if caps.has(C::Press) {
-                WritePlan::Expand { toggles: true }
-            } else {
-                WritePlan::Refuse(NoWay::NoMethod)
-            }
-        }
-        _ => {
-            if caps.has(C::Press) {
-                WritePlan::Invoke
-            } else if caps.has(C::Expand) {
-                WritePlan::Expand { toggles: false }
-            } else {
-                WritePlan::Refuse(NoWay::NoMethod)
-            }
         }
     }
+
+    fn radio(caps: Capabilities) -> WritePlan {
+        if caps.has(C::Press) || caps.has(C::Select) {
+            WritePlan::SelectItem
+        } else {
+            WritePlan::Refuse(NoWay::NoMethod)
+        }
+    }
+
+    fn toggles(caps: Capabilities) -> bool {
+        caps.has(C::Press)
+    }
+
+    fn choice(caps: Capabilities) -> WritePlan {
+        if caps.has(C::SelectChild) && (caps.has(C::Press) || caps.has(C::ShowMenu)) {
+            WritePlan::OpenMenuAndPick
+        } else if caps.has(C::SetText) {
+            WritePlan::SetValue
+        } else {
+            WritePlan::Refuse(NoWay::NoMethod)
+        }
+    }
+
+    fn selects(caps: Capabilities) -> bool {
+        caps.has(C::Select) || caps.has(C::Press)
+    }
+
+    fn flips(caps: Capabilities) -> bool {
+        caps.has(C::Press)
+    }
+
+    fn presses(caps: Capabilities) -> bool {
+        caps.has(C::Press)
+    }
+
+    /// Invocable without `Press` or `Expand`: only a menu to show, nothing to write.
+    const LAST_RESORT: WritePlan = WritePlan::Refuse(NoWay::NoMethod);
 }
 
-/// [`write_plan`] for a mapped node.
+/// How a mapped node is written: [`Rules`] for its role, capabilities and states.
 pub fn plan_for(node: &Node) -> WritePlan {
-    write_plan(node.role, Capabilities::of(node), node.states)
+    crate::backend::strategy::plan_for::<Rules>(node)
 }
 
 /// How a write's result names an op sent through AX.

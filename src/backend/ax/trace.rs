@@ -6,43 +6,26 @@
 //! makes them: the root is `ax:<pid>` when it is the application, `ax:<pid>/w0` when it is a
 //! window, and the i-th child of a node adds `/<i>`.
 
-use std::time::Instant;
-
-use serde::{Deserialize, Serialize};
-
 use super::map::{AxElement, child_path, node_id, window_path};
-use crate::backend::Limits;
-use crate::backend::record::layout;
+use crate::backend::worker::trace::{self, Trace, TraceError, Traced};
 use crate::model::Snapshot;
 
 /// A recorded AX tree.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AxTrace {
-    /// The application's name.
-    pub app: String,
-    #[serde(default)]
-    pub pid: i32,
-    pub root: AxElement,
-}
+pub type AxTrace = Trace<AxElement>;
 
-/// A trace that cannot be read.
-#[derive(Debug, thiserror::Error)]
-pub enum TraceError {
-    #[error("not an AX trace: {0}")]
-    Json(#[from] serde_json::Error),
-}
+impl Traced for AxElement {
+    type Pid = i32;
+    const WHAT: &'static str = "an AX trace";
 
-/// Parses a trace and gives every element without an id its path id.
-pub fn parse_trace(json: &str) -> Result<AxTrace, TraceError> {
-    let mut trace: AxTrace = serde_json::from_str(json)?;
-    let root_path = if trace.root.role == "AXApplication" {
-        String::new()
-    } else {
-        window_path(0)
-    };
-    fill(&mut trace.root, trace.pid, &root_path);
-    Ok(trace)
+    /// Every element without an id gets its path id.
+    fn fill(root: &mut AxElement, pid: i32) {
+        let root_path = if root.role == "AXApplication" {
+            String::new()
+        } else {
+            window_path(0)
+        };
+        fill(root, pid, &root_path);
+    }
 }
 
 fn fill(e: &mut AxElement, pid: i32, path: &str) {
@@ -54,14 +37,14 @@ fn fill(e: &mut AxElement, pid: i32, path: &str) {
     }
 }
 
-/// Replays a recorded tree into a snapshot, within `limits`.
-pub fn snapshot_from(trace: &AxTrace, limits: &Limits) -> Snapshot {
-    layout(&trace.app, &trace.root, limits, Instant::now())
+/// Parses a trace and gives every element without an id its path id.
+pub fn parse_trace(json: &str) -> Result<AxTrace, TraceError> {
+    trace::parse(json)
 }
 
 /// Replays a JSON trace into a snapshot with the default limits.
 pub fn snapshot_from_trace(json: &str) -> Result<Snapshot, TraceError> {
-    Ok(snapshot_from(&parse_trace(json)?, &Limits::default()))
+    trace::snapshot::<AxElement>(json)
 }
 
 #[cfg(test)]

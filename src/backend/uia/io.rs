@@ -1,27 +1,27 @@
-//! Windows UI Automation IO: the [`Backend`] over the `uiautomation` crate (0.25).
+//! Windows UI Automation IO: the platform calls of the UIA [`Worker`] over the `uiautomation`
+//! crate (0.25); the [`ThreadBackend`] runs them as the [`Backend`](crate::backend::Backend).
 //!
 //! **Unverified on real systems.** This module is written against the crate's sources
 //! (`uiautomation-0.25.1`: `core.rs`, `patterns.rs`, `events/`, `types.rs`, `variants.rs`) but
 //! has never been compiled or run on Windows; everything it decides is in the pure [`map`]
 //! module, which is tested on every platform.
 //!
-//! Threading: one dedicated thread initialises COM as MTA (`UIAutomation::new`) and owns every
+//! Threading: the worker's thread initialises COM as MTA (`UIAutomation::new`) and owns every
 //! COM object (the automation object, cache requests, elements, handlers). Requests reach it
-//! over a channel and only model data (`Node`, `Snapshot`, `AppInfo`) comes back. Event
+//! over the [`ThreadBackend`]'s channel and only model data (`Node`, `Snapshot`, `AppInfo`)
+//! comes back. Event
 //! handlers run on UIA's own threads and only send model events into the broadcast channel.
 //!
 //! Reads are bulk: one `BuildUpdatedCache` with a cache request for every property and
 //! pattern-availability flag the mapping needs, `TreeScope::Subtree`, then the cached tree is
 //! walked locally (`GetCachedChildren`). Writes carry out the ops the planner made from
-//! [`map::plan_for`], each op calling the pattern it stands for; only the read-back (in
+//! [`map::Rules`], each op calling the pattern it stands for; only the read-back (in
 //! `write::engine`) decides what happened.
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::mpsc;
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use async_trait::async_trait;
-use tokio::sync::{broadcast, oneshot};
+use tokio::sync::broadcast;
 use uiautomation::core::{UIAutomation, UICacheRequest, UIElement};
 use uiautomation::events::{
     CustomEventHandlerFn, CustomFocusChangedEventHandlerFn, CustomPropertyChangedEventHandlerFn,
@@ -37,9 +37,10 @@ use uiautomation::variants::Variant;
 
 use super::map::{self, ErrorKind, Pattern, UiaElement, UiaRange};
 use crate::backend::record::layout;
-use crate::backend::strategy::{Capabilities, Capability, option_rows};
+use crate::backend::strategy::{Capabilities, Capability, Platform, option_rows};
+use crate::backend::worker::{Registry, ThreadBackend, Worker};
 use crate::backend::{
-    AppInfo, Backend, BackendError, Event, EventKind, Limits, WindowInfo, WriteAck, WriteOp,
+    AppInfo, BackendError, Event, EventKind, Limits, WindowInfo, WriteAck, WriteOp,
 };
 use crate::model::{AppText, Bounds, Node, NodeId, Role, Snapshot, Truncation};
 
@@ -80,192 +81,20 @@ const PROPERTIES: &[UIProperty] = &[
 /// works, the mapping then sees no heading levels or dialog flags.
 const OPTIONAL_PROPERTIES: &[UIProperty] = &[UIProperty::HeadingLevel, UIProperty::IsDialog];
 
-/// Ids kept for later reads and writes; past this many, ids not seen in the last two reads go.
-const REGISTRY_CAP: usize = 200_000;
-
 /// Roots with event handlers; the oldest stops being watched past this many.
 const WATCHED_ROOTS: usize = 8;
 
-enum Request {
-    Apps,
-    Snapshot(NodeId, Limits),
-    ReadNode(NodeId),
-    Children(NodeId),
-    Write(NodeId, WriteOp),
-}
-
-enum Reply {
-    Apps(Result<Vec<AppInfo>, BackendError>),
-    Snapshot(Result<Snapshot, BackendError>),
-    Node(Result<Node, BackendError>),
-    Nodes(Result<Vec<Node>, BackendError>),
-    Ack(WriteAck),
-}
-
-struct Job {
-    request: Request,
-    reply: oneshot::Sender<Reply>,
-}
-
 /// The UI Automation backend: a handle to the thread that owns all COM objects.
-pub struct UiaBackend {
-    jobs: mpsc::Sender<Job>,
-    events: broadcast::Sender<Event>,
-    call_timeout: Duration,
-}
+pub type UiaBackend = ThreadBackend<UiaWorker>;
 
-impl UiaBackend {
+impl ThreadBackend<UiaWorker> {
     /// Starts the UIA thread (COM MTA) and waits up to `timeout` for it to be ready.
     pub async fn connect(timeout: Duration) -> Result<UiaBackend, BackendError> {
-        let (jobs, rx) = mpsc::channel::<Job>();
-        let (events, _) = broadcast::channel(4096);
-        let (ready_tx, ready_rx) = oneshot::channel::<Result<(), String>>();
-        let tx = events.clone();
-        std::thread::Builder::new()
-            .name("treeglass-uia".into())
-            .spawn(move || worker_main(rx, tx, ready_tx))
-            .map_err(|e| BackendError::Unavailable(format!("cannot start the UIA thread: {e}")))?;
-        match tokio::time::timeout(timeout, ready_rx).await {
-            Ok(Ok(Ok(()))) => Ok(UiaBackend {
-                jobs,
-                events,
-                call_timeout: Limits::default().call_timeout,
-            }),
-            Ok(Ok(Err(e))) => Err(BackendError::Unavailable(format!("UI Automation: {e}"))),
-            Ok(Err(_)) => Err(BackendError::Unavailable(
-                "the UIA thread stopped while starting".into(),
-            )),
-            Err(_) => Err(BackendError::Unavailable(format!(
-                "UI Automation did not start within {} ms",
-                timeout.as_millis()
-            ))),
-        }
-    }
-
-    /// Sends a request to the UIA thread and waits up to `deadline` for its answer. A request
-    /// that times out keeps running on the thread (a COM call cannot be cancelled); its answer
-    /// is dropped.
-    async fn call(
-        &self,
-        request: Request,
-        deadline: Duration,
-        what: &str,
-    ) -> Result<Reply, BackendError> {
-        let (reply, rx) = oneshot::channel();
-        self.jobs
-            .send(Job { request, reply })
-            .map_err(|_| BackendError::Unavailable("the UIA thread has stopped".into()))?;
-        match tokio::time::timeout(deadline, rx).await {
-            Ok(Ok(r)) => Ok(r),
-            Ok(Err(_)) => Err(BackendError::Unavailable(
-                "the UIA thread has stopped".into(),
-            )),
-            Err(_) => Err(BackendError::Timeout {
-                what: what.to_string(),
-                ms: deadline.as_millis() as u64,
-            }),
-        }
-    }
-}
-
-fn unexpected() -> BackendError {
-    BackendError::Failed("the UIA thread answered a different request".into())
-}
-
-#[async_trait]
-impl Backend for UiaBackend {
-    fn name(&self) -> &'static str {
-        "uia"
-    }
-
-    fn platform(&self) -> crate::backend::strategy::Platform {
-        crate::backend::strategy::Platform::Uia
-    }
-
-    async fn apps(&self) -> Result<Vec<AppInfo>, BackendError> {
-        match self
-            .call(
-                Request::Apps,
-                Duration::from_secs(5),
-                "listing top-level windows",
-            )
-            .await?
-        {
-            Reply::Apps(r) => r,
-            _ => Err(unexpected()),
-        }
-    }
-
-    async fn snapshot(&self, root: &NodeId, limits: &Limits) -> Result<Snapshot, BackendError> {
-        let started = Instant::now();
-        match self
-            .call(
-                Request::Snapshot(root.clone(), *limits),
-                limits.timeout,
-                "reading the tree",
-            )
-            .await
-        {
-            Ok(Reply::Snapshot(r)) => r,
-            Ok(_) => Err(unexpected()),
-            // A hung app gives an incomplete snapshot, not an error.
-            Err(BackendError::Timeout { .. }) => Ok(Snapshot {
-                id: crate::model::SnapshotId::next(),
-                app: AppText::default(),
-                window: AppText::default(),
-                nodes: Vec::new(),
-                truncated: Some(Truncation::Timeout),
-                unreadable: 0,
-                read_ms: started.elapsed().as_secs_f64() * 1000.0,
-            }),
-            Err(e) => Err(e),
-        }
-    }
-
-    async fn read_node(&self, id: &NodeId) -> Result<Node, BackendError> {
-        match self
-            .call(
-                Request::ReadNode(id.clone()),
-                self.call_timeout * 2,
-                "reading an element",
-            )
-            .await?
-        {
-            Reply::Node(r) => r,
-            _ => Err(unexpected()),
-        }
-    }
-
-    async fn children(&self, id: &NodeId) -> Result<Vec<Node>, BackendError> {
-        match self
-            .call(
-                Request::Children(id.clone()),
-                Duration::from_secs(3),
-                "listing children",
-            )
-            .await?
-        {
-            Reply::Nodes(r) => r,
-            _ => Err(unexpected()),
-        }
-    }
-
-    async fn write(&self, id: &NodeId, op: &WriteOp) -> WriteAck {
-        match self
-            .call(
-                Request::Write(id.clone(), op.clone()),
-                self.call_timeout,
-                crate::backend::strategy::Platform::Uia.method(op).as_str(),
-            )
-            .await?
-        {
-            Reply::Ack(r) => r,
-            _ => Err(unexpected()),
-        }
-    }
-
-    fn subscribe(&self) -> broadcast::Receiver<Event> {
-        self.events.subscribe()
+        ThreadBackend::start(timeout, |events, _| {
+            UiaWorker::new(events)
+                .map_err(|e| BackendError::Unavailable(format!("UI Automation: {e}")))
+        })
+        .await
     }
 }
 
@@ -282,35 +111,8 @@ fn err(e: uiautomation::Error, what: &str) -> BackendError {
     }
 }
 
-fn worker_main(
-    rx: mpsc::Receiver<Job>,
-    events: broadcast::Sender<Event>,
-    ready: oneshot::Sender<Result<(), String>>,
-) {
-    let mut worker = match Worker::new(events) {
-        Ok(w) => w,
-        Err(e) => {
-            let _ = ready.send(Err(e.to_string()));
-            return;
-        }
-    };
-    let _ = ready.send(Ok(()));
-    // Ends when the backend (the only sender) is dropped.
-    while let Ok(job) = rx.recv() {
-        let reply = match job.request {
-            Request::Apps => Reply::Apps(worker.apps()),
-            Request::Snapshot(root, limits) => Reply::Snapshot(worker.snapshot(&root, &limits)),
-            Request::ReadNode(id) => Reply::Node(worker.read_node(&id)),
-            Request::Children(id) => Reply::Nodes(worker.children(&id)),
-            Request::Write(id, op) => Reply::Ack(worker.write(&id, &op)),
-        };
-        let _ = job.reply.send(reply);
-    }
-    let _ = worker.automation.remove_all_event_handlers();
-}
-
 /// Everything that lives on the UIA thread.
-struct Worker {
+pub struct UiaWorker {
     automation: UIAutomation,
     /// Whole subtree, every property the mapping needs.
     subtree: UICacheRequest,
@@ -320,8 +122,7 @@ struct Worker {
     children: UICacheRequest,
     /// Process id and runtime id for event senders.
     event_cache: UICacheRequest,
-    registry: HashMap<String, (UIElement, u64)>,
-    generation: u64,
+    registry: Registry<UIElement>,
     watched: VecDeque<(String, UIElement)>,
     structure: UIStructureChangeEventHandler,
     property: UIPropertyChangedEventHandler,
@@ -372,8 +173,8 @@ fn variant_int(v: &Variant) -> Option<i64> {
     TryInto::<i64>::try_into(v).ok()
 }
 
-impl Worker {
-    fn new(events: broadcast::Sender<Event>) -> uiautomation::Result<Worker> {
+impl UiaWorker {
+    fn new(events: broadcast::Sender<Event>) -> uiautomation::Result<UiaWorker> {
         // Initialises COM on this thread as MTA and creates the CUIAutomation object.
         let automation = UIAutomation::new()?;
         let subtree = cache_request(&automation, TreeScope::Subtree)?;
@@ -446,14 +247,13 @@ impl Worker {
             .iter()
             .filter_map(|p| UIProperty::try_from(*p).ok())
             .collect();
-        Ok(Worker {
+        Ok(UiaWorker {
             automation,
             subtree,
             element,
             children,
             event_cache,
-            registry: HashMap::new(),
-            generation: 0,
+            registry: Registry::default(),
             watched: VecDeque::new(),
             structure: UIStructureChangeEventHandler::from(structure),
             property: UIPropertyChangedEventHandler::from(property),
@@ -464,27 +264,11 @@ impl Worker {
 
     /// Remembers `el` under its id for later reads and writes.
     fn register(&mut self, id: &NodeId, el: &UIElement) {
-        self.registry
-            .insert(id.0.clone(), (el.clone(), self.generation));
+        self.registry.insert(id.0.clone(), el.clone());
     }
 
     fn lookup(&self, id: &NodeId) -> Result<UIElement, BackendError> {
-        self.registry
-            .get(&id.0)
-            .map(|(el, _)| el.clone())
-            .ok_or_else(|| {
-                BackendError::Failed(format!(
-                    "`{id}` is not an element of this session's reads (take a new snapshot)"
-                ))
-            })
-    }
-
-    fn start_read(&mut self) {
-        self.generation += 1;
-        if self.registry.len() > REGISTRY_CAP {
-            let keep = self.generation.saturating_sub(2);
-            self.registry.retain(|_, (_, seen)| *seen >= keep);
-        }
+        self.registry.lookup(id).cloned()
     }
 
     /// The record of one cached element (its own properties only).
@@ -653,44 +437,6 @@ impl Worker {
         Ok(out)
     }
 
-    fn apps(&mut self) -> Result<Vec<AppInfo>, BackendError> {
-        self.start_read();
-        let mut apps: Vec<AppInfo> = Vec::new();
-        for (_, rec) in self.top_level()? {
-            let pid = rec.process_id;
-            let node = map::node_from(&rec);
-            let window = WindowInfo {
-                id: node.id.clone(),
-                name: node.name.clone(),
-                role: node.role,
-                states: node.states,
-            };
-            match apps.iter_mut().find(|a| a.pid == Some(pid)) {
-                Some(app) => app.windows.push(window),
-                None => apps.push(AppInfo {
-                    id: map::app_id(pid),
-                    name: AppText::default(),
-                    pid: Some(pid),
-                    bus_name: format!("pid:{pid}"),
-                    toolkit: (!rec.framework_id.is_empty())
-                        .then(|| AppText::from(rec.framework_id.as_str())),
-                    toolkit_version: None,
-                    windows: vec![window],
-                    responding: true,
-                }),
-            }
-        }
-        for app in &mut apps {
-            let titles: Vec<String> = app
-                .windows
-                .iter()
-                .map(|w| w.name.as_str().to_string())
-                .collect();
-            app.name = map::app_name(&titles).into();
-        }
-        Ok(apps)
-    }
-
     /// Watches `el`'s subtree for structure, property and automation events.
     fn watch(&mut self, id: &NodeId, el: &UIElement) {
         if self.watched.iter().any(|(w, _)| *w == id.0) {
@@ -741,18 +487,6 @@ impl Worker {
             }
         }
         self.watched.push_back((id.0.clone(), el.clone()));
-    }
-
-    fn snapshot(&mut self, root: &NodeId, limits: &Limits) -> Result<Snapshot, BackendError> {
-        self.start_read();
-        if let Some(pid) = map::app_pid(root) {
-            return self.app_snapshot(root, pid, limits);
-        }
-        let el = self.lookup(root)?;
-        let titles: Vec<String> = el.get_cached_name().into_iter().collect();
-        let snap = self.read_subtree(&el, &map::app_name(&titles), limits)?;
-        self.watch(root, &el);
-        Ok(snap)
     }
 
     /// A whole application: its top-level windows under one application node.
@@ -814,10 +548,6 @@ impl Worker {
         let mut node = map::node_from(&self.record(&cached));
         node.id = id.clone();
         Ok((el, node))
-    }
-
-    fn read_node(&mut self, id: &NodeId) -> Result<Node, BackendError> {
-        self.fresh(id).map(|(_, n)| n)
     }
 
     /// The options of a choice element as (node, element), from its subtree. `expand`: open
@@ -883,6 +613,71 @@ impl Worker {
         }
         Ok(out)
     }
+}
+
+impl Worker for UiaWorker {
+    const PLATFORM: Platform = Platform::Uia;
+    const SILENT: &'static str = "UI Automation did not start";
+    const APPS: (&'static str, Duration) = ("listing top-level windows", Duration::from_secs(5));
+    const CHILDREN: Duration = Duration::from_secs(3);
+
+    fn snapshot_deadline(limits: &Limits) -> Duration {
+        limits.timeout
+    }
+
+    fn apps(&mut self) -> Result<Vec<AppInfo>, BackendError> {
+        self.registry.start_read();
+        let mut apps: Vec<AppInfo> = Vec::new();
+        for (_, rec) in self.top_level()? {
+            let pid = rec.process_id;
+            let node = map::node_from(&rec);
+            let window = WindowInfo {
+                id: node.id.clone(),
+                name: node.name.clone(),
+                role: node.role,
+                states: node.states,
+            };
+            match apps.iter_mut().find(|a| a.pid == Some(pid)) {
+                Some(app) => app.windows.push(window),
+                None => apps.push(AppInfo {
+                    id: map::app_id(pid),
+                    name: AppText::default(),
+                    pid: Some(pid),
+                    bus_name: format!("pid:{pid}"),
+                    toolkit: (!rec.framework_id.is_empty())
+                        .then(|| AppText::from(rec.framework_id.as_str())),
+                    toolkit_version: None,
+                    windows: vec![window],
+                    responding: true,
+                }),
+            }
+        }
+        for app in &mut apps {
+            let titles: Vec<String> = app
+                .windows
+                .iter()
+                .map(|w| w.name.as_str().to_string())
+                .collect();
+            app.name = map::app_name(&titles).into();
+        }
+        Ok(apps)
+    }
+
+    fn snapshot(&mut self, root: &NodeId, limits: &Limits) -> Result<Snapshot, BackendError> {
+        self.registry.start_read();
+        if let Some(pid) = map::app_pid(root) {
+            return self.app_snapshot(root, pid, limits);
+        }
+        let el = self.lookup(root)?;
+        let titles: Vec<String> = el.get_cached_name().into_iter().collect();
+        let snap = self.read_subtree(&el, &map::app_name(&titles), limits)?;
+        self.watch(root, &el);
+        Ok(snap)
+    }
+
+    fn read_node(&mut self, id: &NodeId) -> Result<Node, BackendError> {
+        self.fresh(id).map(|(_, n)| n)
+    }
 
     /// Children as the engine lists them: a choice element's options (listing them may open
     /// its pop-up for a moment), else the direct children.
@@ -908,7 +703,7 @@ impl Worker {
             .to_string();
         let done = |r: uiautomation::Result<()>| r.map(|()| true).map_err(|e| err(e, &what));
         match op {
-            // The planner chose the pattern (`map::plan_for`); the op names it.
+            // The planner chose the pattern (`map::Rules`); the op names it.
             WriteOp::SetText(text) => done(
                 el.get_pattern::<UIValuePattern>()
                     .and_then(|p| p.set_value(text)),
@@ -994,5 +789,9 @@ impl Worker {
                 crate::backend::strategy::Platform::Uia.method(op).as_str()
             ))),
         }
+    }
+
+    fn stop(&mut self) {
+        let _ = self.automation.remove_all_event_handlers();
     }
 }

@@ -10,9 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::strategy::{
-    Capabilities, Capability, NoWay, WritePlan, enabled, toggle_budget,
-};
+use crate::backend::strategy::{Capabilities, Capability as C, NoWay, WritePlan, WriteRules};
 use crate::backend::{EventKind, WriteOp};
 use crate::model::{
     AppText, Bounds, Interface, Interfaces, Node, NodeId, Role, State, States, Toggle, Value,
@@ -626,7 +624,10 @@ impl crate::backend::record::Record for UiaElement {
     }
 }
 
-/// The write plan for an element on UIA, from its role, capabilities and states:
+/// UIA's answers to [`write_plan`], with patterns as capabilities: the write plan for an
+/// element on UIA, from its role, capabilities and states ([`plan_for`] for a mapped node: the
+/// one choice of how it is written, which the planner turns into ops with `Platform::plan` and
+/// the backend only carries out), is
 ///
 /// | role | plan |
 /// |---|---|
@@ -638,29 +639,22 @@ impl crate::backend::record::Record for UiaElement {
 /// | tab, list item, tree item, data item, cell | `SelectionItemPattern.Select` |
 /// | expander | `ExpandCollapsePattern` (or a press that flips it) |
 /// | anything else with `Invoke` | `InvokePattern.Invoke` |
-pub fn write_plan(role: Role, caps: Capabilities, states: States) -> WritePlan {
-    use Capability as C;
-    let invocable = caps.has(C::Invoke) || caps.has(C::Toggle) || caps.has(C::Expand);
-    let takes_value = role.is_text()
-        || role.is_numeric()
-        || role.is_toggle()
-        || role.is_choice()
-        || role.is_selectable_item()
-        || role == Role::Expander
-        || role == Role::Document && caps.has(C::SetText);
-    if !takes_value && !invocable {
-        return WritePlan::Refuse(NoWay::NotEditable);
+///
+/// [`write_plan`]: crate::backend::strategy::write_plan
+/// [`plan_for`]: crate::backend::strategy::plan_for
+pub struct Rules;
+
+impl WriteRules for Rules {
+    fn text_like(role: Role, caps: Capabilities) -> bool {
+        role.is_text() || role == Role::Document && caps.has(C::SetText)
     }
-    if !enabled(states) {
-        return WritePlan::Refuse(NoWay::Disabled);
+
+    fn invocable(caps: Capabilities) -> bool {
+        caps.has(C::Invoke) || caps.has(C::Toggle) || caps.has(C::Expand)
     }
-    let current = if states.has(State::Indeterminate) {
-        Some(Toggle::Mixed)
-    } else {
-        None
-    };
-    if role.is_text() || role == Role::Document && caps.has(C::SetText) {
-        return if states.has(State::ReadOnly) {
+
+    fn text(caps: Capabilities, states: States) -> WritePlan {
+        if states.has(State::ReadOnly) {
             WritePlan::Refuse(NoWay::ReadOnly)
         } else if caps.has(C::SetText) {
             WritePlan::SetValue
@@ -668,10 +662,11 @@ pub fn write_plan(role: Role, caps: Capabilities, states: States) -> WritePlan {
             WritePlan::Keyboard
         } else {
             WritePlan::Refuse(NoWay::NoMethod)
-        };
+        }
     }
-    if role.is_numeric() {
-        return if states.has(State::ReadOnly) {
+
+    fn numeric(caps: Capabilities, states: States) -> WritePlan {
+        if states.has(State::ReadOnly) {
             WritePlan::Refuse(NoWay::ReadOnly)
         } else if caps.has(C::SetNumber) {
             WritePlan::SetRange
@@ -679,70 +674,54 @@ pub fn write_plan(role: Role, caps: Capabilities, states: States) -> WritePlan {
             WritePlan::SetValue
         } else {
             WritePlan::Refuse(NoWay::NoMethod)
-        };
-    }
-    match role {
-        Role::RadioButton | Role::RadioMenuItem => {
-            if caps.has(C::Select) || caps.has(C::Invoke) {
-                WritePlan::SelectItem
-            } else if caps.has(C::Toggle) {
-                WritePlan::Toggle { max_presses: 1 }
-            } else {
-                WritePlan::Refuse(NoWay::NoMethod)
-            }
-        }
-        r if r.is_toggle() => {
-            if caps.has(C::Toggle) || caps.has(C::Invoke) {
-                WritePlan::Toggle {
-                    max_presses: toggle_budget(r, current),
-                }
-            } else {
-                WritePlan::Refuse(NoWay::NoMethod)
-            }
-        }
-        r if r.is_choice() => {
-            if caps.has(C::Expand) {
-                WritePlan::OpenMenuAndPick
-            } else if caps.has(C::SelectChild) {
-                WritePlan::SelectChild
-            } else if caps.has(C::SetText) {
-                WritePlan::SetValue
-            } else {
-                WritePlan::Refuse(NoWay::NoMethod)
-            }
-        }
-        r if r.is_selectable_item() => {
-            if caps.has(C::Select) {
-                WritePlan::SelectItem
-            } else {
-                WritePlan::Refuse(NoWay::NoMethod)
-            }
-        }
-        Role::Expander => {
-            if caps.has(C::Expand) {
-                WritePlan::Expand { toggles: false }
-            } else if caps.has(C::Toggle) || caps.has(C::Invoke) {
-                WritePlan::Expand { toggles: true }
-            } else {
-                WritePlan::Refuse(NoWay::NoMethod)
-            }
-        }
-        _ => {
-            if caps.has(C::Invoke) {
-                WritePlan::Invoke
-            } else if caps.has(C::Expand) {
-                WritePlan::Expand { toggles: false }
-            } else {
-                WritePlan::Toggle { max_presses: 1 }
-            }
         }
     }
+
+    fn radio(caps: Capabilities) -> WritePlan {
+        if caps.has(C::Select) || caps.has(C::Invoke) {
+            WritePlan::SelectItem
+        } else if caps.has(C::Toggle) {
+            WritePlan::Toggle { max_presses: 1 }
+        } else {
+            WritePlan::Refuse(NoWay::NoMethod)
+        }
+    }
+
+    fn toggles(caps: Capabilities) -> bool {
+        caps.has(C::Toggle) || caps.has(C::Invoke)
+    }
+
+    fn choice(caps: Capabilities) -> WritePlan {
+        if caps.has(C::Expand) {
+            WritePlan::OpenMenuAndPick
+        } else if caps.has(C::SelectChild) {
+            WritePlan::SelectChild
+        } else if caps.has(C::SetText) {
+            WritePlan::SetValue
+        } else {
+            WritePlan::Refuse(NoWay::NoMethod)
+        }
+    }
+
+    fn selects(caps: Capabilities) -> bool {
+        caps.has(C::Select)
+    }
+
+    fn flips(caps: Capabilities) -> bool {
+        caps.has(C::Toggle) || caps.has(C::Invoke)
+    }
+
+    fn presses(caps: Capabilities) -> bool {
+        caps.has(C::Invoke)
+    }
+
+    /// Invocable without `Invoke` or `Expand`: it has `Toggle`.
+    const LAST_RESORT: WritePlan = WritePlan::Toggle { max_presses: 1 };
 }
 
-/// [`write_plan`] for a mapped node: the one choice of how it is written, which the planner
-/// turns into ops (`Platform::plan`) and the backend only carries out.
+/// How a mapped node is written: [`Rules`] for its role, capabilities and states.
 pub fn plan_for(node: &Node) -> WritePlan {
-    write_plan(node.role, Capabilities::of(node), node.states)
+    crate::backend::strategy::plan_for::<Rules>(node)
 }
 
 /// How a write's result names an op sent through UI Automation.

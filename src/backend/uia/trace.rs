@@ -5,40 +5,21 @@
 //! is optional (see [`UiaElement`] for the defaults). Elements without a `runtime_id` get one
 //! made up from their position, so hand-written traces need not invent ids.
 
-use std::time::Instant;
-
-use serde::{Deserialize, Serialize};
-
 use super::map::UiaElement;
-use crate::backend::Limits;
-use crate::backend::record::layout;
+use crate::backend::worker::trace::{self, Trace, TraceError, Traced};
 use crate::model::Snapshot;
 
 /// A recorded UIA tree.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct UiaTrace {
-    /// The application's name.
-    pub app: String,
-    /// The process the tree belongs to.
-    #[serde(default)]
-    pub pid: u32,
-    pub root: UiaElement,
-}
+pub type UiaTrace = Trace<UiaElement>;
 
-/// A trace that cannot be read.
-#[derive(Debug, thiserror::Error)]
-pub enum TraceError {
-    #[error("not a UIA trace: {0}")]
-    Json(#[from] serde_json::Error),
-}
+impl Traced for UiaElement {
+    type Pid = u32;
+    const WHAT: &'static str = "a UIA trace";
 
-/// Parses a trace and fills in what a hand-written one may leave out (runtime ids, process ids).
-pub fn parse_trace(json: &str) -> Result<UiaTrace, TraceError> {
-    let mut trace: UiaTrace = serde_json::from_str(json)?;
-    let mut next = 1;
-    fill(&mut trace.root, trace.pid, &mut next);
-    Ok(trace)
+    /// Runtime ids made up from the position, the trace's process id.
+    fn fill(root: &mut UiaElement, pid: u32) {
+        fill(root, pid, &mut 1);
+    }
 }
 
 fn fill(e: &mut UiaElement, pid: u32, next: &mut i32) {
@@ -55,14 +36,14 @@ fn fill(e: &mut UiaElement, pid: u32, next: &mut i32) {
     }
 }
 
-/// Replays a recorded tree into a snapshot, within `limits`.
-pub fn snapshot_from(trace: &UiaTrace, limits: &Limits) -> Snapshot {
-    layout(&trace.app, &trace.root, limits, Instant::now())
+/// Parses a trace and fills in what a hand-written one may leave out (runtime ids, process ids).
+pub fn parse_trace(json: &str) -> Result<UiaTrace, TraceError> {
+    trace::parse(json)
 }
 
 /// Replays a JSON trace into a snapshot with the default limits.
 pub fn snapshot_from_trace(json: &str) -> Result<Snapshot, TraceError> {
-    Ok(snapshot_from(&parse_trace(json)?, &Limits::default()))
+    trace::snapshot::<UiaElement>(json)
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
-//! The UI Automation mapping tables, entry by entry, and every write-plan choice.
+//! The UI Automation mapping tables, entry by entry (every write-plan choice is in
+//! `strategy/plans.rs`).
 
 use super::*;
+use crate::backend::worker::cases;
 
 mod plans;
 
@@ -434,9 +436,7 @@ fn every_state_property() {
             false,
         ),
     ];
-    for (e, state, want) in cases {
-        assert_eq!(st(&e).has(state), want, "{state:?} for {e:?}");
-    }
+    cases::states(cases, st);
 }
 
 #[test]
