@@ -257,7 +257,10 @@ impl Session {
             // An app that went silent is not waited for: nothing it holds can be claimed.
             if snap.truncated == Some(crate::model::Truncation::NotResponding) {
                 return Err(BackendError::NotResponding {
-                    app: format!("the application {}", snap.app.quoted(60)),
+                    app: crate::backend::Unanswering {
+                        name: Some(snap.app.clone()),
+                        ..Default::default()
+                    },
                     ms: limits.call_timeout.as_millis() as u64,
                 });
             }

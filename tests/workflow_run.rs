@@ -357,7 +357,7 @@ fn the_cli_runs_the_sample_workflow_on_the_demo_app() {
     assert_eq!(v["steps"][1]["outcome"], "secure");
     assert_eq!(v["terminal"]["holds"], true);
     let o = run(&[]);
-    assert_eq!(o.status.code(), Some(30));
+    assert_eq!(o.status.code(), Some(32));
     assert!(String::from_utf8_lossy(&o.stdout).contains("missing required inputs: password"));
     // A failing run exits 31 and prints the per-step report.
     let dir = std::env::temp_dir().join(format!("tg-wf-cli-{}", std::process::id()));

@@ -40,11 +40,14 @@ pub enum Kind {
     Refused,
     WorkflowInvalid,
     WorkflowFailed,
+    /// A valid workflow refused before its first step: inputs missing or bad, what a desktop
+    /// run cannot do, no window to run in. Nothing was run.
+    WorkflowRefused,
 }
 
 impl Kind {
     /// Every kind, in the order of their exit codes.
-    pub const ALL: [Kind; 20] = [
+    pub const ALL: [Kind; 21] = [
         Kind::Error,
         Kind::Usage,
         Kind::NoSuch,
@@ -65,6 +68,7 @@ impl Kind {
         Kind::Refused,
         Kind::WorkflowInvalid,
         Kind::WorkflowFailed,
+        Kind::WorkflowRefused,
     ];
 
     /// The one table of exit codes (documented in the README and `--help`). MCP replies carry
@@ -91,6 +95,48 @@ impl Kind {
             Kind::Refused => 22,
             Kind::WorkflowInvalid => 30,
             Kind::WorkflowFailed => 31,
+            Kind::WorkflowRefused => 32,
+        }
+    }
+
+    /// What it means, as the README's table of exit codes says it.
+    pub const fn meaning(self) -> &'static str {
+        match self {
+            Kind::Error => "any other error",
+            Kind::Usage => "bad arguments",
+            Kind::NoSuch => "no such app, window or element",
+            Kind::BusUnavailable => "accessibility bus unavailable",
+            Kind::Token => "token refused (stale, or not issued by this process)",
+            Kind::AppGone => {
+                "the app exited (or dropped its accessibility connection) during the command"
+            }
+            Kind::ProblemsFound => "`doctor` found problems",
+            Kind::NotResponding => {
+                "the app does not answer (busy or hung): `tree` prints what it read first; \
+                 `set`/`invoke` refused, nothing sent"
+            }
+            Kind::Differs => "`diff`: the trees differ",
+            Kind::Ambiguous => "the target is ambiguous",
+            Kind::NotFound => "the target is not found",
+            Kind::Incomplete => {
+                "incomplete tree (`tree`: the read was cut short by `--read-timeout`, \
+                 `--max-depth` or `--max-nodes`, or elements could not be read; `find`/`set`: \
+                 uniqueness cannot be claimed; `audit`: the read was not whole)"
+            }
+            Kind::TargetSyntax => "target syntax error",
+            Kind::Findings => "`audit`: findings at or above `--min-severity`",
+            Kind::ElementSilent => {
+                "one element does not answer a call while the app answers others (not a hung app)"
+            }
+            Kind::Mismatch => "`set`: mismatch",
+            Kind::Unconfirmed => "`set`: unconfirmed (observe before writing again)",
+            Kind::Refused => "`set`: refused, nothing sent",
+            Kind::WorkflowInvalid => "workflow invalid (nothing was run)",
+            Kind::WorkflowFailed => "workflow step, terminal condition or required output failed",
+            Kind::WorkflowRefused => {
+                "workflow run refused before its first step (inputs missing or bad, what a \
+                 desktop run cannot do, no window to run in: nothing was run)"
+            }
         }
     }
 
@@ -118,6 +164,7 @@ impl Kind {
             Kind::Refused => "refused",
             Kind::WorkflowInvalid => "workflow_invalid",
             Kind::WorkflowFailed => "workflow_failed",
+            Kind::WorkflowRefused => "workflow_refused",
         }
     }
 }
@@ -203,5 +250,22 @@ mod tests {
         assert_eq!(codes.len(), Kind::ALL.len());
         assert!(codes.iter().all(|&c| c != 0));
         assert!(Kind::ALL.iter().all(|k| k.name() != "ok"));
+    }
+
+    /// The README's table of exit codes is this one.
+    #[test]
+    fn readme_exit_codes() {
+        let mut body = String::from(
+            "| exit code | MCP `kind` | meaning |\n|---|---|---|\n| 0 | (no error) | ok |\n",
+        );
+        for k in Kind::ALL {
+            body.push_str(&format!(
+                "| {} | `{}` | {} |\n",
+                k.exit_code(),
+                k.name(),
+                k.meaning()
+            ));
+        }
+        crate::backend::readme::check_section("exit-codes", &body);
     }
 }

@@ -1,12 +1,16 @@
 //! Locating one element: a target parsed (with the column of its first error), resolved
 //! against fresh reads of the scope's window, or a token checked against the session's
-//! snapshots; what did not resolve to one element, in the words every front end prints.
+//! snapshots; the resolution as an answer ([`Found`]: its kind, words and JSON), which is
+//! also what a target that does not name one element says.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde_json::Value as Json;
+
+use super::answer::Answer;
 use super::error::{Error, Kind};
-use super::output::resolution_text;
+use super::output::{find_json, resolution_text};
 use super::scope::{Scope, pick};
 use crate::backend::{AppInfo, BackendError, Limits};
 use crate::model::{NodeId, Snapshot, Token, sanitize};
@@ -51,14 +55,42 @@ pub fn patience(ms: Option<u64>) -> Wait {
     ms.map_or(Wait::WhileChanging, |ms| Wait::For(wait(Some(ms))))
 }
 
-/// What a resolution that is not unique ended as (`None`: unique).
-pub fn resolution_kind(r: &Resolution) -> Option<Kind> {
-    match r {
-        Resolution::Unique { .. } => None,
-        Resolution::Ambiguous { .. } => Some(Kind::Ambiguous),
-        Resolution::NotFound { .. } => Some(Kind::NotFound),
-        Resolution::Incomplete { .. } => Some(Kind::Incomplete),
+/// A target's resolution: the `find` answer (not unique is the resolution's kind), and the
+/// words of a target that does not name one element.
+pub struct Found<'a> {
+    pub target: &'a Target,
+    pub fresh: &'a Fresh,
+}
+
+impl Answer for Found<'_> {
+    fn kind(&self) -> Option<Kind> {
+        match &self.fresh.resolution {
+            Resolution::Unique { .. } => None,
+            Resolution::Ambiguous { .. } => Some(Kind::Ambiguous),
+            Resolution::NotFound { .. } => Some(Kind::NotFound),
+            Resolution::Incomplete { .. } => Some(Kind::Incomplete),
+        }
     }
+
+    fn message(&self) -> String {
+        self.text().lines().next().unwrap_or_default().to_string()
+    }
+
+    fn text(&self) -> String {
+        resolution_text(self.target, self.fresh)
+    }
+
+    fn json(&self) -> Json {
+        find_json(self.target, self.fresh)
+    }
+}
+
+/// What the element is resolved for: looking, which every match tier may answer, or writing,
+/// which takes exact and substring matches only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    Look,
+    Write,
 }
 
 /// How a front end words a backend error during a resolution in a picked app: the command
@@ -79,23 +111,24 @@ pub struct Resolved {
 }
 
 /// Resolves `target` in the window `scope` names, re-reading on events for up to `wait`. A
-/// write (`to_write`) resolves with exact and substring matches only.
+/// write ([`Purpose::Write`]) resolves with exact and substring matches only.
 pub async fn resolve(
     session: &Session,
     target: &Target,
     scope: &Scope,
     wait: Wait,
     limits: &Limits,
-    to_write: bool,
+    purpose: Purpose,
     naming: Naming,
 ) -> Result<Resolved, Error> {
     let (app, root) = pick(session.backend.as_ref(), scope).await?;
-    let fresh = if to_write {
-        session
-            .resolve_fresh_to_write(&root, target, wait, limits)
-            .await
-    } else {
-        session.resolve_fresh(&root, target, wait, limits).await
+    let fresh = match purpose {
+        Purpose::Write => {
+            session
+                .resolve_fresh_to_write(&root, target, wait, limits)
+                .await
+        }
+        Purpose::Look => session.resolve_fresh(&root, target, wait, limits).await,
     }
     .map_err(|e| naming(&app, e))?;
     Ok(Resolved { fresh, app, root })
@@ -151,16 +184,16 @@ pub async fn subtree_root(
             path: fresh.snapshot.path_string(*row),
             window: fresh.snapshot.window_of(*row),
         }),
-        r => Err(Error::new(
-            resolution_kind(r).unwrap_or(Kind::NotFound),
-            format!(
-                "root: {}",
-                resolution_text(target, &fresh)
-                    .lines()
-                    .next()
-                    .unwrap_or_default()
-            ),
-        )),
+        _ => {
+            let found = Found {
+                target,
+                fresh: &fresh,
+            };
+            Err(Error::new(
+                found.kind().unwrap_or(Kind::NotFound),
+                format!("root: {}", found.message()),
+            ))
+        }
     }
 }
 
@@ -217,10 +250,16 @@ impl Resolved {
                 narrowed: fresh.narrowed.is_some(),
             }),
             None => Err(Missed {
-                error: Error::new(
-                    resolution_kind(&fresh.resolution).unwrap_or(Kind::Error),
-                    resolution_text(target, &fresh).trim_end().to_string(),
-                ),
+                error: {
+                    let found = Found {
+                        target,
+                        fresh: &fresh,
+                    };
+                    Error::new(
+                        found.kind().unwrap_or(Kind::Error),
+                        found.text().trim_end().to_string(),
+                    )
+                },
                 unresolved: Some(Box::new(Unresolved::Target {
                     target: target.clone(),
                     fresh,
@@ -273,8 +312,10 @@ pub async fn locate(
                 narrowed: false,
             })
         }
-        Element::Target(target) => resolve(session, target, scope, wait, limits, true, naming)
-            .await?
-            .unique(target),
+        Element::Target(target) => {
+            resolve(session, target, scope, wait, limits, Purpose::Write, naming)
+                .await?
+                .unique(target)
+        }
     }
 }

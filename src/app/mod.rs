@@ -6,6 +6,7 @@
 //! | module | use case |
 //! |---|---|
 //! | `error` | [`Kind`] (with the exit-code table and MCP's names) and [`Error`] |
+//! | `answer` | [`Answer`]: how a use case ended, its text and its JSON, which the front ends display |
 //! | `scope` | which app and window: `--app`/`--pid`/`--window` matched, the app named in errors |
 //! | `locate` | a target parsed and resolved fresh, or a token checked: one element, or why not |
 //! | `write` | set and invoke: placed, sent, judged, token and target attached, recorded, landed |
@@ -15,6 +16,7 @@
 //! | `state` | what of a snapshot an answer shows (tree, on screen, actionable, matches, depth), and its pages under a size budget |
 //! | `output` | the text and JSON forms of what they return |
 
+pub mod answer;
 pub mod audit;
 pub mod error;
 pub mod locate;
@@ -25,6 +27,7 @@ pub mod scope;
 pub mod state;
 pub mod write;
 
+pub use answer::Answer;
 pub use error::{Error, Kind};
 pub use locate::{Element, Located, Missed, Unresolved};
 pub use scope::{Scope, pick};

@@ -9,7 +9,7 @@ use regex::Regex;
 
 use super::error::{Error, Kind};
 use super::locate::Naming;
-use crate::backend::{AppInfo, Backend, BackendError, Limits, WindowInfo};
+use crate::backend::{AppInfo, Backend, BackendError, Limits, Unanswering, WindowInfo};
 use crate::model::{NodeId, Snapshot};
 use crate::session::Session;
 
@@ -227,7 +227,7 @@ pub fn not_responding(app: &AppInfo) -> Error {
     named(
         app,
         BackendError::NotResponding {
-            app: String::new(),
+            app: Unanswering::of(app),
             ms: Limits::default().call_timeout.as_millis() as u64,
         },
     )
@@ -241,7 +241,7 @@ pub const NOT_RESPONDING_ADVICE: &str = "nothing was sent; the app is busy or hu
 pub fn named(app: &AppInfo, e: BackendError) -> Error {
     match e {
         BackendError::NotResponding { ms, .. } => BackendError::NotResponding {
-            app: format!("the application {}", app.label()),
+            app: Unanswering::of(app),
             ms,
         }
         .into(),

@@ -1,10 +1,15 @@
 //! Writing to one located element: its placement in the snapshot that located it, the value
 //! or the action sent through the verified write engine, the element's token and target
 //! attached to the verdict, the step recorded (by whoever records), and where a write that is
-//! not verified landed.
+//! not verified landed; the verdict as an answer ([`Verdict`]).
 
-use super::error::Kind;
+use serde_json::Value as Json;
+
+use super::answer::Answer;
+use super::error::{Error, Kind};
 use super::locate::Located;
+use super::output;
+use super::scope::NOT_RESPONDING_ADVICE;
 use crate::backend::Backend;
 use crate::model::{NodeId, Snapshot};
 use crate::session::Session;
@@ -33,13 +38,71 @@ pub async fn send(
     }
 }
 
-/// What a write's verdict ended as (`None`: verified, already or secure).
-pub fn verdict_kind(r: &WriteResult) -> Option<Kind> {
-    match r.outcome {
-        Outcome::Verified | Outcome::Already | Outcome::Secure => None,
-        Outcome::Mismatch => Some(Kind::Mismatch),
-        Outcome::Unconfirmed => Some(Kind::Unconfirmed),
-        Outcome::Refused => Some(Kind::Refused),
+/// A write's answer: its verdict (echoed values capped, where it landed attached as
+/// `changes`) and how it ended.
+pub struct Verdict {
+    pub result: WriteResult,
+    pub landed: Option<Landed>,
+    kind: Option<Kind>,
+}
+
+impl Verdict {
+    /// The verdict of a write that was sent: verified, already or secure succeed.
+    pub fn of(mut result: WriteResult, landed: Option<Landed>) -> Verdict {
+        if let Some(l) = &landed {
+            result.changes = serde_json::to_value(l).ok();
+        }
+        output::cap_echoes(&mut result);
+        let kind = match result.outcome {
+            Outcome::Verified | Outcome::Already | Outcome::Secure => None,
+            Outcome::Mismatch => Some(Kind::Mismatch),
+            Outcome::Unconfirmed => Some(Kind::Unconfirmed),
+            Outcome::Refused => Some(Kind::Refused),
+        };
+        Verdict {
+            result,
+            landed,
+            kind,
+        }
+    }
+
+    /// A write whose element `shown` was named well but could not be located — not unique,
+    /// its app does not answer or left: refused, nothing sent, ended as `error` ended.
+    /// `requested`: the value as it may be echoed.
+    pub fn unlocated(shown: &str, error: &Error, requested: &str) -> Verdict {
+        let mut result = WriteResult::refused_unresolved(shown, error.message.clone(), requested);
+        if error.kind == Kind::NotResponding {
+            result.advice = NOT_RESPONDING_ADVICE.into();
+        }
+        output::cap_echoes(&mut result);
+        Verdict {
+            result,
+            landed: None,
+            kind: Some(error.kind),
+        }
+    }
+}
+
+impl Answer for Verdict {
+    fn kind(&self) -> Option<Kind> {
+        self.kind
+    }
+
+    fn message(&self) -> String {
+        self.result.reason.clone()
+    }
+
+    /// The verdict, then what changed elsewhere in the window when that was looked at.
+    fn text(&self) -> String {
+        let mut out = output::write_text(&self.result);
+        if let Some(l) = &self.landed {
+            out.push_str(&landed::text(l));
+        }
+        out
+    }
+
+    fn json(&self) -> Json {
+        output::write_json(&self.result)
     }
 }
 

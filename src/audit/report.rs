@@ -324,42 +324,7 @@ fn fingerprint(text: &str) -> String {
 /// notification. The run's invocation fails (`executionSuccessful: false`) when the tree was
 /// not read whole.
 pub fn sarif(a: &Audit, snap: &Snapshot, place: &Place) -> Json {
-    let rules: Vec<Json> = RULES
-        .iter()
-        .map(|r| {
-            let mapped = super::rule_map::of(r.id);
-            let mut tags = vec![
-                "accessibility".to_string(),
-                r.standard.to_string(),
-                r.group.to_string(),
-            ];
-            if let Some(m) = mapped {
-                tags.extend(m.axe.iter().map(|a| format!("axe:{a}")));
-                tags.extend(m.axe_windows.iter().map(|a| format!("axe-windows:{a}")));
-            }
-            let mut rule = json!({
-                "id": r.id,
-                "name": r.id,
-                "shortDescription": {"text": r.message},
-                "fullDescription": {"text": r.help},
-                "help": {"text": r.help},
-                "defaultConfiguration": {"level": level(r.severity)},
-                "properties": {
-                    "tags": tags,
-                    "standard": r.standard,
-                    "anchor": r.anchor,
-                    "severity": r.severity,
-                    "axe": mapped.map_or(&[][..], |m| m.axe),
-                    "axe_windows": mapped.map_or(&[][..], |m| m.axe_windows),
-                },
-            });
-            // The page of the axe-core rule it corresponds to first, where there is one.
-            if let Some(a) = mapped.and_then(|m| m.axe.first()) {
-                rule["helpUri"] = super::rule_map::axe_url(a).into();
-            }
-            rule
-        })
-        .collect();
+    let rules = sarif_rules();
     let artifact_location = place.artifact.as_ref().ok().map(|art| {
         let mut loc = json!({"uri": art.uri, "index": 0});
         if art.relative {
@@ -367,84 +332,8 @@ pub fn sarif(a: &Audit, snap: &Snapshot, place: &Place) -> Json {
         }
         loc
     });
-    let results: Vec<Json> = a
-        .findings
-        .iter()
-        .map(|f| {
-            let index = RULES.iter().position(|r| r.id == f.rule.id).unwrap_or(0);
-            let path = snap.path_string(f.row);
-            let (target, grade) = target_of(a, f.row).unwrap_or_default();
-            let mut location = json!({
-                "logicalLocations": [{
-                    "name": target,
-                    "fullyQualifiedName": path,
-                    "kind": "element",
-                }],
-            });
-            if let Some(loc) = &artifact_location {
-                location["physicalLocation"] = json!({
-                    "artifactLocation": loc,
-                    "region": {"startLine": 1},
-                });
-            }
-            let identity = format!("{}|{}", f.rule.id, path);
-            json!({
-                "ruleId": f.rule.id,
-                "ruleIndex": index,
-                "level": level(f.rule.severity),
-                "message": {"text": format!("{}: {}", f.rule.message, f.detail)},
-                "locations": [location],
-                // GitHub matches alerts across runs by `primaryLocationLineHash` alone, and
-                // upload-sarif would hash line 1 of the artifact, the same for every finding:
-                // the element's rule and path tell one finding from another instead.
-                "partialFingerprints": {
-                    "treeglassPath/v1": identity,
-                    "primaryLocationLineHash": fingerprint(&identity),
-                },
-                "properties": {
-                    "target": target,
-                    "grade": grade,
-                    "token": snap.token(f.row).to_string(),
-                    "row": f.row,
-                    "fix": f.fix,
-                },
-            })
-        })
-        .collect();
-    let mut notes: Vec<Json> = a
-        .not_evaluated
-        .iter()
-        .map(|n| {
-            json!({
-                "level": "note",
-                "message": {"text": format!("{} not evaluated: {}", n.rule, n.reason)},
-                "descriptor": {"id": n.rule},
-            })
-        })
-        .collect();
-    if let Err(why) = &place.artifact {
-        notes.push(json!({
-            "level": "warning",
-            "message": {"text": format!(
-                "no artifact known for the audited window ({why}): each result has only a \
-                 logical location (the element's path); GitHub code scanning rejects results \
-                 without a physical location, so name the window's file with --sarif-artifact"
-            )},
-        }));
-    }
-    if !snap.complete() {
-        notes.push(json!({
-            "level": "error",
-            "message": {"text": summary(a, snap)},
-        }));
-    }
-    let mut invocation = json!({
-        "executionSuccessful": snap.complete(),
-        "toolExecutionNotifications": notes,
-    });
-    if let Some(dir) = &place.working_dir {
-        invocation["workingDirectory"] = json!({"uri": dir});
-    }
+    let results = sarif_results(a, snap, artifact_location.as_ref());
+    let invocation = sarif_invocation(a, snap, place);
     // The category (all but the part after the last `/`) is per app: GitHub replaces an
     // analysis with the next one of the same category.
     let app = crate::model::sanitize(snap.app.as_str(), 80).replace('/', "∕");
@@ -489,6 +378,134 @@ pub fn sarif(a: &Audit, snap: &Snapshot, place: &Place) -> Json {
         "version": "2.1.0",
         "runs": [run],
     })
+}
+
+/// SARIF's rule descriptors: every rule, with its axe counterparts as tags and its help page.
+fn sarif_rules() -> Vec<Json> {
+    RULES
+        .iter()
+        .map(|r| {
+            let mapped = super::rule_map::of(r.id);
+            let mut tags = vec![
+                "accessibility".to_string(),
+                r.standard.to_string(),
+                r.group.to_string(),
+            ];
+            if let Some(m) = mapped {
+                tags.extend(m.axe.iter().map(|a| format!("axe:{a}")));
+                tags.extend(m.axe_windows.iter().map(|a| format!("axe-windows:{a}")));
+            }
+            let mut rule = json!({
+                "id": r.id,
+                "name": r.id,
+                "shortDescription": {"text": r.message},
+                "fullDescription": {"text": r.help},
+                "help": {"text": r.help},
+                "defaultConfiguration": {"level": level(r.severity)},
+                "properties": {
+                    "tags": tags,
+                    "standard": r.standard,
+                    "anchor": r.anchor,
+                    "severity": r.severity,
+                    "axe": mapped.map_or(&[][..], |m| m.axe),
+                    "axe_windows": mapped.map_or(&[][..], |m| m.axe_windows),
+                },
+            });
+            // The page of the axe-core rule it corresponds to first, where there is one.
+            if let Some(a) = mapped.and_then(|m| m.axe.first()) {
+                rule["helpUri"] = super::rule_map::axe_url(a).into();
+            }
+            rule
+        })
+        .collect()
+}
+
+/// SARIF's results: each finding at its element's path, and at line 1 of the artifact when
+/// one is known (`artifact_location`).
+fn sarif_results(a: &Audit, snap: &Snapshot, artifact_location: Option<&Json>) -> Vec<Json> {
+    a.findings
+        .iter()
+        .map(|f| {
+            let index = RULES.iter().position(|r| r.id == f.rule.id).unwrap_or(0);
+            let path = snap.path_string(f.row);
+            let (target, grade) = target_of(a, f.row).unwrap_or_default();
+            let mut location = json!({
+                "logicalLocations": [{
+                    "name": target,
+                    "fullyQualifiedName": path,
+                    "kind": "element",
+                }],
+            });
+            if let Some(loc) = artifact_location {
+                location["physicalLocation"] = json!({
+                    "artifactLocation": loc,
+                    "region": {"startLine": 1},
+                });
+            }
+            let identity = format!("{}|{}", f.rule.id, path);
+            json!({
+                "ruleId": f.rule.id,
+                "ruleIndex": index,
+                "level": level(f.rule.severity),
+                "message": {"text": format!("{}: {}", f.rule.message, f.detail)},
+                "locations": [location],
+                // GitHub matches alerts across runs by `primaryLocationLineHash` alone, and
+                // upload-sarif would hash line 1 of the artifact, the same for every finding:
+                // the element's rule and path tell one finding from another instead.
+                "partialFingerprints": {
+                    "treeglassPath/v1": identity,
+                    "primaryLocationLineHash": fingerprint(&identity),
+                },
+                "properties": {
+                    "target": target,
+                    "grade": grade,
+                    "token": snap.token(f.row).to_string(),
+                    "row": f.row,
+                    "fix": f.fix,
+                },
+            })
+        })
+        .collect()
+}
+
+/// SARIF's invocation: whether the read was whole, with the rules not evaluated, a missing
+/// artifact and an incomplete tree as notifications.
+fn sarif_invocation(a: &Audit, snap: &Snapshot, place: &Place) -> Json {
+    let mut notes: Vec<Json> = a
+        .not_evaluated
+        .iter()
+        .map(|n| {
+            json!({
+                "level": "note",
+                "message": {"text": format!("{} not evaluated: {}", n.rule, n.reason)},
+                "descriptor": {"id": n.rule},
+            })
+        })
+        .collect();
+    if let Err(why) = &place.artifact {
+        notes.push(json!({
+            "level": "warning",
+            "message": {"text": format!(
+                "no artifact known for the audited window ({why}): each result has only a \
+                 logical location (the element's path); GitHub code scanning rejects results \
+                 without a physical location, so name the window's file with --sarif-artifact"
+            )},
+        }));
+    }
+    if !snap.complete() {
+        notes.push(json!({
+            "level": "error",
+            "message": {"text": summary(a, snap)},
+        }));
+    }
+    let mut invocation = json!({
+        "executionSuccessful": snap.complete(),
+        "toolExecutionNotifications": notes,
+    });
+    if let Some(dir) = &place.working_dir {
+        invocation["workingDirectory"] = json!({"uri": dir});
+    }
+    invocation
 }
 
 #[cfg(test)]

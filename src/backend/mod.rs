@@ -73,7 +73,7 @@ pub enum BackendError {
         "{app} does not answer accessibility calls (no reply in {}); it may be busy or hung",
         crate::model::display::seconds(*ms)
     )]
-    NotResponding { app: String, ms: u64 },
+    NotResponding { app: Unanswering, ms: u64 },
     /// One element did not answer a call in time while its application answered another call
     /// (its root's `Name`) at once: the element is silent, the app is not hung. `element` is
     /// the element's id; front ends word it with the element's role and name where they know
@@ -188,6 +188,47 @@ pub struct AppInfo {
     /// hung). Its `name` and `windows` are then the last ones seen by this process, or, when
     /// none were, its process name and no windows.
     pub responding: bool,
+}
+
+/// An application that does not answer, as far as it is known: what a
+/// [`BackendError::NotResponding`] names. Its words are made in one place, its `Display`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Unanswering {
+    /// Its name (the accessible one, or its process's).
+    pub name: Option<AppText>,
+    pub pid: Option<u32>,
+    /// Its bus name, said when nothing else is known.
+    pub bus: Option<String>,
+}
+
+impl Unanswering {
+    /// An app as listed.
+    pub fn of(app: &AppInfo) -> Unanswering {
+        Unanswering {
+            name: Some(app.name.clone()),
+            pid: app.pid,
+            bus: Some(app.bus_name.clone()),
+        }
+    }
+}
+
+impl std::fmt::Display for Unanswering {
+    /// `the application "gedit" (pid 1234)`, `the application on :1.42`, or `the application`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the application")?;
+        match (&self.name, self.pid, &self.bus) {
+            (Some(name), pid, _) => {
+                write!(f, " {}", name.quoted(60))?;
+                match pid {
+                    Some(pid) => write!(f, " (pid {pid})"),
+                    None => Ok(()),
+                }
+            }
+            (None, Some(pid), _) => write!(f, " (pid {pid})"),
+            (None, None, Some(bus)) => write!(f, " on {bus}"),
+            (None, None, None) => Ok(()),
+        }
+    }
 }
 
 impl AppInfo {

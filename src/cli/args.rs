@@ -28,7 +28,8 @@ Exit codes:
   15  one element does not answer a call while the application answers others (not a hung
       app: that is 8); get prints what it did answer; set/invoke: refused, nothing sent
   20  set: mismatch   21  set: unconfirmed (observe before writing again)   22  set: refused
-  30  workflow invalid   31  workflow step or terminal condition failed";
+  30  workflow invalid   31  workflow step or terminal condition failed
+  32  workflow run refused before its first step (inputs, desktop support, window)";
 
 /// treeglass — an inspector for desktop accessibility trees with verified writes.
 ///

@@ -36,7 +36,7 @@ pub use progress::ProgressLine;
 pub use read::{apps, diff, doctor, find, get, tree};
 pub use write::{invoke, set};
 
-use crate::app::{Error, Kind};
+use crate::app::{Answer, Error, Kind};
 use crate::model::scrub_lines;
 
 /// Exit codes, documented in `--help`: each is the exit code of the use case's [`Kind`].
@@ -79,6 +79,17 @@ pub fn man_page() -> Result<String, Error> {
 /// What a command ended as, in exit-code terms.
 pub fn code(kind: Option<Kind>) -> i32 {
     exit::code(kind)
+}
+
+/// A use case's answer as the command line shows it: its text, or its JSON with `--json`, and
+/// the exit code of how it ended.
+pub fn answered(answer: &impl Answer, as_json: bool) -> (String, i32) {
+    let out = if as_json {
+        answer.json_text()
+    } else {
+        answer.text()
+    };
+    (out, code(answer.kind()))
 }
 
 /// Output written straight to standard output as it is produced.

@@ -2,8 +2,8 @@
 //! `doctor`'s report.
 
 use super::args::{DiffArgs, ElementArgs, FindArgs, GetArgs, TreeArgs};
-use super::{Printed, code};
-use crate::app::locate::{self, Located, resolution_kind};
+use super::{Printed, answered, code};
+use crate::app::locate::{self, Found, Located, Purpose};
 use crate::app::output;
 use crate::app::scope::{self, app_gone, not_responding, pick};
 use crate::app::{Error, Kind};
@@ -243,7 +243,7 @@ impl FindArgs {
 async fn resolve(
     session: &Session,
     wanted: Wanted<'_>,
-    to_write: bool,
+    purpose: Purpose,
 ) -> Result<(crate::selector::Target, locate::Resolved), Error> {
     let target = locate::parse_target(wanted.target)?;
     let limits = wanted.scope.limits();
@@ -253,7 +253,7 @@ async fn resolve(
         &wanted.scope.scope(),
         locate::patience(wanted.wait_ms),
         &limits,
-        to_write,
+        purpose,
         scope::named,
     )
     .await?;
@@ -264,27 +264,25 @@ async fn resolve(
 pub(super) async fn element(
     session: &Session,
     args: &ElementArgs,
-    to_write: bool,
+    purpose: Purpose,
 ) -> Result<Located, Error> {
-    let (target, resolved) = resolve(session, args.wanted(), to_write).await?;
+    let (target, resolved) = resolve(session, args.wanted(), purpose).await?;
     resolved.unique(&target).map_err(|m| m.error)
 }
 
 /// `treeglass find`.
 pub async fn find(session: &Session, args: &FindArgs) -> Result<(String, i32), Error> {
-    let (target, resolved) = resolve(session, args.wanted(), false).await?;
-    let fresh = &resolved.fresh;
-    let out = if args.json {
-        output::json_pretty(&output::find_json(&target, fresh))
-    } else {
-        output::resolution_text(&target, fresh)
+    let (target, resolved) = resolve(session, args.wanted(), Purpose::Look).await?;
+    let found = Found {
+        target: &target,
+        fresh: &resolved.fresh,
     };
-    Ok((out, code(resolution_kind(&fresh.resolution))))
+    Ok(answered(&found, args.json))
 }
 
 /// `treeglass get`.
 pub async fn get(session: &Session, args: &GetArgs) -> Result<(String, i32), Error> {
-    let at = element(session, &args.element, false).await?;
+    let at = element(session, &args.element, Purpose::Look).await?;
     let (target, snap, row) = (at.target.clone().unwrap_or_default(), &at.snap, at.row);
     let node = session.backend.read_node(&snap.nodes[row].id).await?;
     // What the element did not answer is printed as unknown, and the exit says so.

@@ -9,16 +9,16 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 
-use super::{Scope, code, warn};
-use crate::app::run::{self as use_case, NotRun, issues_text, refusal_text, validation_value};
+use super::{Scope, answered, code, warn};
+use crate::app::run::{self as use_case, Validated};
 use crate::app::{Error, Kind, output, pick};
 use crate::backend::Backend;
 use crate::model::sanitize;
 use crate::session::Session;
+use crate::workflow::Workflow;
 use crate::workflow::record::{ExportError, ExportOptions, RecordError, Recorder};
-use crate::workflow::validate::{Validation, validate_path};
+use crate::workflow::validate::validate_path;
 use crate::workflow::watch::{Watch, WatchOptions};
-use crate::workflow::{Issue, Workflow};
 
 const WORKFLOW_HELP: &str = "\
 Workflow files follow workflow-v1.schema.json (schemaVersion 1); see the README.
@@ -33,7 +33,8 @@ Workflow files follow workflow-v1.schema.json (schemaVersion 1); see the README.
 
 Exit codes: 0 ok (valid; run passed), 1 error, 2 bad arguments, 3 no such app/window,
 4 bus unavailable, 30 workflow invalid (nothing was run), 31 a step, the terminal condition or
-a required output failed.";
+a required output failed, 32 run refused before its first step (inputs missing or bad, what a
+desktop run cannot do, no window to run in; nothing was run).";
 
 #[derive(Debug, Args)]
 #[command(after_help = WORKFLOW_HELP)]
@@ -147,30 +148,6 @@ pub struct RecordArgs {
     pub name: Option<String>,
 }
 
-fn validation_json(file: &Path, v: &Validation) -> String {
-    output::json_pretty(&validation_value(file, v))
-}
-
-/// Text or JSON for a workflow that was not run.
-fn refusal_output(file: &Path, issues: &[Issue], message: &str, as_json: bool) -> String {
-    if as_json {
-        output::json_pretty(&use_case::refusal_value(file, issues, message))
-    } else {
-        refusal_text(file, issues, message)
-    }
-}
-
-/// The output of a workflow that was not run, and its exit code.
-fn not_run(file: &Path, why: NotRun, as_json: bool) -> (String, i32) {
-    let code = code(Some(why.kind()));
-    let out = match why {
-        NotRun::Invalid(v) if as_json => validation_json(file, &v),
-        NotRun::Invalid(v) => format!("{}nothing was run\n", issues_text(file, &v)),
-        NotRun::Refused(r) => refusal_output(file, &r.issues(), &r.to_string(), as_json),
-    };
-    (out, code)
-}
-
 /// A run refused before its first step: with `--junit`, a report of one failed case that says
 /// why, so a CI job shows the failure rather than no tests at all.
 fn junit_not_run(args: &RunArgs, done: (String, i32)) -> Result<(String, i32), Error> {
@@ -240,15 +217,12 @@ fn given_inputs(args: &RunArgs) -> Result<BTreeMap<String, String>, Error> {
 /// happens before any backend is touched.
 fn checked(args: &RunArgs) -> Result<Result<Workflow, (String, i32)>, Error> {
     let v = validate_path(&args.file)?;
-    if v.valid_workflow().is_none() {
-        return Ok(Err(not_run(
-            &args.file,
-            NotRun::Invalid(Box::new(v)),
-            args.json,
-        )));
-    }
-    let given = given_inputs(args)?;
-    Ok(use_case::check(&v, &given).map_err(|why| not_run(&args.file, why, args.json)))
+    let given = if v.valid_workflow().is_some() {
+        given_inputs(args)?
+    } else {
+        BTreeMap::new()
+    };
+    Ok(use_case::check(&args.file, &v, &given).map_err(|run| answered(&run, args.json)))
 }
 
 /// The workflow commands that need no backend; `None` for the ones that do (`run` answers
@@ -282,13 +256,14 @@ pub async fn with_backend(
 }
 
 fn validate(file: &Path, as_json: bool) -> Result<(String, i32), Error> {
-    let v = validate_path(file)?;
-    let out = if as_json {
-        validation_json(file, &v)
-    } else {
-        issues_text(file, &v)
-    };
-    Ok((out, code(use_case::validation_kind(&v))))
+    let validation = validate_path(file)?;
+    Ok(answered(
+        &Validated {
+            file,
+            validation: &validation,
+        },
+        as_json,
+    ))
 }
 
 async fn run(backend: Arc<dyn Backend>, args: &RunArgs) -> Result<(String, i32), Error> {
@@ -303,20 +278,16 @@ async fn run(backend: Arc<dyn Backend>, args: &RunArgs) -> Result<(String, i32),
         .map(|s| (s.id.clone(), s.action.as_str()))
         .collect();
     let session = Arc::new(Session::new(backend));
-    let report = match use_case::run(session, &args.scope.scope(), wf, given).await? {
-        Ok(report) => report,
-        Err(why) => return junit_not_run(args, not_run(&args.file, why, args.json)),
-    };
-    let out = if args.json {
-        crate::json::to_string(&report) + "\n"
-    } else {
-        report.text()
-    };
-    let mut exit = code(use_case::report_kind(&report));
-    if let Some(path) = &args.junit {
-        exit = crate::junit::save(path, &report.junit(&steps), exit);
+    let run = use_case::run(session, &args.scope.scope(), &args.file, wf, given).await?;
+    let done = answered(&run, args.json);
+    match (run.report(), &args.junit) {
+        (None, _) => junit_not_run(args, done),
+        (Some(report), Some(path)) => {
+            let exit = crate::junit::save(path, &report.junit(&steps), done.1);
+            Ok((done.0, exit))
+        }
+        (Some(_), None) => Ok(done),
     }
-    Ok((out, exit))
 }
 
 fn export(args: &ExportArgs) -> Result<(String, i32), Error> {

@@ -6,24 +6,13 @@ use std::time::Duration;
 
 use super::args::{InvokeArgs, SetArgs};
 use super::read::element;
-use super::{code, warn};
-use crate::app::locate::Located;
-use crate::app::scope::NOT_RESPONDING_ADVICE;
-use crate::app::write::{Act, Written, verdict_kind, write};
-use crate::app::{Error, Kind, output, record};
+use super::{answered, code, warn};
+use crate::app::locate::{Located, Purpose};
+use crate::app::write::{Act, Verdict, Written, write};
+use crate::app::{Answer, Error, Kind, record};
 use crate::model::sanitize;
 use crate::session::Session;
 use crate::write::{WriteOptions, WriteResult};
-
-/// A write result as printed: echoed values capped, then text or JSON.
-fn write_output(mut r: WriteResult, json: bool) -> String {
-    output::cap_echoes(&mut r);
-    if json {
-        output::json_pretty(&output::write_json(&r))
-    } else {
-        output::write_text(&r)
-    }
-}
 
 /// A `set` whose target did not resolve to one element — not unique, or its app does not
 /// answer or left — is a refusal, printed with the resolution's own exit code; bad arguments
@@ -38,35 +27,27 @@ fn refusal(e: Error, args: &SetArgs, shown: &str) -> Result<(String, i32), Error
     if args.record.is_some() {
         warn("not recorded: the target did not resolve to one element");
     }
-    let mut r = WriteResult::refused_unresolved(&args.element.target, e.message.clone(), shown);
-    if e.kind == Kind::NotResponding {
-        r.advice = NOT_RESPONDING_ADVICE.into();
-    }
-    Ok((write_output(r, args.json), code(Some(e.kind))))
+    let verdict = Verdict::unlocated(&args.element.target, &e, shown);
+    Ok(answered(&verdict, args.json))
 }
 
-/// The verdict printed with where the write landed (`changes` in JSON, a `changed
-/// elsewhere:` block in text), and its exit code; a step that could not be recorded turns a
-/// success into the recording's error.
+/// The verdict printed with where the write landed, and its exit code; a step that could not
+/// be recorded turns a success into the recording's error.
 fn printed(w: Written<Option<Result<(), Error>>>, json: bool) -> (String, i32) {
     let Written {
-        mut result,
+        result,
         landed,
         recorded,
     } = w;
-    let mut ended = verdict_kind(&result);
+    let verdict = Verdict::of(result, landed);
+    let (out, mut exit) = answered(&verdict, json);
     if let Some(Err(e)) = recorded {
         warn(&format!("not recorded: {}", e.message));
-        ended = ended.or(Some(e.kind));
+        if verdict.kind().is_none() {
+            exit = code(Some(e.kind));
+        }
     }
-    if let Some(l) = &landed {
-        result.changes = serde_json::to_value(l).ok();
-    }
-    let mut out = write_output(result, json);
-    if !json && let Some(l) = &landed {
-        out.push_str(&crate::write::landed::text(l));
-    }
-    (out, code(ended))
+    (out, exit)
 }
 
 /// `--record FILE`: appends the write as a step and says so.
@@ -128,7 +109,7 @@ pub async fn set(session: &Session, args: &SetArgs) -> Result<(String, i32), Err
     } else {
         value.clone()
     };
-    let at = match element(session, &args.element, true).await {
+    let at = match element(session, &args.element, Purpose::Write).await {
         Ok(at) => at,
         Err(e) => return refusal(e, args, &shown),
     };
@@ -142,7 +123,7 @@ pub async fn invoke(session: &Session, args: &InvokeArgs) -> Result<(String, i32
         timeout: Duration::from_millis(args.readback_ms),
         ..WriteOptions::default()
     };
-    let at = element(session, &args.element, true).await?;
+    let at = element(session, &args.element, Purpose::Write).await?;
     let act = Act::Invoke(args.action.as_deref());
     Ok(carry_out(session, &at, act, &opts, &args.output()).await)
 }

@@ -7,7 +7,7 @@ use super::element::parse_target;
 use super::reply::{Fault, Reply};
 use super::tools::{AuditArgs, FindArgs, WindowStateArgs};
 use crate::app::audit::{self, Audited};
-use crate::app::locate::{self, as_reported, resolution_kind};
+use crate::app::locate::{self, Found, as_reported};
 use crate::app::scope::{app_gone, read_kept, read_subtree_kept};
 use crate::app::{Kind, output, pick, state};
 use crate::backend::Limits;
@@ -40,9 +40,49 @@ const FRAME_BYTES: usize = 3_000;
 /// every node with its token and suggested target; a cut answer says what it left out and how
 /// to get the rest.
 pub async fn window_state(session: &Session, args: &WindowStateArgs) -> Result<Reply, Fault> {
+    let (app, window) = app_asked(session, args).await?;
+    let limits = Limits {
+        max_nodes: args.max_nodes.unwrap_or(Limits::default().max_nodes).max(1),
+        // Suggested targets may name an element by its label.
+        labels: true,
+        ..args.scope().limits()
+    };
+    let budget = args
+        .budget_bytes
+        .unwrap_or(BUDGET_DEFAULT)
+        .clamp(FRAME_BYTES + 1_000, BUDGET_MAX);
+    let query = match &args.query {
+        Some(q) => Some(parse_target(q)?),
+        None => None,
+    };
+    let mut ask = state::Ask {
+        raw: args.raw.unwrap_or(false),
+        showing_only: args.showing_only.unwrap_or(false),
+        interactive_only: args.interactive_only.unwrap_or(false),
+        query,
+        max_depth: None,
+        budget: Some(budget - FRAME_BYTES),
+        offset: 0,
+    };
+    let (snap, offset, under) = start(session, args, &app, &window, &limits, &ask).await?;
+    ask.offset = offset;
+    let (doc, text) = page(&snap, &app, under.as_ref(), ask, budget);
+    let reply = Reply::ok(doc, text);
+    Ok(if snap.truncated == Some(Truncation::AppGone) {
+        reply.fault(app_gone(&app, "the read").into())
+    } else {
+        reply
+    })
+}
+
+/// The app and window a `get_window_state` call reads: the ones its cursor or root token
+/// names when it gives no scope (an agent on a desktop of many apps pages on, or reads a
+/// subtree, with the token alone), else the scope's.
+async fn app_asked(
+    session: &Session,
+    args: &WindowStateArgs,
+) -> Result<(crate::backend::AppInfo, crate::model::NodeId), Fault> {
     let scope = args.scope();
-    // A cursor or a root token names its snapshot, and with it the app: an agent on a desktop
-    // of many apps pages on, or reads a subtree, with it alone.
     let named = match (&args.cursor, &args.root) {
         (Some(c), _) => state::parse_cursor(c).map(|(id, _, _)| id),
         (None, Some(r)) => r
@@ -54,37 +94,26 @@ pub async fn window_state(session: &Session, args: &WindowStateArgs) -> Result<R
     let known = named
         .filter(|_| !scope.is_set())
         .and_then(|id| session.app_of(id));
-    let (app, window) = match known {
+    Ok(match known {
         Some(known) => known,
         None => pick(session.backend.as_ref(), &scope).await?,
-    };
-    let limits = Limits {
-        max_nodes: args.max_nodes.unwrap_or(Limits::default().max_nodes).max(1),
-        // Suggested targets may name an element by its label.
-        labels: true,
-        ..scope.limits()
-    };
-    let budget = args
-        .budget_bytes
-        .unwrap_or(BUDGET_DEFAULT)
-        .clamp(FRAME_BYTES + 1_000, BUDGET_MAX);
-    let query = match &args.query {
-        Some(q) => Some(parse_target(q)?),
-        None => None,
-    };
-    let raw = args.raw.unwrap_or(false);
-    let mut ask = state::Ask {
-        raw,
-        showing_only: args.showing_only.unwrap_or(false),
-        interactive_only: args.interactive_only.unwrap_or(false),
-        query,
-        max_depth: None,
-        budget: Some(budget - FRAME_BYTES),
-        offset: 0,
-    };
-    let shape_asked = ask.shape();
-    // Where the answer starts: a page of an earlier answer, a subtree, or the window.
-    let (snap, offset, under) = match (&args.cursor, &args.root) {
+    })
+}
+
+/// A subtree's path in its window and the window's name.
+type Under = (String, crate::model::AppText);
+
+/// Where an answer starts: a page of an earlier answer (its snapshot and the line it goes on
+/// from), a subtree read now (with its path in the window), or the window read now.
+async fn start(
+    session: &Session,
+    args: &WindowStateArgs,
+    app: &crate::backend::AppInfo,
+    window: &crate::model::NodeId,
+    limits: &Limits,
+    ask: &state::Ask,
+) -> Result<(std::sync::Arc<Snapshot>, usize, Option<Under>), Fault> {
+    Ok(match (&args.cursor, &args.root) {
         (Some(c), _) => {
             let (id, at, shape) = state::parse_cursor(c).ok_or_else(|| {
                 Fault::usage(format!(
@@ -92,7 +121,7 @@ pub async fn window_state(session: &Session, args: &WindowStateArgs) -> Result<R
                     crate::model::sanitize(c, 40)
                 ))
             })?;
-            if shape != shape_asked {
+            if shape != ask.shape() {
                 return Err(Fault::usage(format!(
                     "cursor {} continues an answer asked in another form: give it with the same \
                      raw, showing_only, interactive_only and query as the answer that gave it",
@@ -113,20 +142,29 @@ pub async fn window_state(session: &Session, args: &WindowStateArgs) -> Result<R
             (snap, at, None)
         }
         (None, Some(root)) => {
-            let sub = subtree_root(session, &app, &window, root, &limits).await?;
-            let snap = read_subtree_kept(session, &app, &sub.id, &sub.window, &limits, as_reported)
-                .await?;
+            let sub = subtree_root(session, app, window, root, limits).await?;
+            let snap =
+                read_subtree_kept(session, app, &sub.id, &sub.window, limits, as_reported).await?;
             (snap, 0, Some((sub.path, sub.window)))
         }
         (None, None) => (
-            read_kept(session, &app, &window, &limits, as_reported).await?,
+            read_kept(session, app, window, limits, as_reported).await?,
             0,
             None,
         ),
-    };
-    ask.offset = offset;
+    })
+}
+
+/// The answer's document and text for `ask`, within `budget` bytes as they go on the wire.
+fn page(
+    snap: &Snapshot,
+    app: &crate::backend::AppInfo,
+    under: Option<&Under>,
+    mut ask: state::Ask,
+    budget: usize,
+) -> (Json, String) {
     // Targets are suggested for the lines an answer may hold only, as they are costed.
-    let suggester = crate::selector::RowSuggester::new(None, &snap);
+    let suggester = crate::selector::RowSuggester::new(None, snap);
     let made: std::cell::RefCell<Vec<Option<crate::selector::Target>>> =
         std::cell::RefCell::new(vec![None; snap.nodes.len()]);
     let suggested = |row: usize| {
@@ -139,7 +177,7 @@ pub async fn window_state(session: &Session, args: &WindowStateArgs) -> Result<R
     };
     let cost = |l: &crate::fold::Line| {
         let s = suggested(l.row);
-        let doc = output::node_brief(&snap, l.row, s.as_ref(), l.folded);
+        let doc = output::node_brief(snap, l.row, s.as_ref(), l.folded);
         let path = if ask.interactive_only || ask.query.is_some() {
             2 * snap.path_string(l.row).len()
         } else {
@@ -154,29 +192,30 @@ pub async fn window_state(session: &Session, args: &WindowStateArgs) -> Result<R
     };
     // The answer as written; its size measured as it goes on the wire (both forms, escaped).
     // The costs above are estimates: an answer over its budget is taken again with less room.
-    let window = match &under {
+    let window = match under {
         Some((_, window)) => window.clone(),
         None => snap.window.clone(),
     };
+    let raw = ask.raw;
     let answer = |ask: &state::Ask| {
-        let shown = state::show(&snap, ask, &cost);
+        let shown = state::show(snap, ask, &cost);
         let targets: Vec<Option<output::Suggested>> = {
             let m = made.borrow();
             m.iter()
                 .map(|t| t.as_ref().map(output::Suggested::of))
                 .collect()
         };
-        let mut doc = output::shown_doc(&snap, &shown, &targets, !raw);
+        let mut doc = output::shown_doc(snap, &shown, &targets, !raw);
         doc["pid"] = app.pid.into();
         doc["budget_bytes"] = budget.into();
         doc["window"] = window.as_str().into();
-        if let Some((path, _)) = &under {
+        if let Some((path, _)) = under {
             doc["root_path"] = path.as_str().into();
         }
-        let more = more(&snap, &shown, ask);
+        let more = more(snap, &shown, ask);
         if !shown.whole() {
             if let Some(n) = shown.next {
-                doc["next_cursor"] = state::cursor(&snap, n, ask).into();
+                doc["next_cursor"] = state::cursor(snap, n, ask).into();
             }
             doc["more"] = more.clone().into();
         }
@@ -195,12 +234,12 @@ pub async fn window_state(session: &Session, args: &WindowStateArgs) -> Result<R
                 state::Form::Tree => "lines",
                 _ => "elements",
             },
-            output::completeness(&snap)
+            output::completeness(snap)
         );
-        if let Some((path, _)) = &under {
+        if let Some((path, _)) = under {
             text.push_str(&format!("under {path}\n"));
         }
-        text.push_str(&output::shown_text(&snap, &shown, &targets, true));
+        text.push_str(&output::shown_text(snap, &shown, &targets, true));
         if !shown.whole() {
             text.push_str(&more);
             text.push('\n');
@@ -221,12 +260,7 @@ pub async fn window_state(session: &Session, args: &WindowStateArgs) -> Result<R
         ask.budget = Some(room);
         (doc, text, size, lines) = answer(&ask);
     }
-    let reply = Reply::ok(doc, text);
-    Ok(if snap.truncated == Some(Truncation::AppGone) {
-        reply.fault(app_gone(&app, "the read").into())
-    } else {
-        reply
-    })
+    (doc, text)
 }
 
 /// The element a `root` names — a token of this server's reads, or a target resolved in the
@@ -327,15 +361,10 @@ pub async fn find(session: &Session, args: &FindArgs) -> Result<Reply, Fault> {
         as_reported,
     )
     .await?;
-    let fresh = &resolved.fresh;
-    let text = output::resolution_text(&target, fresh);
-    let message = text.lines().next().unwrap_or_default().to_string();
-    Ok(Reply::coded(
-        output::find_json(&target, fresh),
-        text,
-        resolution_kind(&fresh.resolution),
-        &message,
-    ))
+    Ok(Reply::answer(&Found {
+        target: &target,
+        fresh: &resolved.fresh,
+    }))
 }
 
 #[cfg(test)]

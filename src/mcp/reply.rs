@@ -5,7 +5,7 @@
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value as Json, json};
 
-use crate::app::{Error, Kind};
+use crate::app::{Answer, Error, Kind};
 use crate::model::scrub_lines;
 
 /// Why a call did not do what was asked: the use case's kind (its name and the CLI's exit code
@@ -110,6 +110,16 @@ impl Reply {
             text: text.into(),
             fault: ended.map(|kind| Fault::new(kind, message)),
         }
+    }
+
+    /// A use case's answer: its JSON, its text, and, unless it succeeded, its kind and message.
+    pub fn answer(answer: &impl Answer) -> Reply {
+        Reply::coded(
+            answer.json(),
+            answer.text(),
+            answer.kind(),
+            &answer.message(),
+        )
     }
 
     pub fn fault(mut self, fault: Fault) -> Reply {

@@ -2,17 +2,14 @@
 //! export to a validated workflow-v1 document, validation, and runs that replay a workflow
 //! through this server's session with the same verified writes as `treeglass workflow run`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value as Json;
 
 use super::reply::{Fault, Reply};
 use super::server::State;
 use super::tools::{RecordStartArgs, RecordStopArgs, RunArgs, ValidateArgs};
-use crate::app::run::{
-    self as use_case, NotRun, issues_text, refusal_text, refusal_value, sensitive_note,
-    validation_value,
-};
+use crate::app::run::{self as use_case, Validated, sensitive_note};
 use crate::app::{Error, Kind};
 use crate::model::sanitize;
 use crate::workflow::record::{ExportError, ExportOptions, Recorder};
@@ -126,65 +123,27 @@ fn validated(path: Option<&str>, doc: Option<&Json>) -> Result<(PathBuf, Validat
 
 /// `workflow_validate`: `workflow validate --json`; invalid is exit code 30.
 pub fn validate(args: &ValidateArgs) -> Result<Reply, Fault> {
-    let (file, v) = validated(args.path.as_deref(), args.workflow.as_ref())?;
-    let text = issues_text(&file, &v);
-    Ok(Reply::coded(
-        validation_value(&file, &v),
-        text,
-        use_case::validation_kind(&v),
-        "the workflow is invalid",
-    ))
-}
-
-/// The reply for a workflow that was not run.
-fn not_run(file: &Path, why: NotRun) -> Reply {
-    let kind = why.kind();
-    match why {
-        NotRun::Invalid(v) => Reply::coded(
-            validation_value(file, &v),
-            format!("{}nothing was run\n", issues_text(file, &v)),
-            Some(kind),
-            "the workflow is invalid; nothing was run",
-        ),
-        NotRun::Refused(r) => {
-            let (issues, message) = (r.issues(), r.to_string());
-            Reply::coded(
-                refusal_value(file, &issues, &message),
-                refusal_text(file, &issues, &message),
-                Some(kind),
-                &sanitize(&message, 400),
-            )
-        }
-    }
+    let (file, validation) = validated(args.path.as_deref(), args.workflow.as_ref())?;
+    Ok(Reply::answer(&Validated {
+        file: &file,
+        validation: &validation,
+    }))
 }
 
 /// `workflow_run`: `workflow run --json` (every step's report), through this server's session.
 pub async fn run(state: &State, args: &RunArgs) -> Result<Reply, Fault> {
     let (file, v) = validated(args.path.as_deref(), args.workflow.as_ref())?;
-    let wf = match use_case::check(&v, &args.inputs) {
+    let wf = match use_case::check(&file, &v, &args.inputs) {
         Ok(wf) => wf,
-        Err(why) => return Ok(not_run(&file, why)),
+        Err(not_run) => return Ok(Reply::answer(&not_run)),
     };
-    let report = match use_case::run(
+    let run = use_case::run(
         state.session.clone(),
         &args.scope(),
+        &file,
         wf,
         args.inputs.clone(),
     )
-    .await?
-    {
-        Ok(report) => report,
-        Err(why) => return Ok(not_run(&file, why)),
-    };
-    let message = report
-        .stopped
-        .clone()
-        .unwrap_or_else(|| "the terminal condition or an output failed".into());
-    let doc = serde_json::to_value(&report).map_err(|e| Fault::new(Kind::Error, e.to_string()))?;
-    Ok(Reply::coded(
-        doc,
-        report.text(),
-        use_case::report_kind(&report),
-        &sanitize(&message, 400),
-    ))
+    .await?;
+    Ok(Reply::answer(&run))
 }

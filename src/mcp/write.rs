@@ -10,8 +10,8 @@ use super::element::{Missed, element, locate};
 use super::reply::{Fault, Reply};
 use super::server::State;
 use super::tools::{InvokeArgs, SetValueArgs};
-use crate::app::write::{Act, Written, verdict_kind, write};
-use crate::app::{Element, output, record};
+use crate::app::write::{Act, Verdict, Written, write};
+use crate::app::{Element, Error, record};
 use crate::model::Snapshot;
 use crate::write::{WriteOptions, WriteResult};
 
@@ -42,32 +42,23 @@ fn unlocated(el: &Element, missed: Missed, requested: &str) -> Reply {
     if !missed.refusal {
         return missed.fault.into();
     }
-    let mut r =
-        WriteResult::refused_unresolved(&el.shown(), missed.fault.message.clone(), requested);
-    output::cap_echoes(&mut r);
-    Reply {
-        structured: output::write_json(&r),
-        text: output::write_text(&r),
-        fault: Some(missed.fault),
-    }
+    let error = Error::new(missed.fault.kind, missed.fault.message.clone());
+    Reply::answer(&Verdict::unlocated(&el.shown(), &error, requested)).fault(missed.fault)
 }
 
 /// The verdict as the command line prints it (echoes capped), with its kind, where it landed
 /// (`changes`) and the step the recorder added (`recorded`).
 fn verdict(w: Written<Option<Json>>) -> Reply {
     let Written {
-        result: mut r,
+        result,
         landed,
         recorded,
     } = w;
-    r.changes = landed.and_then(|l| serde_json::to_value(l).ok());
-    output::cap_echoes(&mut r);
-    let mut doc = output::write_json(&r);
+    let mut reply = Reply::answer(&Verdict::of(result, landed));
     if let Some(step) = recorded {
-        doc["recorded"] = step;
+        reply.structured["recorded"] = step;
     }
-    let text = output::write_text(&r);
-    Reply::coded(doc, text, verdict_kind(&r), &r.reason)
+    reply
 }
 
 /// Records the write as a step when a recorder runs; what it recorded, or why not.

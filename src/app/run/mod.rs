@@ -1,10 +1,10 @@
 //! Running a workflow: validated, its inputs checked against what it declares, the scope's
-//! window picked, then replayed by the runner through a session; and the words of a
-//! validation and of a workflow that was not run.
+//! window picked, then replayed by the runner through a session; the answers of a validation
+//! and of a run (invalid, refused before its first step, or run), in words and JSON.
 //!
 //! | module | owns |
 //! |---|---|
-//! | `mod.rs` | the use case: a workflow checked, run in a scope; the words of a validation |
+//! | `mod.rs` | the use case: a workflow checked, run in a scope; its answers ([`Run`], [`Validated`]) |
 //! | `preflight` | the checks made before a run starts, and why a run did not start |
 //! | `runner` | the runner: each step located, written through `app::write`, its `expect` |
 //! | `report` | a run's report: step outcomes, predicates, budgets, the text form |
@@ -20,73 +20,178 @@ pub use report::{
 pub use runner::{Place, RunOptions, Runner, SHORT_SECRET_CHARS};
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::{Value as Json, json};
 
+use crate::app::answer::Answer;
 use crate::app::error::{Error, Kind};
 use crate::app::scope::{Scope, pick};
 use crate::model::display::counted;
 use crate::model::sanitize;
 use crate::session::Session;
+use crate::workflow::Workflow;
 use crate::workflow::validate::Validation;
-use crate::workflow::{Issue, Workflow};
 
-/// Why a workflow was not run (nothing was).
-pub enum NotRun {
+/// How a run ended: not run (invalid, or refused before its first step), or run.
+pub enum Ended {
     /// The file is not a valid workflow.
     Invalid(Box<Validation>),
-    /// Valid, but refused before its first step (actions a desktop run cannot do, inputs).
+    /// Valid, but refused before its first step (actions a desktop run cannot do, inputs,
+    /// no window to run in).
     Refused(RunRefusal),
+    /// Run: every step's report.
+    Ran(Box<RunReport>),
 }
 
-impl NotRun {
-    pub fn kind(&self) -> Kind {
-        Kind::WorkflowInvalid
+/// The run use case's answer: the workflow file (as named in the words) and how it ended.
+pub struct Run {
+    pub file: PathBuf,
+    pub ended: Ended,
+}
+
+impl Run {
+    fn not_run(file: &Path, ended: Ended) -> Run {
+        Run {
+            file: file.to_path_buf(),
+            ended,
+        }
+    }
+
+    /// The report, when the workflow ran.
+    pub fn report(&self) -> Option<&RunReport> {
+        match &self.ended {
+            Ended::Ran(r) => Some(r),
+            _ => None,
+        }
     }
 }
 
-/// The workflow of a validation, when it may run with the inputs `given`.
-pub fn check(v: &Validation, given: &BTreeMap<String, String>) -> Result<Workflow, NotRun> {
+impl Answer for Run {
+    fn kind(&self) -> Option<Kind> {
+        match &self.ended {
+            Ended::Invalid(_) | Ended::Refused(RunRefusal::Invalid(_)) => {
+                Some(Kind::WorkflowInvalid)
+            }
+            Ended::Refused(_) => Some(Kind::WorkflowRefused),
+            Ended::Ran(r) => (!r.passed).then_some(Kind::WorkflowFailed),
+        }
+    }
+
+    fn message(&self) -> String {
+        match &self.ended {
+            Ended::Invalid(_) => "the workflow is invalid; nothing was run".into(),
+            Ended::Refused(r) => sanitize(&r.to_string(), 400).into_owned(),
+            Ended::Ran(r) => sanitize(
+                r.stopped
+                    .as_deref()
+                    .unwrap_or("the terminal condition or an output failed"),
+                400,
+            )
+            .into_owned(),
+        }
+    }
+
+    fn text(&self) -> String {
+        match &self.ended {
+            Ended::Invalid(v) => format!("{}nothing was run\n", issues_text(&self.file, v)),
+            Ended::Refused(r) => {
+                let mut out = format!("{}: not run — {r}\n", self.file.display());
+                for i in r.issues() {
+                    out.push_str(&format!("  error   {}\n", sanitize(&i.to_string(), 400)));
+                }
+                out
+            }
+            Ended::Ran(r) => r.text(),
+        }
+    }
+
+    fn json(&self) -> Json {
+        match &self.ended {
+            Ended::Invalid(v) => validation_value(&self.file, v),
+            Ended::Refused(r) => json!({
+                "file": self.file.display().to_string(),
+                "valid": false,
+                "ran": false,
+                "message": r.to_string(),
+                "errors": r.issues(),
+            }),
+            Ended::Ran(r) => serde_json::to_value(r).unwrap_or_default(),
+        }
+    }
+
+    fn json_text(&self) -> String {
+        match &self.ended {
+            // In the report's own field order.
+            Ended::Ran(r) => crate::json::to_string(r),
+            _ => crate::json::to_string(&self.json()),
+        }
+    }
+}
+
+/// The workflow of a validation of `file`, when it may run with the inputs `given`; else the
+/// answer of a run that did not start.
+pub fn check(
+    file: &Path,
+    v: &Validation,
+    given: &BTreeMap<String, String>,
+) -> Result<Workflow, Run> {
     let Some(wf) = v.valid_workflow().cloned() else {
-        return Err(NotRun::Invalid(Box::new(v.clone())));
+        return Err(Run::not_run(file, Ended::Invalid(Box::new(v.clone()))));
     };
-    preflight(&wf, given).map_err(NotRun::Refused)?;
+    preflight(&wf, given).map_err(|r| Run::not_run(file, Ended::Refused(r)))?;
     Ok(wf)
 }
 
-/// Replays `wf` with the inputs `given` in the window `scope` names, through `session` (whose
-/// snapshots the run's tokens belong to).
+/// Replays `wf` (from `file`) with the inputs `given` in the window `scope` names, through
+/// `session` (whose snapshots the run's tokens belong to). The error: the scope could not be
+/// picked (no such app, a bus that does not answer).
 pub async fn run(
     session: Arc<Session>,
     scope: &Scope,
+    file: &Path,
     wf: Workflow,
     given: BTreeMap<String, String>,
-) -> Result<Result<RunReport, NotRun>, Error> {
+) -> Result<Run, Error> {
     let (app, root) = pick(session.backend.as_ref(), scope).await?;
     let place = Place {
         root,
         app: Some(app.id.clone()),
     };
-    match Runner::new(session, place, wf, given, RunOptions::default()) {
-        Ok(runner) => Ok(Ok(runner.run().await)),
-        Err(refusal) => Ok(Err(NotRun::Refused(refusal))),
+    let ended = match Runner::new(session, place, wf, given, RunOptions::default()) {
+        Ok(runner) => Ended::Ran(Box::new(runner.run().await)),
+        Err(refusal) => Ended::Refused(refusal),
+    };
+    Ok(Run::not_run(file, ended))
+}
+
+/// A validation of `file`: the `workflow validate` answer.
+pub struct Validated<'a> {
+    pub file: &'a Path,
+    pub validation: &'a Validation,
+}
+
+impl Answer for Validated<'_> {
+    fn kind(&self) -> Option<Kind> {
+        (!self.validation.is_valid()).then_some(Kind::WorkflowInvalid)
+    }
+
+    fn message(&self) -> String {
+        "the workflow is invalid".into()
+    }
+
+    fn text(&self) -> String {
+        issues_text(self.file, self.validation)
+    }
+
+    fn json(&self) -> Json {
+        validation_value(self.file, self.validation)
     }
 }
 
-/// What a run ended as (`None`: every step passed and the terminal condition holds).
-pub fn report_kind(report: &RunReport) -> Option<Kind> {
-    (!report.passed).then_some(Kind::WorkflowFailed)
-}
-
-/// What a validation ended as (`None`: valid).
-pub fn validation_kind(v: &Validation) -> Option<Kind> {
-    (!v.is_valid()).then_some(Kind::WorkflowInvalid)
-}
-
 /// Text for a validation.
-pub fn issues_text(file: &Path, v: &Validation) -> String {
+fn issues_text(file: &Path, v: &Validation) -> String {
     let mut out = String::new();
     if v.is_valid() {
         let wf = v.workflow.as_ref();
@@ -145,7 +250,7 @@ pub fn sensitive_note(wf: &Workflow) -> String {
 }
 
 /// `workflow validate --json`.
-pub fn validation_value(file: &Path, v: &Validation) -> Json {
+fn validation_value(file: &Path, v: &Validation) -> Json {
     json!({
         "file": file.display().to_string(),
         "valid": v.is_valid(),
@@ -153,24 +258,4 @@ pub fn validation_value(file: &Path, v: &Validation) -> Json {
         "errors": v.errors,
         "warnings": v.warnings,
     })
-}
-
-/// `workflow run --json` for a workflow that was not run (refused before its first step).
-pub fn refusal_value(file: &Path, issues: &[Issue], message: &str) -> Json {
-    json!({
-        "file": file.display().to_string(),
-        "valid": false,
-        "ran": false,
-        "message": message,
-        "errors": issues,
-    })
-}
-
-/// The text of a workflow that was not run.
-pub fn refusal_text(file: &Path, issues: &[Issue], message: &str) -> String {
-    let mut out = format!("{}: not run — {message}\n", file.display());
-    for i in issues {
-        out.push_str(&format!("  error   {}\n", sanitize(&i.to_string(), 400)));
-    }
-    out
 }

@@ -575,30 +575,7 @@ impl Runner {
         let timeout = Duration::from_millis(step.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS))
             .min(self.remaining());
         if step.action == Action::Observe {
-            let t = Instant::now();
-            let r = self
-                .session
-                .snapshot(&self.place.root, &self.opts.limits)
-                .await;
-            rep.timings.action_ms = ms(t.elapsed());
-            return match r {
-                Ok(snap) => {
-                    rep.observed_text(format!(
-                        "{} nodes{}",
-                        snap.nodes.len(),
-                        if snap.complete() { "" } else { " (incomplete)" }
-                    ));
-                    rep.finish(StepOutcome::Verified, "the window was read");
-                    false
-                }
-                Err(e) => {
-                    rep.finish(
-                        StepOutcome::Error,
-                        format!("could not read the window: {e}"),
-                    );
-                    true
-                }
-            };
+            return self.observe(rep).await;
         }
         let Some(raw_target) = &step.target else {
             rep.finish(StepOutcome::Refused, "the step has no target");
@@ -684,6 +661,43 @@ impl Runner {
         )
         .await;
         rep.timings.action_ms = ms(t.elapsed());
+        self.report_write(&result, rep);
+        rep.finish(StepOutcome::of(result.outcome), self.mask(&result.reason));
+        // Nothing was sent: safe to try again (e.g. the element becomes enabled).
+        !result.dispatched && result.outcome == Outcome::Refused
+    }
+
+    /// An `observe` step: the window read; returns whether a failure may be retried.
+    async fn observe(&mut self, rep: &mut StepReport) -> bool {
+        let t = Instant::now();
+        let r = self
+            .session
+            .snapshot(&self.place.root, &self.opts.limits)
+            .await;
+        rep.timings.action_ms = ms(t.elapsed());
+        match r {
+            Ok(snap) => {
+                rep.observed_text(format!(
+                    "{} nodes{}",
+                    snap.nodes.len(),
+                    if snap.complete() { "" } else { " (incomplete)" }
+                ));
+                rep.finish(StepOutcome::Verified, "the window was read");
+                false
+            }
+            Err(e) => {
+                rep.finish(
+                    StepOutcome::Error,
+                    format!("could not read the window: {e}"),
+                );
+                true
+            }
+        }
+    }
+
+    /// What a write step's report says of the write's result: the values (masked, cut, typed
+    /// where the run did neither), the method, whether it was sent, the events.
+    fn report_write(&self, result: &WriteResult, rep: &mut StepReport) {
         // Masked first, then cut: a cut secret would no longer be recognised.
         let echo = |s: &str| {
             let mut m = self.mask(s);
@@ -728,9 +742,6 @@ impl Runner {
             .take(20)
             .map(|e| self.mask(e))
             .collect();
-        rep.finish(StepOutcome::of(result.outcome), self.mask(&result.reason));
-        // Nothing was sent: safe to try again (e.g. the element becomes enabled).
-        !result.dispatched && result.outcome == Outcome::Refused
     }
 
     fn mask_info(&self, mut info: ResolutionInfo) -> ResolutionInfo {

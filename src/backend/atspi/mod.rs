@@ -149,12 +149,10 @@ impl AtspiBackend {
         }
         let pid = c.unix_pid(bus).await.ok();
         BackendError::NotResponding {
-            app: match pid {
-                Some(pid) => format!(
-                    "the application {} (pid {pid})",
-                    crate::model::quoted(&process::label(pid).unwrap_or_default(), 60)
-                ),
-                None => format!("the application on {bus}"),
+            app: crate::backend::Unanswering {
+                name: pid.map(|pid| process::label(pid).unwrap_or_default().into()),
+                pid,
+                bus: Some(bus.to_string()),
             },
             ms: self.caller.call_timeout.as_millis() as u64,
         }
