@@ -176,7 +176,7 @@ fn the_big_page_is_read_whole_found_in_and_written() {
     mcp_at_real_size(&mut app);
 
     // The inspector: the tree is painted while it is read, the read ends whole, the filter
-    // finds one row; a re-read stopped with Esc keeps what it had and says so.
+    // finds one row and Esc clears it; a re-read stopped with Esc keeps the whole tree and says so.
     let tmux = Tmux::new();
     tmux.start(&["--pid", &app.pid.to_string()]);
     tmux.wait_for("▾ frame", Duration::from_secs(60));
@@ -187,15 +187,18 @@ fn the_big_page_is_read_whole_found_in_and_written() {
     tmux.wait_for("unique", Duration::from_secs(10));
     tmux.keys(&["Enter"]);
     tmux.wait_for("Row 1500 done", Duration::from_secs(10));
-    tmux.keys(&["F5"]);
+    // Esc with no read in progress clears the filter.
     tmux.keys(&["Escape"]);
-    // Either the read stopped (and the tree says it is incomplete) or it had already ended.
-    let after = wait_whole(&tmux);
-    let top = after.lines().next().unwrap_or_default().to_string();
-    assert!(
-        !top.contains("incomplete") || top.contains("incomplete: cancelled"),
-        "{after}"
-    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while tmux.screen().contains(r#"/ check-box "Row 1500 done""#) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Esc did not clear the filter:\n{}",
+            tmux.screen()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    esc_stops_a_re_read(&tmux);
     assert!(tmux.alive(), "the inspector quit");
     tmux.keys(&["q"]);
     app.assert_alive("the inspector");
@@ -482,6 +485,69 @@ fn assert_page_checked(pid: u32, r: &serde_json::Value) {
             .iter()
             .any(|s| s == "checked"),
         "the page holds the write: {seen}"
+    );
+}
+
+/// F5, then Esc once the re-read shows on screen: the read stops, and the tree on screen stays
+/// the last whole read, as the status line says. An Esc that reaches the inspector only after
+/// the read ended stops nothing (the status line says `re-read: N nodes`); then the pair is
+/// tried again, three times at most, and one of them must stop the read.
+fn esc_stops_a_re_read(tmux: &Tmux) {
+    let mut screens = Vec::new();
+    for _ in 0..3 {
+        tmux.keys(&["F5"]);
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let s = tmux.screen();
+            if s.lines().next().unwrap_or_default().contains("re-reading…") {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "F5 never showed a re-read:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        tmux.keys(&["Escape"]);
+        let deadline = std::time::Instant::now() + Duration::from_secs(120);
+        let (after, status) = loop {
+            let s = tmux.screen();
+            let top = s.lines().next().unwrap_or_default();
+            let status = s
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or_default()
+                .to_string();
+            if !top.contains("reading…")
+                && (status.contains("read stopped") || status.contains("re-read:"))
+            {
+                break (s, status);
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the re-read never ended:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        if status.contains("read stopped") {
+            assert!(
+                status.contains("the tree shown is the last whole read"),
+                "{after}"
+            );
+            let top = after.lines().next().unwrap_or_default();
+            assert!(!top.contains("incomplete"), "the whole tree stays:\n{after}");
+            assert!(
+                after.lines().skip(1).take(12).any(|l| l.contains('▾')),
+                "the whole tree stays:\n{after}"
+            );
+            return;
+        }
+        screens.push(after);
+    }
+    panic!(
+        "Esc never stopped a re-read in three tries:\n{}",
+        screens.join("\n----\n")
     );
 }
 

@@ -363,11 +363,107 @@ async fn esc_stops_a_read_in_progress_before_it_clears_the_filter() {
     h.key(KeyCode::Enter);
     assert!(h.app.filter.active());
     // A re-read is running: Esc stops it and leaves the filter.
+    let reads = h.reads;
     h.key(KeyCode::F(5));
+    assert_eq!(h.reads, reads + 1, "F5 asks for a read");
+    assert_eq!(h.cancels, 0);
     h.key(KeyCode::Esc);
+    assert_eq!(h.cancels, 1, "Esc during the read asks for it to stop");
     assert!(h.app.filter.active());
     h.settle().await.unwrap();
-    // Nothing is reading any more: Esc clears the filter.
+    assert!(
+        h.render().contains("stopping the read"),
+        "the status line says the read is being stopped:\n{}",
+        h.render()
+    );
+    // Nothing is reading any more: Esc clears the filter, and stops nothing.
     h.key(KeyCode::Esc);
     assert!(!h.app.filter.active());
+    assert_eq!(h.cancels, 1, "no read to stop");
+}
+
+#[tokio::test]
+async fn a_stopped_re_read_keeps_the_last_whole_tree() {
+    let (b, mut h) = start().await;
+    let window = b.apps().await.unwrap()[0].windows[0].id.clone();
+    let whole = h.app.tree.as_ref().unwrap().snap.clone();
+    assert!(whole.complete());
+    h.key(KeyCode::F(5));
+    h.key(KeyCode::Esc);
+    assert_eq!(h.cancels, 1);
+    // The stopped read comes back with what it had read: less than the tree on screen.
+    let mut stopped = partial_of(&whole, 3);
+    stopped.truncated = Some(treeglass::model::Truncation::Cancelled);
+    h.send(Msg::Snapshot {
+        root: window,
+        result: Ok(Box::new(stopped)),
+    });
+    let t = h.app.tree.as_ref().unwrap();
+    assert_eq!(t.snap.id, whole.id, "the last whole read stays");
+    assert_eq!(t.snap.nodes.len(), whole.nodes.len());
+    let screen = h.render();
+    assert!(
+        screen.contains(&format!(
+            "read stopped: the tree shown is the last whole read ({} nodes)",
+            whole.nodes.len()
+        )),
+        "{screen}"
+    );
+    assert!(!screen.contains("incomplete"), "{screen}");
+}
+
+#[tokio::test]
+async fn a_stopped_first_read_keeps_what_it_painted() {
+    let b = FixtureBackend::demo();
+    let apps = b.apps().await.unwrap();
+    let window = apps[0].windows[0].id.clone();
+    let whole = b
+        .snapshot(&window, &treeglass::backend::Limits::default())
+        .await
+        .unwrap();
+    let mut h = Harness::new(Arc::new(b.clone()), 140, 40, None);
+    let _ = h.app.init();
+    h.send(Msg::Apps(Ok(apps)));
+    h.send(Msg::Partial {
+        root: window.clone(),
+        snap: Box::new(partial_of(&whole, 8)),
+    });
+    h.key(KeyCode::Esc);
+    assert_eq!(h.cancels, 1, "Esc stops the first read too");
+    // Stopped while it waited for the app's cache, the read has nothing of its own.
+    let mut stopped = partial_of(&whole, 0);
+    stopped.truncated = Some(treeglass::model::Truncation::Cancelled);
+    h.send(Msg::Snapshot {
+        root: window,
+        result: Ok(Box::new(stopped)),
+    });
+    let t = h.app.tree.as_ref().unwrap();
+    assert_eq!(t.snap.nodes.len(), 8, "what was painted stays");
+    assert_eq!(
+        t.snap.truncated,
+        Some(treeglass::model::Truncation::Cancelled)
+    );
+    let screen = h.render();
+    assert!(screen.contains("incomplete: cancelled"), "{screen}");
+    assert!(
+        screen.contains("read stopped: what it had read is shown (8 nodes)"),
+        "{screen}"
+    );
+}
+
+#[tokio::test]
+async fn a_read_asked_for_while_a_stopped_one_ran_does_not_follow_it() {
+    let (_b, mut h) = start().await;
+    let reads = h.reads;
+    h.key(KeyCode::F(5));
+    // Asked again while the first runs: it would follow the first.
+    h.key(KeyCode::F(5));
+    h.key(KeyCode::Esc);
+    h.settle().await.unwrap();
+    assert_eq!(h.reads, reads + 1, "stopped means stopped");
+    // Without the stop, it follows.
+    h.key(KeyCode::F(5));
+    h.key(KeyCode::F(5));
+    h.settle().await.unwrap();
+    assert_eq!(h.reads, reads + 3);
 }

@@ -35,6 +35,8 @@ pub struct Harness {
     pub highlights: Vec<Option<Bounds>>,
     /// How many whole reads of a window the app asked for.
     pub reads: usize,
+    /// How many times the app asked for the read in progress to stop.
+    pub cancels: usize,
 }
 
 /// A condition that did not come true in time, with the screen at that moment.
@@ -94,6 +96,7 @@ impl Harness {
             completed: Vec::new(),
             highlights: Vec::new(),
             reads: 0,
+            cancels: 0,
         }
     }
 
@@ -130,6 +133,9 @@ impl Harness {
             }
             if matches!(e, Effect::Snapshot { .. }) {
                 self.reads += 1;
+            }
+            if matches!(e, Effect::CancelRead) {
+                self.cancels += 1;
             }
             match exec::plan(&self.ctx, e) {
                 Work::Job(j) => self.jobs.push(j),
