@@ -111,6 +111,8 @@ impl App {
     /// Esc: a read in progress is stopped first (it keeps what it read); then the filter.
     fn escape(&mut self, fx: &mut Vec<Effect>) {
         if self.pending.snapshot_inflight || self.loading {
+            // Stopped means stopped: a read asked for while this one ran does not follow it.
+            self.pending.snapshot_again = false;
             fx.push(Effect::CancelRead);
         } else if self.filter.active() {
             self.clear_filter();

@@ -186,14 +186,20 @@ impl App {
         result: Result<Box<Snapshot>, BackendError>,
         fx: &mut Vec<Effect>,
     ) {
-        let Some(shown) = &mut self.shown else {
-            return;
-        };
-        if shown.window != root {
+        if self.shown.as_ref().is_none_or(|s| s.window != root) {
             return;
         }
         self.pending.snapshot_inflight = false;
         self.loading = false;
+        if let Ok(snap) = &result
+            && snap.truncated == Some(crate::model::Truncation::Cancelled)
+            && self.keep_on_stop(snap)
+        {
+            return;
+        }
+        let Some(shown) = &mut self.shown else {
+            return;
+        };
         // The app went silent during the read: the tree on screen stays (greyed) rather than
         // being replaced by the part that came back; the app list's poll notices its return.
         let silent = match &result {
@@ -254,6 +260,33 @@ impl App {
             self.pending.snapshot_again = false;
             self.request_snapshot(fx);
         }
+    }
+
+    /// A read stopped with Esc: the tree on screen stays. A re-read leaves the last whole tree
+    /// as it was (the stopped read has less of it); the first read's painted part is what was
+    /// read, and says so (unless the stopped read came back with more). False when there is
+    /// nothing on screen to keep.
+    fn keep_on_stop(&mut self, stopped: &Snapshot) -> bool {
+        use crate::model::display::counted;
+        let Some(t) = &mut self.tree else {
+            return false;
+        };
+        if t.snap.truncated == Some(crate::model::Truncation::Reading) {
+            if stopped.nodes.len() > t.snap.nodes.len() {
+                return false;
+            }
+            t.snap.truncated = Some(crate::model::Truncation::Cancelled);
+            self.notice = Some(format!(
+                "read stopped: what it had read is shown ({})",
+                counted(t.snap.nodes.len(), "node", "nodes")
+            ));
+        } else {
+            self.notice = Some(format!(
+                "read stopped: the tree shown is the last whole read ({})",
+                counted(t.snap.nodes.len(), "node", "nodes")
+            ));
+        }
+        true
     }
 
     /// Paints what the first read of the shown window has placed so far. A window already
