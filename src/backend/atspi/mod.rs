@@ -23,6 +23,7 @@ use tokio::sync::broadcast;
 
 use self::bus::*;
 use self::calls::{Caller, GoneApps, Listable, ROOT_PATH};
+use super::progress::ReadProgress;
 use super::{
     AppInfo, Backend, BackendError, Candidates, Event, EventKind, Limits, WindowInfo, WriteAck,
     WriteOp,
@@ -34,6 +35,9 @@ use crate::model::{AppText, Bounds, Interface, Node, NodeId, Role, Snapshot};
 pub struct AtspiBackend {
     caller: Caller,
     actions: reader::ActionCache,
+    /// Where tree reads say how far they have got (`Backend::report_reads`; until a front end
+    /// hands one over, one nobody looks at).
+    progress: Mutex<Arc<ReadProgress>>,
     /// Each app's toolkit, by bus name (read once from its `Application` interface).
     toolkits: Mutex<HashMap<String, Toolkit>>,
     /// Keys, clicks and window positions: X11's, sway's, or none (chosen at connect).
@@ -122,6 +126,7 @@ impl AtspiBackend {
         Ok(AtspiBackend {
             caller,
             actions: Default::default(),
+            progress: Default::default(),
             toolkits: Mutex::new(HashMap::new()),
             input,
             unplaced: Mutex::new(HashMap::new()),
@@ -829,13 +834,22 @@ impl Backend for AtspiBackend {
         let (toolkit, ()) = tokio::join!(self.toolkit(&c, &obj.bus), self.wake_bridges());
         let toolkit = toolkit?;
         // The app's name travels with the tree read instead of before it.
+        let progress = self
+            .progress
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
         let (app_name, snap) = tokio::join!(
             c.name(&app_obj),
-            reader::read_tree(&c, &obj, limits, toolkit, &self.actions)
+            reader::read_tree(&c, &obj, limits, toolkit, &self.actions, &progress)
         );
         let mut snap = snap?;
         snap.app = app_name.unwrap_or_default().into();
         Ok(snap)
+    }
+
+    fn report_reads(&self, progress: Arc<ReadProgress>) {
+        *self.progress.lock().unwrap_or_else(|e| e.into_inner()) = progress;
     }
 
     async fn read_node(&self, id: &NodeId) -> Result<Node, BackendError> {
