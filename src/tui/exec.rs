@@ -62,9 +62,13 @@ async fn changes(
         &b,
         node,
         result,
-        false,
+        write::landed::When::Unverified,
         typed,
-        before.secret,
+        if before.secret {
+            write::landed::Values::Hidden
+        } else {
+            write::landed::Values::Shown
+        },
     )
     .await
     .map(Box::new)
