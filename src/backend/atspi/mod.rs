@@ -31,6 +31,15 @@ use super::{
 use crate::model::Toolkit;
 use crate::model::{AppText, Bounds, Interface, Node, NodeId, Role, Snapshot};
 
+/// How [`AtspiBackend::until_focused`] waits for an element to have the focus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Focusing {
+    /// Asks for it (GrabFocus) while it waits.
+    Grab,
+    /// Only looks (something else, a menu opening, gives it).
+    Wait,
+}
+
 /// The AT-SPI2 backend over one connection to the accessibility bus.
 pub struct AtspiBackend {
     caller: Caller,
@@ -315,19 +324,19 @@ impl AtspiBackend {
     }
 
     /// Checks the element's states until it says it is focused (true) or 800 ms have passed
-    /// (false); with `grab`, asks for the focus (GrabFocus) before each look, and returns the
-    /// last answer.
+    /// (false); with `Focusing::Grab`, asks for the focus (GrabFocus) before each look, and
+    /// returns the last answer.
     async fn until_focused(
         &self,
         c: &Caller,
         obj: &ObjRef,
-        grab: bool,
+        how: Focusing,
     ) -> Result<(bool, String), BackendError> {
         let until = Instant::now() + Duration::from_millis(800);
         let mut answer = String::new();
         // Looks every 10 ms; asks again (GrabFocus) every 40 ms at most.
         for look in 0u32.. {
-            if grab && look % 4 == 0 {
+            if how == Focusing::Grab && look % 4 == 0 {
                 answer = match c.grab_focus(obj).await {
                     Ok(ok) => ok.to_string(),
                     Err(e @ (BackendError::AppGone { .. } | BackendError::Vanished(_))) => {
@@ -1009,7 +1018,7 @@ impl Backend for AtspiBackend {
             // Keys go to whatever has the focus: the element must be seen focused before any
             // is sent. A toolkit that just got its window activated may refuse the first
             // GrabFocus, so it is asked again while the element does not say it is focused.
-            WriteOp::Focus => match self.until_focused(&c, &obj, true).await? {
+            WriteOp::Focus => match self.until_focused(&c, &obj, Focusing::Grab).await? {
                 (true, _) => Ok(true),
                 (false, answer) => Err(BackendError::Unsupported(format!(
                     "the element did not take the keyboard focus (GrabFocus answered {answer}); \
@@ -1031,7 +1040,7 @@ impl Backend for AtspiBackend {
                     None => Ok(true),
                 }
             }
-            WriteOp::AwaitFocus => match self.until_focused(&c, &obj, false).await? {
+            WriteOp::AwaitFocus => match self.until_focused(&c, &obj, Focusing::Wait).await? {
                 (true, _) => Ok(true),
                 (false, _) => Err(BackendError::Unsupported(
                     "the element never took the keyboard focus; no further key was sent".into(),
