@@ -255,11 +255,11 @@ impl Matching {
     fn by_path(&mut self, a: &Tree, b: &Tree) {
         let (ka, kb) = path_keys(a, b);
         let b_keys: HashMap<u32, usize> = kb.iter().enumerate().map(|(i, k)| (*k, i)).collect();
-        for ai in 0..a.entries.len() {
+        for (ai, key) in ka.iter().enumerate() {
             if self.a_to_b[ai].is_some() {
                 continue;
             }
-            if let Some(&bi) = b_keys.get(&ka[ai])
+            if let Some(&bi) = b_keys.get(key)
                 && !self.b_taken[bi]
             {
                 self.pair(ai, bi);

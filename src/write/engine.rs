@@ -821,12 +821,12 @@ fn verdict(
             started,
         ),
         ReadBack::Settled(obs) | ReadBack::TimedOut(obs) if secret => {
-            res.set_observed(&obs, true);
+            res.set_observed(obs, true);
             let want = match req {
                 Requested::Text(t) => t.chars().count(),
                 _ => 0,
             };
-            let got = match &obs {
+            let got = match obs {
                 Observed::Text(t) => t.as_str().chars().count(),
                 _ => usize::MAX,
             };
@@ -849,13 +849,13 @@ fn verdict(
                 )
             }
         }
-        ReadBack::Settled(obs) if satisfies(req, &obs, step) => {
-            res.set_observed(&obs, secret);
+        ReadBack::Settled(obs) if satisfies(req, obs, step) => {
+            res.set_observed(obs, secret);
             res.finish(Outcome::Verified, "read-back equals the request", started)
         }
         ReadBack::Settled(obs) | ReadBack::TimedOut(obs) => {
-            res.set_observed(&obs, secret);
-            let kind = classify_mismatch(req, before, history, &obs, min_max);
+            res.set_observed(obs, secret);
+            let kind = classify_mismatch(req, before, history, obs, min_max);
             if kind == MismatchKind::Unchanged && !said_no {
                 // Nothing moved and the toolkit did not say no: it may still land later.
                 res.finish(

@@ -108,7 +108,7 @@ async fn session_bus(
             Ok(Err(e)) => {
                 checks.push(Check::new(
                     "session bus",
-                    fail_unless(&explicit),
+                    fail_unless(explicit),
                     e.to_string(),
                 ));
                 None
@@ -116,7 +116,7 @@ async fn session_bus(
             Err(_) => {
                 checks.push(Check::new(
                     "session bus",
-                    fail_unless(&explicit),
+                    fail_unless(explicit),
                     "no answer within 3 s",
                 ));
                 None
@@ -140,7 +140,7 @@ async fn a11y_bus(
                 format!("org.a11y.Bus answers ({})", short(&addr)),
             )),
             Err(e) => checks.push(
-                Check::new("accessibility bus", fail_unless(&explicit), e.to_string()).fix(
+                Check::new("accessibility bus", fail_unless(explicit), e.to_string()).fix(
                     "install and start at-spi2-core (at-spi-bus-launcher); desktop sessions start \
                      it on login",
                 ),
@@ -171,7 +171,7 @@ async fn a11y_bus(
                 format!("cannot read: {e}"),
             )),
         }
-    } else if let Some((var, addr)) = &explicit {
+    } else if let Some((var, addr)) = explicit {
         checks.push(Check::new(
             "accessibility bus",
             Status::Ok,
