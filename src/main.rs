@@ -88,7 +88,11 @@ async fn connect_ax() -> Result<Arc<dyn Backend>, Error> {
     ))
 }
 
-async fn run(cli: Cli) -> Result<(Printed, i32), Error> {
+/// Runs the command; a one-shot command's tree reads say how far they have got to `reads`.
+async fn run(
+    cli: Cli,
+    reads: Option<Arc<treeglass::backend::progress::ReadProgress>>,
+) -> Result<(Printed, i32), Error> {
     // `treeglass --app X tree` would silently read the default window.
     if cli.command.is_some() && cli.scope.is_set() {
         return Err(Error::usage(
@@ -146,6 +150,9 @@ async fn run(cli: Cli) -> Result<(Printed, i32), Error> {
     }
     let backend = pick_backend(cli.backend.as_deref()).await?;
     tracing::debug!(backend = backend.name(), "connected");
+    if let Some(reads) = reads {
+        backend.report_reads(reads);
+    }
     if let Some(Command::Mcp) = &cli.command {
         let spec = cli.backend.clone();
         let doctor: treeglass::mcp::Doctor = Arc::new(move || {
@@ -306,9 +313,10 @@ fn main() {
         cli.command,
         None | Some(Command::Mcp) | Some(Command::Session(_))
     );
-    let progress = (one_shot && std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .then(cli::ProgressLine::start);
-    let result = runtime.block_on(run(cli));
+    let reads = (one_shot && std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .then(Arc::<treeglass::backend::progress::ReadProgress>::default);
+    let progress = reads.clone().map(cli::ProgressLine::start);
+    let result = runtime.block_on(run(cli, reads));
     drop(progress);
     let code = match result {
         Ok((printed, code)) => {

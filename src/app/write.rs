@@ -150,9 +150,17 @@ pub async fn write<R>(
         },
         &id,
         &mut result,
-        changes,
+        if changes {
+            landed::When::Asked
+        } else {
+            landed::When::Unverified
+        },
         typed(act, place.secret),
-        place.secret,
+        if place.secret {
+            landed::Values::Hidden
+        } else {
+            landed::Values::Shown
+        },
     )
     .await;
     Written {

@@ -448,6 +448,12 @@ pub trait Backend: Send + Sync {
     /// hung app yields an incomplete snapshot, not an error; an error means nothing could be read.
     async fn snapshot(&self, root: &NodeId, limits: &Limits) -> Result<Snapshot, BackendError>;
 
+    /// Where this backend's tree reads say how far they have got, publish the tree so far and
+    /// look for a cancel from now on: the front end that shows a read's progress makes it (the
+    /// command line's progress line, the TUI's partial trees and Esc). A backend that reads a
+    /// tree in one step has nothing to say and ignores it.
+    fn report_reads(&self, _progress: std::sync::Arc<progress::ReadProgress>) {}
+
     /// Re-reads one element (name, states, value, actions; not its children). `Vanished` when
     /// it is gone.
     async fn read_node(&self, id: &NodeId) -> Result<Node, BackendError>;

@@ -1,7 +1,8 @@
 //! How far the tree read in progress has got, for a progress line: one-shot commands print it
 //! on standard error when that is a terminal (`reading… 12,480 nodes`), the TUI shows it while
-//! it waits for a window's tree. One counter for the process: backends set it as a read's
-//! rounds come back; nothing else depends on it.
+//! it waits for a window's tree. The front end that shows it makes a [`ReadProgress`] and hands
+//! it to its backend ([`Backend::report_reads`](super::Backend::report_reads)); the backend's
+//! reads set it as their rounds come back; nothing else depends on it.
 //!
 //! The inspector also asks for the tree as it arrives ([`ReadProgress::want_partials`]): a
 //! backend that reads in rounds publishes what it has placed so far, marked
@@ -14,6 +15,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::model::{NodeId, Snapshot};
 
+/// One front end's view of its backend's tree reads (shared as an `Arc`).
+#[derive(Default)]
 pub struct ReadProgress {
     /// Reads running now.
     active: AtomicUsize,
@@ -27,26 +30,17 @@ pub struct ReadProgress {
     cancel: AtomicBool,
 }
 
-/// The process's read progress.
-pub static READ: ReadProgress = ReadProgress {
-    active: AtomicUsize::new(0),
-    nodes: AtomicUsize::new(0),
-    partials: AtomicBool::new(false),
-    partial: Mutex::new(None),
-    cancel: AtomicBool::new(false),
-};
-
 /// Marks a read as running until dropped.
-pub struct Reading(());
+pub struct Reading<'a>(&'a ReadProgress);
 
 impl ReadProgress {
     /// Starts counting one read.
-    pub fn start(&'static self) -> Reading {
+    pub fn start(&self) -> Reading<'_> {
         if self.active.fetch_add(1, Ordering::Relaxed) == 0 {
             self.cancel.store(false, Ordering::Relaxed);
         }
         self.nodes.store(0, Ordering::Relaxed);
-        Reading(())
+        Reading(self)
     }
 
     /// Nodes placed so far.
@@ -93,14 +87,12 @@ impl ReadProgress {
     }
 }
 
-impl Drop for Reading {
+impl Drop for Reading<'_> {
     fn drop(&mut self) {
-        if READ.active.fetch_sub(1, Ordering::Relaxed) == 1 {
-            READ.cancel.store(false, Ordering::Relaxed);
-            READ.partial
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take();
+        let p = self.0;
+        if p.active.fetch_sub(1, Ordering::Relaxed) == 1 {
+            p.cancel.store(false, Ordering::Relaxed);
+            p.partial.lock().unwrap_or_else(|e| e.into_inner()).take();
         }
     }
 }

@@ -14,7 +14,8 @@ pub struct ProgressLine {
 }
 
 impl ProgressLine {
-    pub fn start() -> ProgressLine {
+    /// Shows `reads` (which the command's backend reports to: `Backend::report_reads`).
+    pub fn start(reads: Arc<crate::backend::progress::ReadProgress>) -> ProgressLine {
         use std::sync::atomic::Ordering;
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let flag = stop.clone();
@@ -23,7 +24,7 @@ impl ProgressLine {
             let mut shown = false;
             while !flag.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(250));
-                match crate::backend::progress::READ.nodes() {
+                match reads.nodes() {
                     Some(n) => {
                         let t = *since.get_or_insert_with(std::time::Instant::now);
                         if t.elapsed() >= Duration::from_secs(1) {

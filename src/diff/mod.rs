@@ -202,128 +202,169 @@ fn label(e: &Entry) -> String {
 
 /// The differences from `a` to `b`, in `b`'s order (removed elements in `a`'s, after).
 pub fn diff(a: &Tree, b: &Tree) -> Vec<Change> {
-    let mut a_to_b: Vec<Option<usize>> = vec![None; a.entries.len()];
-    let mut b_taken: Vec<bool> = vec![false; b.entries.len()];
-    fn pair(a_to_b: &mut [Option<usize>], b_taken: &mut [bool], ai: usize, bi: usize) {
-        a_to_b[ai] = Some(bi);
-        b_taken[bi] = true;
+    let mut m = Matching {
+        a_to_b: vec![None; a.entries.len()],
+        b_taken: vec![false; b.entries.len()],
+    };
+    m.by_id(a, b);
+    m.by_path(a, b);
+    m.renamed(a, b);
+    m.moved(a, b);
+    changes(a, b, &m.a_to_b)
+}
+
+/// The elements of `a` matched in `b`, step by step: each step pairs only what the steps
+/// before it left unmatched.
+struct Matching {
+    /// Each element of `a`'s match in `b`.
+    a_to_b: Vec<Option<usize>>,
+    /// Whether each element of `b` has been matched.
+    b_taken: Vec<bool>,
+}
+
+impl Matching {
+    fn pair(&mut self, ai: usize, bi: usize) {
+        self.a_to_b[ai] = Some(bi);
+        self.b_taken[bi] = true;
     }
 
-    // 1. By id, when the trees come from the same process.
-    let b_ids: HashMap<&str, usize> = b
-        .entries
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| !e.id.is_empty())
-        .map(|(i, e)| (e.id.as_str(), i))
-        .collect();
-    let shared = a
-        .entries
-        .iter()
-        .filter(|e| b_ids.contains_key(e.id.as_str()))
-        .count();
-    if !a.entries.is_empty() && shared * 2 > a.entries.len() {
-        for (ai, e) in a.entries.iter().enumerate() {
-            if let Some(&bi) = b_ids.get(e.id.as_str()) {
-                pair(&mut a_to_b, &mut b_taken, ai, bi);
-            }
-        }
-    }
-
-    // 2. By path.
-    let (ka, kb) = path_keys(a, b);
-    let b_keys: HashMap<u32, usize> = kb.iter().enumerate().map(|(i, k)| (*k, i)).collect();
-    for ai in 0..a.entries.len() {
-        if a_to_b[ai].is_some() {
-            continue;
-        }
-        if let Some(&bi) = b_keys.get(&ka[ai])
-            && !b_taken[bi]
-        {
-            pair(&mut a_to_b, &mut b_taken, ai, bi);
-        }
-    }
-
-    // 3. Renamed: under matched parents, by role and position among the unmatched.
-    for ai in 0..a.entries.len() {
-        let Some(bi) = a_to_b[ai] else {
-            continue;
-        };
-        let left: Vec<usize> = a.entries[ai]
-            .children
+    /// 1. By id, when the trees come from the same process.
+    fn by_id(&mut self, a: &Tree, b: &Tree) {
+        let b_ids: HashMap<&str, usize> = b
+            .entries
             .iter()
-            .copied()
-            .filter(|c| a_to_b[*c].is_none())
+            .enumerate()
+            .filter(|(_, e)| !e.id.is_empty())
+            .map(|(i, e)| (e.id.as_str(), i))
             .collect();
-        let right: Vec<usize> = b.entries[bi]
-            .children
+        let shared = a
+            .entries
             .iter()
-            .copied()
-            .filter(|c| !b_taken[*c])
-            .collect();
-        let mut used = vec![false; right.len()];
-        for role in left
-            .iter()
-            .map(|c| a.entries[*c].role.clone())
-            .collect::<Vec<_>>()
-        {
-            let l: Vec<usize> = left
-                .iter()
-                .copied()
-                .filter(|c| a.entries[*c].role == role && a_to_b[*c].is_none())
-                .collect();
-            let r: Vec<usize> = (0..right.len())
-                .filter(|j| !used[*j] && b.entries[right[*j]].role == role)
-                .collect();
-            // Only when the counts agree: otherwise something was added or removed too, and
-            // which one was renamed cannot be told.
-            if l.len() == r.len() {
-                for (x, j) in l.into_iter().zip(r) {
-                    used[j] = true;
-                    pair(&mut a_to_b, &mut b_taken, x, right[j]);
+            .filter(|e| b_ids.contains_key(e.id.as_str()))
+            .count();
+        if !a.entries.is_empty() && shared * 2 > a.entries.len() {
+            for (ai, e) in a.entries.iter().enumerate() {
+                if let Some(&bi) = b_ids.get(e.id.as_str()) {
+                    self.pair(ai, bi);
                 }
             }
         }
     }
 
-    // 4. Moved: a role and name found once among the unmatched of each side.
-    let count = |it: &mut dyn Iterator<Item = (String, String)>| {
-        let mut m: HashMap<(String, String), usize> = HashMap::new();
-        for k in it {
-            *m.entry(k).or_default() += 1;
-        }
-        m
-    };
-    let ua = count(
-        &mut a
-            .entries
-            .iter()
-            .enumerate()
-            .filter(|&(i, e)| a_to_b[i].is_none() && !e.name.is_empty())
-            .map(|(_, e)| (e.role.clone(), e.name.clone())),
-    );
-    let ub = count(
-        &mut b
-            .entries
-            .iter()
-            .enumerate()
-            .filter(|&(i, e)| !b_taken[i] && !e.name.is_empty())
-            .map(|(_, e)| (e.role.clone(), e.name.clone())),
-    );
-    for ai in 0..a.entries.len() {
-        let e = &a.entries[ai];
-        let k = (e.role.clone(), e.name.clone());
-        if a_to_b[ai].is_some() || ua.get(&k) != Some(&1) || ub.get(&k) != Some(&1) {
-            continue;
-        }
-        if let Some(bi) = (0..b.entries.len())
-            .find(|i| !b_taken[*i] && b.entries[*i].role == e.role && b.entries[*i].name == e.name)
-        {
-            pair(&mut a_to_b, &mut b_taken, ai, bi);
+    /// 2. By path.
+    fn by_path(&mut self, a: &Tree, b: &Tree) {
+        let (ka, kb) = path_keys(a, b);
+        let b_keys: HashMap<u32, usize> = kb.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+        for (ai, key) in ka.iter().enumerate() {
+            if self.a_to_b[ai].is_some() {
+                continue;
+            }
+            if let Some(&bi) = b_keys.get(key)
+                && !self.b_taken[bi]
+            {
+                self.pair(ai, bi);
+            }
         }
     }
 
-    // What each match says.
+    /// 3. Renamed: under matched parents, by role and position among the unmatched.
+    fn renamed(&mut self, a: &Tree, b: &Tree) {
+        for ai in 0..a.entries.len() {
+            let Some(bi) = self.a_to_b[ai] else {
+                continue;
+            };
+            let left: Vec<usize> = a.entries[ai]
+                .children
+                .iter()
+                .copied()
+                .filter(|c| self.a_to_b[*c].is_none())
+                .collect();
+            let right: Vec<usize> = b.entries[bi]
+                .children
+                .iter()
+                .copied()
+                .filter(|c| !self.b_taken[*c])
+                .collect();
+            let mut used = vec![false; right.len()];
+            for role in left
+                .iter()
+                .map(|c| a.entries[*c].role.clone())
+                .collect::<Vec<_>>()
+            {
+                let l: Vec<usize> = left
+                    .iter()
+                    .copied()
+                    .filter(|c| a.entries[*c].role == role && self.a_to_b[*c].is_none())
+                    .collect();
+                let r: Vec<usize> = (0..right.len())
+                    .filter(|j| !used[*j] && b.entries[right[*j]].role == role)
+                    .collect();
+                // Only when the counts agree: otherwise something was added or removed too,
+                // and which one was renamed cannot be told.
+                if l.len() == r.len() {
+                    for (x, j) in l.into_iter().zip(r) {
+                        used[j] = true;
+                        self.pair(x, right[j]);
+                    }
+                }
+            }
+        }
+    }
+
+    /// 4. Moved: a role and name found once among the unmatched of each side.
+    fn moved(&mut self, a: &Tree, b: &Tree) {
+        let count = |it: &mut dyn Iterator<Item = (String, String)>| {
+            let mut m: HashMap<(String, String), usize> = HashMap::new();
+            for k in it {
+                *m.entry(k).or_default() += 1;
+            }
+            m
+        };
+        let ua = count(
+            &mut a
+                .entries
+                .iter()
+                .enumerate()
+                .filter(|&(i, e)| self.a_to_b[i].is_none() && !e.name.is_empty())
+                .map(|(_, e)| (e.role.clone(), e.name.clone())),
+        );
+        let ub = count(
+            &mut b
+                .entries
+                .iter()
+                .enumerate()
+                .filter(|&(i, e)| !self.b_taken[i] && !e.name.is_empty())
+                .map(|(_, e)| (e.role.clone(), e.name.clone())),
+        );
+        for ai in 0..a.entries.len() {
+            let e = &a.entries[ai];
+            let k = (e.role.clone(), e.name.clone());
+            if self.a_to_b[ai].is_some() || ua.get(&k) != Some(&1) || ub.get(&k) != Some(&1) {
+                continue;
+            }
+            if let Some(bi) = (0..b.entries.len()).find(|i| {
+                !self.b_taken[*i] && b.entries[*i].role == e.role && b.entries[*i].name == e.name
+            }) {
+                self.pair(ai, bi);
+            }
+        }
+    }
+}
+
+/// What each match says: `b`'s elements added, moved or changed in its order, then `a`'s
+/// removed.
+fn changes(a: &Tree, b: &Tree, a_to_b: &[Option<usize>]) -> Vec<Change> {
+    let change =
+        |kind: Kind, e: &Entry, path: String, from: Option<String>, fields: Vec<Field>| Change {
+            kind,
+            id: e.id.clone(),
+            role: e.role.clone(),
+            name: e.name.clone(),
+            path,
+            from,
+            fields,
+            target: None,
+        };
     let mut b_to_a: Vec<Option<usize>> = vec![None; b.entries.len()];
     for (ai, m) in a_to_b.iter().enumerate() {
         if let Some(bi) = m {
@@ -333,16 +374,7 @@ pub fn diff(a: &Tree, b: &Tree) -> Vec<Change> {
     let mut out = Vec::new();
     for (bi, eb) in b.entries.iter().enumerate() {
         let Some(ai) = b_to_a[bi] else {
-            out.push(Change {
-                kind: Kind::Added,
-                id: eb.id.clone(),
-                role: eb.role.clone(),
-                name: eb.name.clone(),
-                path: b.path(bi),
-                from: None,
-                fields: Vec::new(),
-                target: None,
-            });
+            out.push(change(Kind::Added, eb, b.path(bi), None, Vec::new()));
             continue;
         };
         let ea = &a.entries[ai];
@@ -354,41 +386,20 @@ pub fn diff(a: &Tree, b: &Tree) -> Vec<Change> {
             _ => true,
         };
         if moved {
-            out.push(Change {
-                kind: Kind::Moved,
-                id: eb.id.clone(),
-                role: eb.role.clone(),
-                name: eb.name.clone(),
-                path: b.path(bi),
-                from: Some(a.path(ai)),
+            out.push(change(
+                Kind::Moved,
+                eb,
+                b.path(bi),
+                Some(a.path(ai)),
                 fields,
-                target: None,
-            });
+            ));
         } else if !fields.is_empty() {
-            out.push(Change {
-                kind: Kind::Changed,
-                id: eb.id.clone(),
-                role: eb.role.clone(),
-                name: eb.name.clone(),
-                path: b.path(bi),
-                from: None,
-                fields,
-                target: None,
-            });
+            out.push(change(Kind::Changed, eb, b.path(bi), None, fields));
         }
     }
     for (ai, ea) in a.entries.iter().enumerate() {
         if a_to_b[ai].is_none() {
-            out.push(Change {
-                kind: Kind::Removed,
-                id: ea.id.clone(),
-                role: ea.role.clone(),
-                name: ea.name.clone(),
-                path: a.path(ai),
-                from: None,
-                fields: Vec::new(),
-                target: None,
-            });
+            out.push(change(Kind::Removed, ea, a.path(ai), None, Vec::new()));
         }
     }
     out

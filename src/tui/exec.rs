@@ -7,6 +7,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use crate::app::write::{Act, send};
+use crate::backend::progress::ReadProgress;
 use crate::backend::{Backend, Limits};
 use crate::write::{self, WriteOptions};
 
@@ -18,6 +19,9 @@ pub struct Ctx {
     pub backend: Arc<dyn Backend>,
     pub limits: Limits,
     pub write: WriteOptions,
+    /// How far the backend's tree read has got, the tree so far, and Esc's cancel
+    /// (`Backend::report_reads`, handed over by the runtime).
+    pub reads: Arc<ReadProgress>,
 }
 
 impl Ctx {
@@ -33,6 +37,7 @@ impl Ctx {
                 ..Limits::default()
             },
             write: WriteOptions::default(),
+            reads: Arc::default(),
         }
     }
 }
@@ -57,9 +62,13 @@ async fn changes(
         &b,
         node,
         result,
-        false,
+        write::landed::When::Unverified,
         typed,
-        before.secret,
+        if before.secret {
+            write::landed::Values::Hidden
+        } else {
+            write::landed::Values::Shown
+        },
     )
     .await
     .map(Box::new)
@@ -141,7 +150,7 @@ pub fn plan(ctx: &Arc<Ctx>, effect: Effect) -> Work {
             }
         })),
         Effect::CancelRead => Work::Job(Box::pin(async move {
-            crate::backend::progress::READ.cancel();
+            ctx.reads.cancel();
             Msg::Notice("stopping the read: the tree keeps what was read".into())
         })),
         Effect::AuditFacts { snap, on_screen } => Work::Job(Box::pin(async move {

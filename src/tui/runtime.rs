@@ -361,7 +361,8 @@ pub async fn run(backend: Arc<dyn Backend>, opts: Options) -> Result<Ended, TuiE
         started: Instant::now(),
     };
     // The tree is painted as it arrives.
-    crate::backend::progress::READ.want_partials();
+    lp.ctx.reads.want_partials();
+    lp.ctx.backend.report_reads(lp.ctx.reads.clone());
     let fx = lp.app.init();
     lp.run(fx);
     let mut input = EventStream::new();
@@ -389,7 +390,7 @@ pub async fn run(backend: Arc<dyn Backend>, opts: Options) -> Result<Ended, TuiE
             _ => Duration::from_secs(3600),
         };
         // While a tree read runs, its progress line is redrawn ten times a second and the
-        // tree it has read so far is taken (`progress::READ`).
+        // tree it has read so far is taken (`Ctx::reads`).
         let reading = lp.app.pending.snapshot_inflight || lp.app.loading;
         let wait = if reading {
             wait.min(PROGRESS_TICK)
@@ -420,12 +421,12 @@ pub async fn run(backend: Arc<dyn Backend>, opts: Options) -> Result<Ended, TuiE
                 dirty = true;
             }
             _ = tokio::time::sleep(wait) => {
-                let now = if reading { crate::backend::progress::READ.nodes() } else { None };
+                let now = if reading { lp.ctx.reads.nodes() } else { None };
                 if now != lp.app.read_progress {
                     lp.app.read_progress = now;
                     dirty = true;
                 }
-                if reading && let Some((root, snap)) = crate::backend::progress::READ.take_partial() {
+                if reading && let Some((root, snap)) = lp.ctx.reads.take_partial() {
                     lp.handle(Msg::Partial { root, snap: Box::new(snap) });
                     dirty = true;
                 }

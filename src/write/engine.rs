@@ -466,6 +466,76 @@ pub async fn set_value(
     opts: &WriteOptions,
 ) -> WriteResult {
     let started = Instant::now();
+    // 1, 2. Read the element fresh; preconditions (nothing is sent when one fails).
+    let (node, mut res, asked) = match prepare(backend, id, place, raw, opts, started).await {
+        Ok(ready) => ready,
+        Err(done) => return done,
+    };
+    // 3. Plan.
+    let (gathered, plans) = match plan(backend, id, place, node, &asked.req, &mut res).await {
+        Ok(planned) => planned,
+        Err(reason) => return res.finish(Outcome::Refused, reason, started),
+    };
+    // 4. Dispatch and read back, plan by plan.
+    let mut events = backend.subscribe();
+    let dispatch_at = Instant::now();
+    let mut watch = Watch {
+        backend,
+        id,
+        req: &asked.req,
+        step: asked.step,
+        secret: asked.secret,
+        dispatch_at,
+        typing: false,
+    };
+    let carried =
+        match carry_out(&mut watch, &asked, place, &gathered, &plans, opts, &mut res).await {
+            Ok(c) => c,
+            Err(end) => return res.finish(end.outcome, end.reason, started),
+        };
+    res.timings.readback_ms = ms(dispatch_at.elapsed()) - res.timings.dispatch_ms;
+    // 5. The verdict.
+    let mut res = verdict(res, &asked, &carried, opts, started);
+    collect_events(&mut events, id, &mut res.events);
+    // 6. Watch after the verdict.
+    if !opts.watch.is_zero() && matches!(res.outcome, Outcome::Verified | Outcome::Secure) {
+        let settled = carried.history.last().unwrap_or(&asked.before);
+        res = watch_after(&watch, &asked, settled, opts, &mut events, res, started).await;
+        collect_events(&mut events, id, &mut res.events);
+    }
+    res.timings.total_ms = ms(started.elapsed());
+    res
+}
+
+/// How a write ended before its verdict: refused (nothing sent) or unconfirmed.
+pub(super) struct Ended {
+    pub outcome: Outcome,
+    pub reason: String,
+}
+
+/// The request as checked against the element before anything is sent.
+struct Asked {
+    req: Requested,
+    /// What the element held.
+    before: Observed,
+    /// A number's step and range.
+    step: f64,
+    min_max: Option<(f64, f64)>,
+    /// The value is a secret (shown by its length only, never read back as text).
+    secret: bool,
+}
+
+/// Steps 1 and 2: the element read fresh, the request parsed and checked against it. The
+/// element, the result so far and the request, or the finished result: refused (unreadable, a
+/// precondition failed) or `already` (it holds the value; nothing is sent).
+async fn prepare(
+    backend: &dyn Backend,
+    id: &NodeId,
+    place: &Placement,
+    raw: &str,
+    opts: &WriteOptions,
+    started: Instant,
+) -> Result<(Node, WriteResult, Asked), WriteResult> {
     let shown_raw = |secret: bool| {
         if secret {
             format!(
@@ -476,8 +546,6 @@ pub async fn set_value(
             crate::model::quoted(raw, crate::model::display::ECHO_CHARS)
         }
     };
-
-    // 1. Read the element fresh.
     let node = match backend.read_node(id).await {
         Ok(n) => n,
         Err(e) => {
@@ -490,11 +558,11 @@ pub async fn set_value(
             } else {
                 crate::model::echo_json(raw)
             };
-            return r.finish(
+            return Err(r.finish(
                 Outcome::Refused,
                 format!("element not readable: {e}"),
                 started,
-            );
+            ));
         }
     };
     let secret = place.secret || node.is_secret();
@@ -505,11 +573,9 @@ pub async fn set_value(
         crate::model::echo_json(raw)
     };
     res.timings.read_before_ms = ms(started.elapsed());
-
-    // 2. Preconditions (nothing is sent when one fails).
     let req = match plan_request(&node, raw, opts.force) {
         Ok(r) => r,
-        Err(refusal) => return res.finish(Outcome::Refused, refusal.to_string(), started),
+        Err(refusal) => return Err(res.finish(Outcome::Refused, refusal.to_string(), started)),
     };
     res.requested = req.display(secret);
     res.requested_value = req.json(secret);
@@ -525,15 +591,33 @@ pub async fn set_value(
     // A secret's text cannot be read back, so "already" cannot be known: always send.
     if !secret && satisfies(&req, &before, step) {
         res.set_observed(&before, secret);
-        return res.finish(
+        return Err(res.finish(
             Outcome::Already,
             "the element already held this value; nothing was sent",
             started,
-        );
+        ));
     }
+    let asked = Asked {
+        req,
+        before,
+        step,
+        min_max,
+        secret,
+    };
+    Ok((node, res, asked))
+}
 
-    // 3. Plan, on the element as the toolkit shows it once it is in view (a browser may give
-    // an element it has not laid out no actions and no place on screen).
+/// Step 3: the plans, made on the element as the toolkit shows it once it is in view (a
+/// browser may give an element it has not laid out no actions and no place on screen), with
+/// what the planner needs gathered. `Err` is a refusal (nothing was sent).
+async fn plan(
+    backend: &dyn Backend,
+    id: &NodeId,
+    place: &Placement,
+    node: Node,
+    req: &Requested,
+    res: &mut WriteResult,
+) -> Result<(Gathered, Vec<Plan>), String> {
     let node = match backend.bring_into_view(&node).await {
         Some((again, sent)) => {
             res.acks.push(sent.into());
@@ -541,10 +625,7 @@ pub async fn set_value(
         }
         None => node,
     };
-    let gathered = match gather(backend, &node, place, &req).await {
-        Ok(g) => g,
-        Err(reason) => return res.finish(Outcome::Refused, reason, started),
-    };
+    let gathered = gather(backend, &node, place, req).await?;
     let toolkit = backend.toolkit(id).await;
     let input = backend.input();
     let ctx = Context {
@@ -563,29 +644,36 @@ pub async fn set_value(
             .is_some_and(|l| l.interfaces.has(Interface::Selection)),
         parent_selection: gathered.parent_selection,
     };
-    let plans = match ctx.platform.plan(&ctx, &req) {
-        Ok(p) => p,
-        Err(why) => {
-            return res.finish(
-                Outcome::Refused,
-                Refusal::NoMethod(why).to_string(),
-                started,
-            );
-        }
-    };
+    let plans = ctx
+        .platform
+        .plan(&ctx, req)
+        .map_err(|why| Refusal::NoMethod(why).to_string())?;
+    Ok((gathered, plans))
+}
 
-    // 4. Dispatch and read back, plan by plan.
-    let mut events = backend.subscribe();
-    let dispatch_at = Instant::now();
-    let mut watch = Watch {
-        backend,
-        id,
-        req: &req,
-        step,
-        secret,
-        dispatch_at,
-        typing: false,
-    };
+/// What carrying out the plans came to.
+struct Carried {
+    rb: ReadBack,
+    /// The values read back, in order.
+    history: Vec<Observed>,
+    /// The toolkit answered false to a call.
+    said_no: bool,
+}
+
+/// Step 4: each plan's ops sent (a toggle's pressed until it shows the state asked, up to the
+/// plan's sends) and read back until the value settles. The next plan runs only when nothing
+/// of this one was sent, or when the read-back proves nothing changed and the toolkit is known
+/// to ignore the call. `Err`: refused (nothing sent) or unconfirmed (how it ended is unknown).
+async fn carry_out(
+    watch: &mut Watch<'_>,
+    asked: &Asked,
+    place: &Placement,
+    gathered: &Gathered,
+    plans: &[Plan],
+    opts: &WriteOptions,
+    res: &mut WriteResult,
+) -> Result<Carried, Ended> {
+    let (backend, id, req, step) = (watch.backend, watch.id, &asked.req, asked.step);
     let mut history: Vec<Observed> = Vec::new();
     let mut said_no = false;
     let mut rb = None;
@@ -594,10 +682,10 @@ pub async fn set_value(
         res.method = Some(plan.method.clone());
         res.path = Some(plan.path);
         watch.typing = plan.path == crate::backend::strategy::Path::Keyboard;
-        let mut from = before.clone();
+        let mut from = asked.before.clone();
         for press in 1..=plan.max_sends.max(1) {
             let list = gathered.option_list.as_ref().map(|l| &l.id);
-            match send(backend, id, place, &gathered.options, list, plan, &mut res).await {
+            match send(backend, id, place, &gathered.options, list, plan, res).await {
                 Delivery::Out { said_no: no } => said_no |= no,
                 Delivery::NotSent(why) if !res.dispatched && has_next => {
                     res.acks
@@ -605,22 +693,28 @@ pub async fn set_value(
                     continue 'plans;
                 }
                 Delivery::NotSent(why) if !res.dispatched => {
-                    return res.finish(Outcome::Refused, why, started);
+                    return Err(Ended {
+                        outcome: Outcome::Refused,
+                        reason: why,
+                    });
                 }
                 Delivery::NotSent(why) | Delivery::Unknown(why) => {
-                    res.timings.dispatch_ms = ms(dispatch_at.elapsed());
-                    return res.finish(Outcome::Unconfirmed, why, started);
+                    res.timings.dispatch_ms = ms(watch.dispatch_at.elapsed());
+                    return Err(Ended {
+                        outcome: Outcome::Unconfirmed,
+                        reason: why,
+                    });
                 }
             }
             if press == 1 {
-                res.timings.dispatch_ms = ms(dispatch_at.elapsed());
+                res.timings.dispatch_ms = ms(watch.dispatch_at.elapsed());
             }
-            let got = watch.settle(&from, opts, &mut res, &mut history).await;
+            let got = watch.settle(&from, opts, res, &mut history).await;
             match &got {
                 // A toggle that moved but not to the asked state (off → mixed): press again.
                 ReadBack::Settled(obs)
                     if press < plan.max_sends
-                        && !satisfies(&req, obs, step)
+                        && !satisfies(req, obs, step)
                         && *obs != from
                         && matches!(req, Requested::Toggle(_)) =>
                 {
@@ -630,7 +724,7 @@ pub async fn set_value(
                 // The toolkit is known to ignore this call and the read-back proves nothing
                 // changed: the next strategy may run.
                 ReadBack::Settled(obs) | ReadBack::TimedOut(obs)
-                    if *obs == before && plan.known_ignored && has_next && !said_no =>
+                    if *obs == asked.before && plan.known_ignored && has_next && !said_no =>
                 {
                     res.acks.push(plan.method.map(|m| {
                         format!(
@@ -646,88 +740,93 @@ pub async fn set_value(
             break 'plans;
         }
     }
-    res.timings.readback_ms = ms(dispatch_at.elapsed()) - res.timings.dispatch_ms;
-    let rb = rb.unwrap_or_else(|| ReadBack::Gone("no strategy could be carried out".into()));
-
-    // 5. The verdict.
-    let mut res = verdict(
-        res, rb, &req, &before, &history, step, min_max, secret, said_no, opts, started,
-    );
-    collect_events(&mut events, id, &mut res.events);
-
-    // 6. Watch after the verdict.
-    if !opts.watch.is_zero() && matches!(res.outcome, Outcome::Verified | Outcome::Secure) {
-        let settled = history.last().cloned().unwrap_or(before.clone());
-        let t = Instant::now();
-        let late = watch
-            .after_verdict(&settled, opts.watch, Duration::from_millis(50), &mut events)
-            .await;
-        res.timings.watch_ms = ms(t.elapsed());
-        if let Some((obs, at_ms)) = late {
-            let shown = obs.display(secret);
-            res.changed_after = Some(LateChange {
-                at_ms,
-                value: shown.clone(),
-            });
-            res.samples.push(Sample {
-                at_ms,
-                value: format!("{shown} (changed after the verdict)"),
-            });
-            res.set_observed(&obs, secret);
-            res.mismatch = Some(if obs == before {
-                MismatchKind::Reverted
-            } else {
-                MismatchKind::Transformed
-            });
-            let how = if obs == before {
-                "went back to what it held before"
-            } else {
-                "changed again"
-            };
-            let kind = res.mismatch.map_or("", MismatchKind::as_str);
-            res = res.finish(
-                Outcome::Mismatch,
-                format!(
-                    "{kind}: the value {how} {at_ms:.0} ms after the write, after it had read \
-                     back as asked"
-                ),
-                started,
-            );
-        }
-        collect_events(&mut events, id, &mut res.events);
-    }
-    res.timings.total_ms = ms(started.elapsed());
-    res
+    Ok(Carried {
+        rb: rb.unwrap_or_else(|| ReadBack::Gone("no strategy could be carried out".into())),
+        history,
+        said_no,
+    })
 }
 
-/// Decides the outcome from what the read-back settled on.
-#[allow(clippy::too_many_arguments)]
+/// Step 6: the element watched for `opts.watch` after a verdict of verified or secure, from
+/// the value it `settled` on: a change then turns the verdict into a mismatch (reverted, or
+/// transformed).
+async fn watch_after(
+    watch: &Watch<'_>,
+    asked: &Asked,
+    settled: &Observed,
+    opts: &WriteOptions,
+    events: &mut tokio::sync::broadcast::Receiver<crate::backend::Event>,
+    mut res: WriteResult,
+    started: Instant,
+) -> WriteResult {
+    let t = Instant::now();
+    let late = watch
+        .after_verdict(settled, opts.watch, Duration::from_millis(50), events)
+        .await;
+    res.timings.watch_ms = ms(t.elapsed());
+    let Some((obs, at_ms)) = late else {
+        return res;
+    };
+    let shown = obs.display(asked.secret);
+    res.changed_after = Some(LateChange {
+        at_ms,
+        value: shown.clone(),
+    });
+    res.samples.push(Sample {
+        at_ms,
+        value: format!("{shown} (changed after the verdict)"),
+    });
+    res.set_observed(&obs, asked.secret);
+    res.mismatch = Some(if obs == asked.before {
+        MismatchKind::Reverted
+    } else {
+        MismatchKind::Transformed
+    });
+    let how = if obs == asked.before {
+        "went back to what it held before"
+    } else {
+        "changed again"
+    };
+    let kind = res.mismatch.map_or("", MismatchKind::as_str);
+    res.finish(
+        Outcome::Mismatch,
+        format!(
+            "{kind}: the value {how} {at_ms:.0} ms after the write, after it had read \
+             back as asked"
+        ),
+        started,
+    )
+}
+
+/// Step 5: the outcome, from what the read-back settled on.
 fn verdict(
     mut res: WriteResult,
-    rb: ReadBack,
-    req: &Requested,
-    before: &Observed,
-    history: &[Observed],
-    step: f64,
-    min_max: Option<(f64, f64)>,
-    secret: bool,
-    said_no: bool,
+    asked: &Asked,
+    carried: &Carried,
     opts: &WriteOptions,
     started: Instant,
 ) -> WriteResult {
-    match rb {
+    let (req, before, step, min_max, secret) = (
+        &asked.req,
+        &asked.before,
+        asked.step,
+        asked.min_max,
+        asked.secret,
+    );
+    let (history, said_no) = (&carried.history, carried.said_no);
+    match &carried.rb {
         ReadBack::Gone(why) => res.finish(
             Outcome::Unconfirmed,
             format!("no read-back could establish where the write landed: {why}"),
             started,
         ),
         ReadBack::Settled(obs) | ReadBack::TimedOut(obs) if secret => {
-            res.set_observed(&obs, true);
+            res.set_observed(obs, true);
             let want = match req {
                 Requested::Text(t) => t.chars().count(),
                 _ => 0,
             };
-            let got = match &obs {
+            let got = match obs {
                 Observed::Text(t) => t.as_str().chars().count(),
                 _ => usize::MAX,
             };
@@ -738,7 +837,7 @@ fn verdict(
                     started,
                 )
             } else {
-                res.mismatch = Some(if got == 0 || obs == *before {
+                res.mismatch = Some(if got == 0 || obs == before {
                     MismatchKind::Unchanged
                 } else {
                     MismatchKind::Partial
@@ -750,13 +849,13 @@ fn verdict(
                 )
             }
         }
-        ReadBack::Settled(obs) if satisfies(req, &obs, step) => {
-            res.set_observed(&obs, secret);
+        ReadBack::Settled(obs) if satisfies(req, obs, step) => {
+            res.set_observed(obs, secret);
             res.finish(Outcome::Verified, "read-back equals the request", started)
         }
         ReadBack::Settled(obs) | ReadBack::TimedOut(obs) => {
-            res.set_observed(&obs, secret);
-            let kind = classify_mismatch(req, before, history, &obs, min_max);
+            res.set_observed(obs, secret);
+            let kind = classify_mismatch(req, before, history, obs, min_max);
             if kind == MismatchKind::Unchanged && !said_no {
                 // Nothing moved and the toolkit did not say no: it may still land later.
                 res.finish(

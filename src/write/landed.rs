@@ -168,28 +168,45 @@ pub struct Before<'a> {
 /// What joins the likeliest landing place to a write's advice.
 pub const LIKELIEST: &str = " — likeliest: ";
 
-/// What changed elsewhere after a write `r` that sent something and is not verified (or when
-/// `asked`); `None` when nothing was sent or it is verified and not asked. A secret written
-/// leaves every value out of it. A write not verified gets the likeliest landing place at the
-/// end of its advice.
+/// When a write's change set is made ([`after_write`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum When {
+    /// Only when the write is not verified (where it went is then the question).
+    Unverified,
+    /// Whenever something was sent (`--changes`).
+    Asked,
+}
+
+/// Whether a change set shows the values that changed ([`after_write`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Values {
+    Shown,
+    /// A secret was written: every value is left out.
+    Hidden,
+}
+
+/// What changed elsewhere after a write `r` that sent something and is not verified (or
+/// whenever `when` asks); `None` when nothing was sent or it is verified and not asked. A
+/// secret written (`Values::Hidden`) leaves every value out of it. A write not verified gets
+/// the likeliest landing place at the end of its advice.
 pub async fn after_write(
     backend: &dyn Backend,
     before: &Before<'_>,
     written: &NodeId,
     r: &mut WriteResult,
-    asked: bool,
+    when: When,
     typed: Option<&str>,
-    secret: bool,
+    values: Values,
 ) -> Option<Landed> {
     let verified = matches!(
         r.outcome,
         Outcome::Verified | Outcome::Already | Outcome::Secure
     );
-    if !r.dispatched || verified && !asked {
+    if !r.dispatched || verified && when == When::Unverified {
         return None;
     }
     let mut l = landed(backend, before, written, typed, &Limits::default()).await;
-    if secret {
+    if values == Values::Hidden {
         for c in &mut l.changes {
             for f in &mut c.fields {
                 if f.field == "value" {

@@ -30,7 +30,6 @@ const STEP: Duration = Duration::from_secs(3);
 /// Runs every check. Never fails: what cannot be reached is a failed check.
 pub async fn diagnose() -> Report {
     let mut checks = Vec::new();
-    let mut apps = Vec::new();
     // `/proc` and the X server are read on a thread of their own while the buses are asked: a
     // display that never answers must not hold up the report (nor the exit: the thread is
     // left behind, not joined).
@@ -49,7 +48,44 @@ pub async fn diagnose() -> Report {
                 .filter(|a| !a.is_empty())
                 .map(|a| (*v, a))
         });
-    let session = match std::env::var("DBUS_SESSION_BUS_ADDRESS") {
+    let session = session_bus(&mut checks, &explicit).await;
+
+    // 2. The accessibility bus and IsEnabled (both asked of the bus launcher on the session bus).
+    a11y_bus(&mut checks, session.as_ref(), &explicit).await;
+
+    // 3. The windows on screen and whose they are.
+    let desktop = match tokio::time::timeout(STEP, desktop).await {
+        Ok(Ok(d)) => d,
+        _ => Desktop {
+            procs: Procs::default(),
+            windows: Err("the display server did not answer within 3 s".into()),
+            source: String::new(),
+        },
+    };
+    checks.push(desktop.check());
+
+    // 4. The registry, and every registered app.
+    let mut apps = Vec::new();
+    let mut registered_pids = HashSet::new();
+    registry(&mut checks, &desktop, &mut apps, &mut registered_pids).await;
+
+    // 5. Apps of this session with a window and no process on the bus.
+    apps.extend(desktop.unregistered(&registered_pids));
+    Report {
+        backend: "atspi".into(),
+        checks,
+        apps,
+    }
+}
+
+/// The session bus connected to, unless there is none (or it does not answer): its check.
+/// `explicit`: the accessibility bus's address named in the environment, which makes a
+/// missing session bus a warning rather than a failure.
+async fn session_bus(
+    checks: &mut Vec<Check>,
+    explicit: &Option<(&str, String)>,
+) -> Option<zbus::Connection> {
+    match std::env::var("DBUS_SESSION_BUS_ADDRESS") {
         Err(_) if explicit.is_none() => {
             checks.push(
                 Check::new(
@@ -72,7 +108,7 @@ pub async fn diagnose() -> Report {
             Ok(Err(e)) => {
                 checks.push(Check::new(
                     "session bus",
-                    fail_unless(&explicit),
+                    fail_unless(explicit),
                     e.to_string(),
                 ));
                 None
@@ -80,16 +116,22 @@ pub async fn diagnose() -> Report {
             Err(_) => {
                 checks.push(Check::new(
                     "session bus",
-                    fail_unless(&explicit),
+                    fail_unless(explicit),
                     "no answer within 3 s",
                 ));
                 None
             }
         },
-    };
+    }
+}
 
-    // 2. The accessibility bus and IsEnabled (both asked of the bus launcher on the session bus).
-    if let Some(s) = &session {
+/// The accessibility bus and `IsEnabled`, asked of the bus launcher on `session`.
+async fn a11y_bus(
+    checks: &mut Vec<Check>,
+    session: Option<&zbus::Connection>,
+    explicit: &Option<(&str, String)>,
+) {
+    if let Some(s) = session {
         let c = Caller::new(s.clone(), STEP, Default::default());
         match c.a11y_bus_address().await {
             Ok(addr) => checks.push(Check::new(
@@ -98,7 +140,7 @@ pub async fn diagnose() -> Report {
                 format!("org.a11y.Bus answers ({})", short(&addr)),
             )),
             Err(e) => checks.push(
-                Check::new("accessibility bus", fail_unless(&explicit), e.to_string()).fix(
+                Check::new("accessibility bus", fail_unless(explicit), e.to_string()).fix(
                     "install and start at-spi2-core (at-spi-bus-launcher); desktop sessions start \
                      it on login",
                 ),
@@ -129,7 +171,7 @@ pub async fn diagnose() -> Report {
                 format!("cannot read: {e}"),
             )),
         }
-    } else if let Some((var, addr)) = &explicit {
+    } else if let Some((var, addr)) = explicit {
         checks.push(Check::new(
             "accessibility bus",
             Status::Ok,
@@ -142,19 +184,16 @@ pub async fn diagnose() -> Report {
             "no session bus",
         ));
     }
+}
 
-    // 3. The windows on screen and whose they are.
-    let desktop = match tokio::time::timeout(STEP, desktop).await {
-        Ok(Ok(d)) => d,
-        _ => Desktop {
-            procs: Procs::default(),
-            windows: Err("the display server did not answer within 3 s".into()),
-            source: String::new(),
-        },
-    };
-    checks.push(desktop.check());
-
-    // 4. The registry, and every registered app.
+/// The registry, the input paths, and every registered app (`apps`, with their pids in
+/// `registered_pids`).
+async fn registry(
+    checks: &mut Vec<Check>,
+    desktop: &Desktop,
+    apps: &mut Vec<AppReport>,
+    registered_pids: &mut HashSet<u32>,
+) {
     let backend = match AtspiBackend::connect(STEP).await {
         Ok(b) => Some(b),
         Err(e) => {
@@ -165,7 +204,6 @@ pub async fn diagnose() -> Report {
     if let Some(b) = &backend {
         checks.push(b.input_check().await);
     }
-    let mut registered_pids = HashSet::new();
     if let Some(b) = &backend {
         let c = b.caller().with_deadline(Instant::now() + STEP);
         match c.desktop_apps().await {
@@ -176,7 +214,7 @@ pub async fn diagnose() -> Report {
                     format!("answers; {} application(s) registered", list.len()),
                 ));
                 let reports =
-                    futures::future::join_all(list.iter().map(|a| registered_app(b, a, &desktop)))
+                    futures::future::join_all(list.iter().map(|a| registered_app(b, a, desktop)))
                         .await;
                 for r in reports {
                     if let Some(p) = r.pid {
@@ -187,14 +225,6 @@ pub async fn diagnose() -> Report {
             }
             Err(e) => checks.push(Check::new("registry", Status::Fail, e.to_string())),
         }
-    }
-
-    // 5. Apps of this session with a window and no process on the bus.
-    apps.extend(desktop.unregistered(&registered_pids));
-    Report {
-        backend: "atspi".into(),
-        checks,
-        apps,
     }
 }
 

@@ -23,6 +23,7 @@ use tokio::sync::broadcast;
 
 use self::bus::*;
 use self::calls::{Caller, GoneApps, Listable, ROOT_PATH};
+use super::progress::ReadProgress;
 use super::{
     AppInfo, Backend, BackendError, Candidates, Event, EventKind, Limits, WindowInfo, WriteAck,
     WriteOp,
@@ -30,10 +31,22 @@ use super::{
 use crate::model::Toolkit;
 use crate::model::{AppText, Bounds, Interface, Node, NodeId, Role, Snapshot};
 
+/// How [`AtspiBackend::until_focused`] waits for an element to have the focus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Focusing {
+    /// Asks for it (GrabFocus) while it waits.
+    Grab,
+    /// Only looks (something else, a menu opening, gives it).
+    Wait,
+}
+
 /// The AT-SPI2 backend over one connection to the accessibility bus.
 pub struct AtspiBackend {
     caller: Caller,
     actions: reader::ActionCache,
+    /// Where tree reads say how far they have got (`Backend::report_reads`; until a front end
+    /// hands one over, one nobody looks at).
+    progress: Mutex<Arc<ReadProgress>>,
     /// Each app's toolkit, by bus name (read once from its `Application` interface).
     toolkits: Mutex<HashMap<String, Toolkit>>,
     /// Keys, clicks and window positions: X11's, sway's, or none (chosen at connect).
@@ -122,6 +135,7 @@ impl AtspiBackend {
         Ok(AtspiBackend {
             caller,
             actions: Default::default(),
+            progress: Default::default(),
             toolkits: Mutex::new(HashMap::new()),
             input,
             unplaced: Mutex::new(HashMap::new()),
@@ -308,19 +322,19 @@ impl AtspiBackend {
     }
 
     /// Checks the element's states until it says it is focused (true) or 800 ms have passed
-    /// (false); with `grab`, asks for the focus (GrabFocus) before each look, and returns the
-    /// last answer.
+    /// (false); with `Focusing::Grab`, asks for the focus (GrabFocus) before each look, and
+    /// returns the last answer.
     async fn until_focused(
         &self,
         c: &Caller,
         obj: &ObjRef,
-        grab: bool,
+        how: Focusing,
     ) -> Result<(bool, String), BackendError> {
         let until = Instant::now() + Duration::from_millis(800);
         let mut answer = String::new();
         // Looks every 10 ms; asks again (GrabFocus) every 40 ms at most.
         for look in 0u32.. {
-            if grab && look % 4 == 0 {
+            if how == Focusing::Grab && look % 4 == 0 {
                 answer = match c.grab_focus(obj).await {
                     Ok(ok) => ok.to_string(),
                     Err(e @ (BackendError::AppGone { .. } | BackendError::Vanished(_))) => {
@@ -827,13 +841,22 @@ impl Backend for AtspiBackend {
         let (toolkit, ()) = tokio::join!(self.toolkit(&c, &obj.bus), self.wake_bridges());
         let toolkit = toolkit?;
         // The app's name travels with the tree read instead of before it.
+        let progress = self
+            .progress
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
         let (app_name, snap) = tokio::join!(
             c.name(&app_obj),
-            reader::read_tree(&c, &obj, limits, toolkit, &self.actions)
+            reader::read_tree(&c, &obj, limits, toolkit, &self.actions, &progress)
         );
         let mut snap = snap?;
         snap.app = app_name.unwrap_or_default().into();
         Ok(snap)
+    }
+
+    fn report_reads(&self, progress: Arc<ReadProgress>) {
+        *self.progress.lock().unwrap_or_else(|e| e.into_inner()) = progress;
     }
 
     async fn read_node(&self, id: &NodeId) -> Result<Node, BackendError> {
@@ -993,7 +1016,7 @@ impl Backend for AtspiBackend {
             // Keys go to whatever has the focus: the element must be seen focused before any
             // is sent. A toolkit that just got its window activated may refuse the first
             // GrabFocus, so it is asked again while the element does not say it is focused.
-            WriteOp::Focus => match self.until_focused(&c, &obj, true).await? {
+            WriteOp::Focus => match self.until_focused(&c, &obj, Focusing::Grab).await? {
                 (true, _) => Ok(true),
                 (false, answer) => Err(BackendError::Unsupported(format!(
                     "the element did not take the keyboard focus (GrabFocus answered {answer}); \
@@ -1015,7 +1038,7 @@ impl Backend for AtspiBackend {
                     None => Ok(true),
                 }
             }
-            WriteOp::AwaitFocus => match self.until_focused(&c, &obj, false).await? {
+            WriteOp::AwaitFocus => match self.until_focused(&c, &obj, Focusing::Wait).await? {
                 (true, _) => Ok(true),
                 (false, _) => Err(BackendError::Unsupported(
                     "the element never took the keyboard focus; no further key was sent".into(),

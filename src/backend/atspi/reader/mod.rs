@@ -17,7 +17,7 @@ use futures::stream;
 use super::bus::*;
 use super::calls::{CacheItemWire, Caller, LIST_MAX, Listable, Unlisted, ValueProp};
 use super::toolkit::{Toolkit, normalise_states};
-use crate::backend::progress::READ;
+use crate::backend::progress::ReadProgress;
 use crate::backend::{BackendError, Limits};
 use crate::model::{
     AppText, Interface, Interfaces, Managed, ManagedReason, Node, Role, Snapshot, SnapshotId,
@@ -35,7 +35,7 @@ pub use narrow::*;
 /// How many calls one phase keeps in flight on the connection.
 const IN_FLIGHT: usize = 256;
 
-/// How often a read in progress hands the inspector what it has (`progress::READ`).
+/// How often a read in progress hands the inspector what it has (`ReadProgress::publish`).
 const PARTIAL_EVERY: Duration = Duration::from_millis(200);
 
 /// AT-SPI relation type `ATSPI_RELATION_LABELLED_BY`.
@@ -455,6 +455,7 @@ struct Descent<'a> {
     known: &'a Known,
     limits: &'a Limits,
     actions: &'a ActionCache,
+    progress: &'a ReadProgress,
     /// Elements still to be read below this round's own (see [`DESCENT`]).
     budget: std::sync::atomic::AtomicUsize,
     /// One permit per element whose calls are in flight: as many as a round keeps in flight.
@@ -468,7 +469,7 @@ impl Descent<'_> {
     fn take(&self) -> bool {
         use std::sync::atomic::Ordering::Relaxed;
         !self.halt.load(Relaxed)
-            && !READ.cancelled()
+            && !self.progress.cancelled()
             && self
                 .budget
                 .fetch_update(Relaxed, Relaxed, |b| b.checked_sub(1))
@@ -581,7 +582,8 @@ const REQUERY_MIN: usize = 32;
 /// Reads the tree under `root` within `limits`: paint from the cache, then fetch everything
 /// still missing (children lists of gaps, unknown elements, values, labels and actions when
 /// asked) in concurrent rounds; below the elements the cache did not know, a round goes on
-/// down as each children list comes back ([`read_below`], up to [`DESCENT`] elements).
+/// down as each children list comes back ([`read_below`], up to [`DESCENT`] elements). How far
+/// it has got, and the tree so far when asked for, go to `progress`, whose cancel stops it.
 ///
 /// GTK 4 puts an element in its cache only once something on the bus referred to it, so a
 /// first read finds most of a GTK 4 window missing. Where the cache answered but misses many
@@ -593,141 +595,61 @@ pub async fn read_tree(
     limits: &Limits,
     toolkit: Toolkit,
     actions: &ActionCache,
+    progress: &ReadProgress,
 ) -> Result<Snapshot, BackendError> {
     let started = Instant::now();
-    let _reading = READ.start();
-    let caller = caller
-        .with_deadline(started + limits.timeout)
-        .with_progress();
-    let mut w = Walk::new(started + limits.timeout);
+    let _reading = progress.start();
+    let mut r = TreeRead {
+        caller: caller
+            .with_deadline(started + limits.timeout)
+            .with_progress(),
+        root,
+        limits,
+        toolkit,
+        actions,
+        progress,
+        started,
+        w: Walk::new(started + limits.timeout),
+        fetched: HashMap::new(),
+        extras: HashMap::new(),
+        failed: HashSet::new(),
+        managed: HashMap::new(),
+        published: started,
+        published_nodes: 0,
+    };
     tracing::debug!(bus = %root.bus, path = %root.path, toolkit = toolkit.as_str(), "read started");
-    let mut fetched: HashMap<ObjRef, Vec<ObjRef>> = HashMap::new();
-    let mut extras: HashMap<ObjRef, Extras> = HashMap::new();
-    let mut failed: HashSet<ObjRef> = HashSet::new();
-    let mut managed: ManagedKids = HashMap::new();
-    if READ.wants_partials() {
-        preview(&caller, root, toolkit, &mut w, &mut fetched).await;
-        let pass = layout(&w, root, limits, &fetched, &extras, &failed, &managed);
-        READ.set(pass.order.len());
-        READ.publish(
-            root.id(),
-            build(
-                &w,
-                &pass,
-                &extras,
-                &managed,
-                Some(Truncation::Reading),
-                started,
-            ),
-        );
+    if progress.wants_partials() {
+        r.first_paint().await;
     }
-    // Qt's bridge has no cache of the kind asked for (the `QUIRKS` table): not asked, it is
-    // walked from the start. Nor is it asked for a subtree below a window (one row of a page):
-    // the cache describes the whole app (Firefox takes seconds on a big page), and the
-    // subtree is read element by element from its root instead.
-    let cache = async {
-        if super::toolkit::works(toolkit, super::toolkit::Work::NoCache) {
-            Err(BackendError::Unsupported("Qt has no Cache.GetItems".into()))
-        } else if below_a_window(&caller, root).await {
-            Err(BackendError::Unsupported("a subtree is walked".into()))
-        } else {
-            caller.cache_items(&root.bus).await
-        }
-    };
-    let Some(cache) = unless_cancelled(cache).await else {
-        return Ok(empty_snapshot(started, Truncation::Cancelled));
-    };
-    let cache_answered = match cache {
-        Ok(items) => {
-            let any = !items.is_empty();
-            w.load_cache(items, toolkit);
-            any
-        }
-        Err(BackendError::Timeout { .. }) => {
-            return Ok(empty_snapshot(started, silence(w.deadline)));
-        }
-        Err(e @ BackendError::AppGone { .. }) => return Err(e),
-        // Toolkits without the cache (or with the legacy signature) are walked instead.
-        Err(e) => {
-            tracing::debug!(bus = %root.bus, error = %e, "no cache; walking");
-            false
-        }
+    let cache_answered = match r.cache().await? {
+        Ok(answered) => answered,
+        Err(why) => return Ok(empty_snapshot(started, why)),
     };
     let t_cache = started.elapsed();
-    let cached = w.nodes.len();
-    if !w.nodes.contains_key(root) {
-        match read_raw(&caller, root, toolkit).await {
-            Ok(r) => {
-                w.nodes.insert(root.clone(), r);
-            }
-            Err(BackendError::Timeout { .. }) => {
-                return Ok(empty_snapshot(started, silence(w.deadline)));
-            }
-            Err(e) => return Err(e),
-        }
-    }
-
-    // The root's children always come from the element itself: GTK 4's cache says its
-    // application has none.
-    if cache_answered && let Some(root_raw) = w.nodes.get(root).cloned() {
-        let root_raw = RawNode {
-            child_count: -1,
-            ..root_raw
-        };
-        match list_counted(&caller, &root_raw).await {
-            Ok((_, Some(k))) => {
-                fetched.insert(root.clone(), k);
-            }
-            Ok((count, None)) => {
-                if let Some(r) = w.nodes.get_mut(root) {
-                    r.child_count = count;
-                }
-            }
-            Err(BackendError::Timeout { .. }) => {
-                return Ok(empty_snapshot(started, silence(w.deadline)));
-            }
-            Err(e @ BackendError::AppGone { .. }) => return Err(e),
-            Err(e) => w.note_error(root, &e),
-        }
+    let cached = r.w.nodes.len();
+    if let Err(why) = r.root(cache_answered).await? {
+        return Ok(empty_snapshot(started, why));
     }
     // Only GTK 4 adds elements to its cache as they are referred to; elsewhere a discovery
     // round would be a round for nothing.
     let mut discovering = cache_answered && toolkit == Toolkit::Gtk4;
     let mut rounds = 0;
-    let mut published = started;
-    let mut published_nodes = 0usize;
     let pass = loop {
-        let mut pass = layout(&w, root, limits, &fetched, &extras, &failed, &managed);
-        READ.set(pass.order.len());
-        if READ.cancelled() {
-            w.stop = true;
-            w.truncated = Some(Truncation::Cancelled);
+        let mut pass = r.pass();
+        progress.set(pass.order.len());
+        if progress.cancelled() {
+            r.w.stop = true;
+            r.w.truncated = Some(Truncation::Cancelled);
         }
-
-        if rounds == 0 && w.nodes.len() <= limits.max_nodes {
-            // First round: everything the cache knows whose children or extras are missing,
-            // reachable yet or not, so gaps below gaps do not cost a round each.
-            let mut listed: HashSet<ObjRef> = pass.need_list.iter().cloned().collect();
-            let mut extra: HashSet<ObjRef> = pass.need_extras.iter().cloned().collect();
-            for (o, raw) in &w.nodes {
-                if raw.child_count != 0
-                    && w.kids_from_cache(o).is_none()
-                    && matches!(listable(raw), Ok(_) | Err(Unlisted::CountUnknown))
-                    && listed.insert(o.clone())
-                {
-                    pass.need_list.push(o.clone());
-                }
-                if needs_extras(raw, limits) && extra.insert(o.clone()) {
-                    pass.need_extras.push(o.clone());
-                }
-            }
+        if rounds == 0 && r.w.nodes.len() <= limits.max_nodes {
+            r.widen_first_round(&mut pass);
         }
         // While discovering, unknown elements only get their children listed; once nothing
         // below is undiscovered, the cache is asked again (when enough is missing).
         let undiscovered: Vec<ObjRef> = if discovering {
             pass.need_raw
                 .iter()
-                .filter(|o| !fetched.contains_key(*o))
+                .filter(|o| !r.fetched.contains_key(*o))
                 .cloned()
                 .collect()
         } else {
@@ -735,21 +657,8 @@ pub async fn read_tree(
         };
         if discovering && undiscovered.is_empty() && pass.need_list.is_empty() {
             discovering = false;
-            if pass.need_raw.len() >= REQUERY_MIN && !w.stop {
-                match caller.cache_items(&root.bus).await {
-                    Ok(items) => {
-                        let mut fresh = Walk::new(w.deadline);
-                        fresh.load_cache(items, toolkit);
-                        tracing::debug!(
-                            missing = pass.need_raw.len(),
-                            cached = fresh.nodes.len(),
-                            "cache asked again"
-                        );
-                        w.nodes.extend(fresh.nodes);
-                        w.cached_kids = fresh.cached_kids;
-                    }
-                    Err(e) => w.note_error(root, &e),
-                }
+            if pass.need_raw.len() >= REQUERY_MIN && !r.w.stop {
+                r.ask_cache_again(pass.need_raw.len()).await;
                 continue;
             }
         }
@@ -757,27 +666,10 @@ pub async fn read_tree(
             && pass.need_raw.is_empty()
             && pass.need_extras.is_empty()
             && pass.need_managed.is_empty();
-        if idle || w.stop {
+        if idle || r.w.stop {
             break pass;
         }
-        // Another round follows: the inspector paints what is read so far, at most five
-        // times a second.
-        let grown = pass.order.len() >= published_nodes + published_nodes / 4 + 100;
-        if READ.wants_partials() && grown && published.elapsed() >= PARTIAL_EVERY
-            || READ.wants_partials() && pass.order.len() >= 2 * published_nodes + 100
-        {
-            published = Instant::now();
-            published_nodes = pass.order.len();
-            let partial = build(
-                &w,
-                &pass,
-                &extras,
-                &managed,
-                Some(Truncation::Reading),
-                started,
-            );
-            READ.publish(root.id(), partial);
-        }
+        r.publish_between_rounds(&pass);
         rounds += 1;
         tracing::debug!(
             round = rounds,
@@ -789,18 +681,244 @@ pub async fn read_tree(
             managed = pass.need_managed.len(),
             "read round"
         );
+        let unknown = if discovering {
+            None
+        } else {
+            Some(pass.need_raw.as_slice())
+        };
+        let answers = r.round(&pass, unknown, &undiscovered).await;
+        r.take(answers);
+    };
+    let truncated = r.w.truncated.or(pass.truncated);
+    let snap = r.snapshot(&pass, truncated);
+    tracing::info!(
+        bus = %root.bus,
+        toolkit = toolkit.as_str(),
+        nodes = snap.nodes.len(),
+        cached,
+        cache_ms = t_cache.as_secs_f64() * 1000.0,
+        total_ms = started.elapsed().as_secs_f64() * 1000.0,
+        rounds,
+        failed_calls = r.w.failed_calls,
+        unreadable = r.w.unreadable,
+        truncated = truncated.map(|t| t.as_str()).unwrap_or("no"),
+        "read finished"
+    );
+    Ok(snap)
+}
+
+/// One tree read under way ([`read_tree`]): what it asks with, and what it has gathered.
+struct TreeRead<'a> {
+    caller: Caller,
+    root: &'a ObjRef,
+    limits: &'a Limits,
+    toolkit: Toolkit,
+    actions: &'a ActionCache,
+    progress: &'a ReadProgress,
+    started: Instant,
+    w: Walk,
+    /// Children lists read from the elements themselves, by parent.
+    fetched: HashMap<ObjRef, Vec<ObjRef>>,
+    extras: HashMap<ObjRef, Extras>,
+    /// Elements whose reads failed (counted unreadable, left out).
+    failed: HashSet<ObjRef>,
+    managed: ManagedKids,
+    /// When the inspector was last handed a partial tree, and of how many nodes.
+    published: Instant,
+    published_nodes: usize,
+}
+
+impl TreeRead<'_> {
+    /// What is placed so far, and what is still to read.
+    fn pass(&self) -> Pass {
+        layout(
+            &self.w,
+            self.root,
+            self.limits,
+            &self.fetched,
+            &self.extras,
+            &self.failed,
+            &self.managed,
+        )
+    }
+
+    /// The snapshot of what `pass` placed.
+    fn snapshot(&self, pass: &Pass, truncated: Option<Truncation>) -> Snapshot {
+        build(
+            &self.w,
+            pass,
+            &self.extras,
+            &self.managed,
+            truncated,
+            self.started,
+        )
+    }
+
+    /// The inspector's first paint ([`preview`]), handed over at once.
+    async fn first_paint(&mut self) {
+        preview(
+            &self.caller,
+            self.root,
+            self.toolkit,
+            &mut self.w,
+            &mut self.fetched,
+        )
+        .await;
+        let pass = self.pass();
+        self.progress.set(pass.order.len());
+        self.progress.publish(
+            self.root.id(),
+            self.snapshot(&pass, Some(Truncation::Reading)),
+        );
+    }
+
+    /// The cache call: `Ok(Ok(whether the cache answered))`, or `Ok(Err(why))` when the read
+    /// ends here with nothing (cancelled, or the app answered nothing).
+    async fn cache(&mut self) -> Result<Result<bool, Truncation>, BackendError> {
+        let (caller, root, toolkit) = (&self.caller, self.root, self.toolkit);
+        // Qt's bridge has no cache of the kind asked for (the `QUIRKS` table): not asked, it
+        // is walked from the start. Nor is it asked for a subtree below a window (one row of a
+        // page): the cache describes the whole app (Firefox takes seconds on a big page), and
+        // the subtree is read element by element from its root instead.
+        let cache = async {
+            if super::toolkit::works(toolkit, super::toolkit::Work::NoCache) {
+                Err(BackendError::Unsupported("Qt has no Cache.GetItems".into()))
+            } else if below_a_window(caller, root).await {
+                Err(BackendError::Unsupported("a subtree is walked".into()))
+            } else {
+                caller.cache_items(&root.bus).await
+            }
+        };
+        let Some(cache) = unless_cancelled(cache, self.progress).await else {
+            return Ok(Err(Truncation::Cancelled));
+        };
+        let cache_answered = match cache {
+            Ok(items) => {
+                let any = !items.is_empty();
+                self.w.load_cache(items, toolkit);
+                any
+            }
+            Err(BackendError::Timeout { .. }) => return Ok(Err(silence(self.w.deadline))),
+            Err(e @ BackendError::AppGone { .. }) => return Err(e),
+            // Toolkits without the cache (or with the legacy signature) are walked instead.
+            Err(e) => {
+                tracing::debug!(bus = %root.bus, error = %e, "no cache; walking");
+                false
+            }
+        };
+        Ok(Ok(cache_answered))
+    }
+
+    /// The root's own fields when the cache did not have them, and its children list from the
+    /// element itself when the cache answered (`Ok(Err(why))`: the app answered nothing).
+    async fn root(&mut self, cache_answered: bool) -> Result<Result<(), Truncation>, BackendError> {
+        let (caller, root, toolkit) = (&self.caller, self.root, self.toolkit);
+        if !self.w.nodes.contains_key(root) {
+            match read_raw(caller, root, toolkit).await {
+                Ok(r) => {
+                    self.w.nodes.insert(root.clone(), r);
+                }
+                Err(BackendError::Timeout { .. }) => return Ok(Err(silence(self.w.deadline))),
+                Err(e) => return Err(e),
+            }
+        }
+        // The root's children always come from the element itself: GTK 4's cache says its
+        // application has none.
+        if cache_answered && let Some(root_raw) = self.w.nodes.get(root).cloned() {
+            let root_raw = RawNode {
+                child_count: -1,
+                ..root_raw
+            };
+            match list_counted(caller, &root_raw).await {
+                Ok((_, Some(k))) => {
+                    self.fetched.insert(root.clone(), k);
+                }
+                Ok((count, None)) => {
+                    if let Some(r) = self.w.nodes.get_mut(root) {
+                        r.child_count = count;
+                    }
+                }
+                Err(BackendError::Timeout { .. }) => return Ok(Err(silence(self.w.deadline))),
+                Err(e @ BackendError::AppGone { .. }) => return Err(e),
+                Err(e) => self.w.note_error(root, &e),
+            }
+        }
+        Ok(Ok(()))
+    }
+
+    /// First round: everything the cache knows whose children or extras are missing, reachable
+    /// yet or not, so gaps below gaps do not cost a round each.
+    fn widen_first_round(&self, pass: &mut Pass) {
+        let mut listed: HashSet<ObjRef> = pass.need_list.iter().cloned().collect();
+        let mut extra: HashSet<ObjRef> = pass.need_extras.iter().cloned().collect();
+        for (o, raw) in &self.w.nodes {
+            if raw.child_count != 0
+                && self.w.kids_from_cache(o).is_none()
+                && matches!(listable(raw), Ok(_) | Err(Unlisted::CountUnknown))
+                && listed.insert(o.clone())
+            {
+                pass.need_list.push(o.clone());
+            }
+            if needs_extras(raw, self.limits) && extra.insert(o.clone()) {
+                pass.need_extras.push(o.clone());
+            }
+        }
+    }
+
+    /// The cache asked again once discovery has made the app put `missing` elements in it.
+    async fn ask_cache_again(&mut self, missing: usize) {
+        match self.caller.cache_items(&self.root.bus).await {
+            Ok(items) => {
+                let mut fresh = Walk::new(self.w.deadline);
+                fresh.load_cache(items, self.toolkit);
+                tracing::debug!(missing, cached = fresh.nodes.len(), "cache asked again");
+                self.w.nodes.extend(fresh.nodes);
+                self.w.cached_kids = fresh.cached_kids;
+            }
+            Err(e) => self.w.note_error(self.root, &e),
+        }
+    }
+
+    /// Another round follows: the inspector paints what is read so far, at most five times a
+    /// second (or when it doubled).
+    fn publish_between_rounds(&mut self, pass: &Pass) {
+        if !self.progress.wants_partials() {
+            return;
+        }
+        let n = pass.order.len();
+        let grown = n >= self.published_nodes + self.published_nodes / 4 + 100;
+        if grown && self.published.elapsed() >= PARTIAL_EVERY || n >= 2 * self.published_nodes + 100
+        {
+            self.published = Instant::now();
+            self.published_nodes = n;
+            let partial = self.snapshot(pass, Some(Truncation::Reading));
+            self.progress.publish(self.root.id(), partial);
+        }
+    }
+
+    /// One concurrent round: the children lists `pass` needs (and those of `undiscovered`
+    /// elements), the `unknown` elements read whole with what is below them, extras, and the
+    /// visible part of elements not enumerated. A cancelled read sends nothing more; what is in
+    /// flight comes back.
+    async fn round(
+        &self,
+        pass: &Pass,
+        unknown: Option<&[ObjRef]>,
+        undiscovered: &[ObjRef],
+    ) -> Vec<Answer> {
+        let (toolkit, limits, progress) = (self.toolkit, self.limits, self.progress);
         let known: Arc<Known> = Arc::new(
-            w.nodes
+            self.w
+                .nodes
                 .iter()
                 .map(|(o, r)| (o.clone(), (r.role, r.name.clone())))
                 .collect(),
         );
         let mut jobs: Vec<(u8, ObjRef)> = Vec::new();
         jobs.extend(pass.need_list.iter().map(|o| (0u8, o.clone())));
-        if discovering {
-            jobs.extend(undiscovered.iter().map(|o| (0u8, o.clone())));
-        } else {
-            jobs.extend(pass.need_raw.iter().map(|o| (1u8, o.clone())));
+        match unknown {
+            None => jobs.extend(undiscovered.iter().map(|o| (0u8, o.clone()))),
+            Some(u) => jobs.extend(u.iter().map(|o| (1u8, o.clone()))),
         }
         jobs.extend(pass.need_extras.iter().map(|o| (2u8, o.clone())));
         let whys: HashMap<ObjRef, Unlisted> = pass.need_managed.iter().cloned().collect();
@@ -810,30 +928,30 @@ pub async fn read_tree(
             .iter()
             .chain(&pass.need_list)
             .chain(whys.keys())
-            .filter_map(|o| w.nodes.get(o).map(|r| (o.clone(), r.clone())))
+            .filter_map(|o| self.w.nodes.get(o).map(|r| (o.clone(), r.clone())))
             .collect();
         let raws = Arc::new(raws);
         let descent = Descent {
             toolkit,
             known: &known,
             limits,
-            actions,
+            actions: self.actions,
+            progress,
             budget: DESCENT
-                .min(limits.max_nodes.saturating_sub(w.nodes.len()))
+                .min(limits.max_nodes.saturating_sub(self.w.nodes.len()))
                 .into(),
             gate: tokio::sync::Semaphore::new(IN_FLIGHT),
             halt: false.into(),
         };
         let descent = &descent;
         let answers: Vec<Answer> = stream::iter(jobs)
-            // A cancelled read sends nothing more; what is in flight comes back.
-            .take_while(|_| futures::future::ready(!READ.cancelled()))
+            .take_while(|_| futures::future::ready(!progress.cancelled()))
             .map(|(kind, o)| {
-                let c = caller.clone();
+                let c = self.caller.clone();
                 let known = known.clone();
                 let raws = raws.clone();
-                let actions = actions.clone();
-                let kids = fetched.get(&o).cloned();
+                let actions = self.actions.clone();
+                let kids = self.fetched.get(&o).cloned();
                 let why = whys.get(&o).copied();
                 async move {
                     match kind {
@@ -867,14 +985,22 @@ pub async fn read_tree(
             .buffer_unordered(IN_FLIGHT)
             .collect()
             .await;
-        let answers = answers.into_iter().flat_map(|a| match a {
-            Answer::Below(read) => read,
-            a => vec![a],
-        });
+        answers
+            .into_iter()
+            .flat_map(|a| match a {
+                Answer::Below(read) => read,
+                a => vec![a],
+            })
+            .collect()
+    }
+
+    /// A round's answers, into the walk (a failed read counts its element unreadable).
+    fn take(&mut self, answers: Vec<Answer>) {
+        let w = &mut self.w;
         for a in answers {
             match a {
                 Answer::List(o, Ok((_, Some(k)))) => {
-                    fetched.insert(o, k);
+                    self.fetched.insert(o, k);
                 }
                 Answer::List(o, Ok((count, None))) => match w.nodes.get_mut(&o) {
                     // Now known not to be enumerated (or its count unreadable: unreadable).
@@ -886,7 +1012,7 @@ pub async fn read_tree(
                     }
                     Some(_) => {
                         w.unreadable += 1;
-                        failed.insert(o);
+                        self.failed.insert(o);
                     }
                     // Not read yet (discovery): its own read decides.
                     None => {}
@@ -896,53 +1022,35 @@ pub async fn read_tree(
                     for r in shown {
                         w.nodes.entry(r.obj.clone()).or_insert(r);
                     }
-                    managed.insert(o, (m, kids));
-                }
-                Answer::Managed(o, Err(e)) => {
-                    w.note_error(&o, &e);
-                    failed.insert(o);
+                    self.managed.insert(o, (m, kids));
                 }
                 Answer::Raw(o, r) => match *r {
                     Ok((raw, kids, ex)) => {
                         w.nodes.insert(o.clone(), raw);
                         if let Some(kids) = kids {
-                            fetched.insert(o.clone(), kids);
+                            self.fetched.insert(o.clone(), kids);
                         }
-                        extras.insert(o, ex);
+                        self.extras.insert(o, ex);
                     }
                     Err(e) => {
                         w.note_error(&o, &e);
-                        failed.insert(o);
+                        self.failed.insert(o);
                     }
                 },
-                // Flattened above.
+                // Flattened by the round.
                 Answer::Below(_) => {}
                 Answer::Extras(o, Ok(ex)) => {
-                    extras.insert(o, ex);
+                    self.extras.insert(o, ex);
                 }
-                Answer::Extras(o, Err(e)) | Answer::List(o, Err(e)) => {
+                Answer::Extras(o, Err(e))
+                | Answer::List(o, Err(e))
+                | Answer::Managed(o, Err(e)) => {
                     w.note_error(&o, &e);
-                    failed.insert(o);
+                    self.failed.insert(o);
                 }
             }
         }
-    };
-    let truncated = w.truncated.or(pass.truncated);
-    let snap = build(&w, &pass, &extras, &managed, truncated, started);
-    tracing::info!(
-        bus = %root.bus,
-        toolkit = toolkit.as_str(),
-        nodes = snap.nodes.len(),
-        cached,
-        cache_ms = t_cache.as_secs_f64() * 1000.0,
-        total_ms = started.elapsed().as_secs_f64() * 1000.0,
-        rounds,
-        failed_calls = w.failed_calls,
-        unreadable = w.unreadable,
-        truncated = truncated.map(|t| t.as_str()).unwrap_or("no"),
-        "read finished"
-    );
-    Ok(snap)
+    }
 }
 
 /// The snapshot of what `pass` placed: the finished read's, or a partial one
@@ -1077,15 +1185,18 @@ async fn preview(
     }
 }
 
-/// `fut`'s answer, or `None` as soon as the reads are cancelled (`progress::READ`): a long
-/// call (a big page's cache takes seconds) is not waited for.
-async fn unless_cancelled<T>(fut: impl std::future::Future<Output = T>) -> Option<T> {
+/// `fut`'s answer, or `None` as soon as the reads are cancelled (`ReadProgress::cancel`): a
+/// long call (a big page's cache takes seconds) is not waited for.
+async fn unless_cancelled<T>(
+    fut: impl std::future::Future<Output = T>,
+    progress: &ReadProgress,
+) -> Option<T> {
     tokio::pin!(fut);
     loop {
         tokio::select! {
             r = &mut fut => return Some(r),
             _ = tokio::time::sleep(Duration::from_millis(50)) => {
-                if READ.cancelled() {
+                if progress.cancelled() {
                     return None;
                 }
             }
