@@ -536,7 +536,10 @@ fn esc_stops_a_re_read(tmux: &Tmux) {
                 "{after}"
             );
             let top = after.lines().next().unwrap_or_default();
-            assert!(!top.contains("incomplete"), "the whole tree stays:\n{after}");
+            assert!(
+                !top.contains("incomplete"),
+                "the whole tree stays:\n{after}"
+            );
             assert!(
                 after.lines().skip(1).take(12).any(|l| l.contains('▾')),
                 "the whole tree stays:\n{after}"

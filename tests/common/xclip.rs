@@ -62,12 +62,11 @@ pub fn write(text: &str) {
         .stderr(Stdio::null())
         .spawn()
         .expect("xclip (Debian package xclip; scripts/install-deps installs it)");
-    child
-        .stdin
-        .take()
-        .unwrap()
+    let mut stdin = child.stdin.take().expect("xclip's standard input");
+    stdin
         .write_all(text.as_bytes())
-        .unwrap();
+        .expect("write the text to xclip");
+    drop(stdin);
     // xclip forks to serve the selection and its first process exits.
     let _ = child.wait();
     wait_text(text, "xclip -i");
