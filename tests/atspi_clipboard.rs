@@ -17,6 +17,16 @@ fn tg() -> Command {
     Command::new(env!("CARGO_BIN_EXE_treeglass"))
 }
 
+/// `treeglass clipboard read --text --json`, which must succeed.
+fn read_text() -> serde_json::Value {
+    let o = tg()
+        .args(["clipboard", "read", "--text", "--json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
 #[test]
 fn written_text_is_readable_by_another_process() {
     common::require_stack();
@@ -42,12 +52,7 @@ fn written_text_is_readable_by_another_process() {
         .any(|l| l.contains("\"types\""));
     assert!(seen, "the writer did not report the clipboard's types");
     xclip::wait_text("tree glass ✓", "treeglass clipboard write --text");
-    let o = tg()
-        .args(["clipboard", "read", "--text", "--json"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = read_text();
     assert_eq!(v["text"], "tree glass ✓");
     assert!(v["types"].as_array().unwrap().iter().any(|t| t == "text"));
     let _ = writer.kill();
@@ -59,12 +64,7 @@ fn text_another_process_wrote_is_read() {
     common::require_stack();
     let _turn = CLIPBOARD.lock().unwrap_or_else(|e| e.into_inner());
     xclip::write("put there by xclip ✓");
-    let o = tg()
-        .args(["clipboard", "read", "--text", "--json"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = read_text();
     assert_eq!(v["text"], "put there by xclip ✓", "{v}");
     assert!(
         v["types"].as_array().unwrap().iter().any(|t| t == "text"),
@@ -172,11 +172,7 @@ fn bad_input_is_refused_before_the_clipboard_changes() {
             String::from_utf8_lossy(&o.stderr)
         );
     }
-    let o = tg()
-        .args(["clipboard", "read", "--text", "--json"])
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = read_text();
     assert_eq!(v["text"], "keep me");
     assert_eq!(xclip::text().as_deref(), Ok("keep me"));
     let _ = writer.kill();

@@ -301,8 +301,13 @@ fn partial_of(snap: &treeglass::model::Snapshot, n: usize) -> treeglass::model::
     p
 }
 
-#[tokio::test]
-async fn the_first_read_is_painted_as_it_arrives_and_replaced_when_whole() {
+/// The demo app's window opened from the app list, its first read started and left running;
+/// with the window and its whole tree.
+async fn first_read() -> (
+    Harness,
+    treeglass::model::NodeId,
+    treeglass::model::Snapshot,
+) {
     let b = FixtureBackend::demo();
     let apps = b.apps().await.unwrap();
     let window = apps[0].windows[0].id.clone();
@@ -312,8 +317,24 @@ async fn the_first_read_is_painted_as_it_arrives_and_replaced_when_whole() {
         .unwrap();
     let mut h = Harness::new(Arc::new(b.clone()), 140, 40, None);
     let _ = h.app.init();
-    // The app list opens the window: its read starts (and is left running).
     h.send(Msg::Apps(Ok(apps)));
+    (h, window, whole)
+}
+
+/// What a read stopped with Esc answers: its first `n` nodes of `whole`, cancelled.
+fn stopped(window: &treeglass::model::NodeId, whole: &treeglass::model::Snapshot, n: usize) -> Msg {
+    let mut snap = partial_of(whole, n);
+    snap.truncated = Some(treeglass::model::Truncation::Cancelled);
+    Msg::Snapshot {
+        root: window.clone(),
+        result: Ok(Box::new(snap)),
+    }
+}
+
+#[tokio::test]
+async fn the_first_read_is_painted_as_it_arrives_and_replaced_when_whole() {
+    // The app list opens the window: its read starts (and is left running).
+    let (mut h, window, whole) = first_read().await;
     assert!(h.app.tree.is_none());
     assert!(h.render().contains("reading the tree… (Esc stops)"));
 
@@ -392,12 +413,7 @@ async fn a_stopped_re_read_keeps_the_last_whole_tree() {
     h.key(KeyCode::Esc);
     assert_eq!(h.cancels, 1);
     // The stopped read comes back with what it had read: less than the tree on screen.
-    let mut stopped = partial_of(&whole, 3);
-    stopped.truncated = Some(treeglass::model::Truncation::Cancelled);
-    h.send(Msg::Snapshot {
-        root: window,
-        result: Ok(Box::new(stopped)),
-    });
+    h.send(stopped(&window, &whole, 3));
     let t = h.app.tree.as_ref().unwrap();
     assert_eq!(t.snap.id, whole.id, "the last whole read stays");
     assert_eq!(t.snap.nodes.len(), whole.nodes.len());
@@ -414,16 +430,7 @@ async fn a_stopped_re_read_keeps_the_last_whole_tree() {
 
 #[tokio::test]
 async fn a_stopped_first_read_keeps_what_it_painted() {
-    let b = FixtureBackend::demo();
-    let apps = b.apps().await.unwrap();
-    let window = apps[0].windows[0].id.clone();
-    let whole = b
-        .snapshot(&window, &treeglass::backend::Limits::default())
-        .await
-        .unwrap();
-    let mut h = Harness::new(Arc::new(b.clone()), 140, 40, None);
-    let _ = h.app.init();
-    h.send(Msg::Apps(Ok(apps)));
+    let (mut h, window, whole) = first_read().await;
     h.send(Msg::Partial {
         root: window.clone(),
         snap: Box::new(partial_of(&whole, 8)),
@@ -431,12 +438,7 @@ async fn a_stopped_first_read_keeps_what_it_painted() {
     h.key(KeyCode::Esc);
     assert_eq!(h.cancels, 1, "Esc stops the first read too");
     // Stopped while it waited for the app's cache, the read has nothing of its own.
-    let mut stopped = partial_of(&whole, 0);
-    stopped.truncated = Some(treeglass::model::Truncation::Cancelled);
-    h.send(Msg::Snapshot {
-        root: window,
-        result: Ok(Box::new(stopped)),
-    });
+    h.send(stopped(&window, &whole, 0));
     let t = h.app.tree.as_ref().unwrap();
     assert_eq!(t.snap.nodes.len(), 8, "what was painted stays");
     assert_eq!(
