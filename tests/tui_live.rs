@@ -469,3 +469,24 @@ async fn a_read_asked_for_while_a_stopped_one_ran_does_not_follow_it() {
     h.settle().await.unwrap();
     assert_eq!(h.reads, reads + 3);
 }
+
+#[tokio::test]
+async fn a_stopped_re_read_does_not_call_an_incomplete_tree_whole() {
+    let (b, mut h) = start().await;
+    let window = b.apps().await.unwrap()[0].windows[0].id.clone();
+    // The tree on screen is itself what a stopped first read had.
+    h.app.tree.as_mut().unwrap().snap.truncated = Some(treeglass::model::Truncation::Cancelled);
+    let shown = h.app.tree.as_ref().unwrap().snap.clone();
+    h.key(KeyCode::F(5));
+    h.key(KeyCode::Esc);
+    h.send(stopped(&window, &shown, 2));
+    let screen = h.render();
+    assert!(
+        screen.contains(&format!(
+            "read stopped: the tree shown is the last read, incomplete ({} nodes)",
+            shown.nodes.len()
+        )),
+        "{screen}"
+    );
+    assert!(!screen.contains("whole read"), "{screen}");
+}

@@ -262,8 +262,8 @@ impl App {
         }
     }
 
-    /// A read stopped with Esc: the tree on screen stays. A re-read leaves the last whole tree
-    /// as it was (the stopped read has less of it); the first read's painted part is what was
+    /// A read stopped with Esc: the tree on screen stays. A re-read leaves the last tree as it
+    /// was (the stopped read has less of it); the first read's painted part is what was
     /// read, and says so (unless the stopped read came back with more). False when there is
     /// nothing on screen to keep.
     fn keep_on_stop(&mut self, stopped: &Snapshot) -> bool {
@@ -281,8 +281,14 @@ impl App {
                 counted(t.snap.nodes.len(), "node", "nodes")
             ));
         } else {
+            // "Whole" only when it was: the last read may itself have been cut short.
             self.notice = Some(format!(
-                "read stopped: the tree shown is the last whole read ({})",
+                "read stopped: the tree shown is the last {} ({})",
+                if t.snap.complete() {
+                    "whole read"
+                } else {
+                    "read, incomplete"
+                },
                 counted(t.snap.nodes.len(), "node", "nodes")
             ));
         }
