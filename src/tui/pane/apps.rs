@@ -34,10 +34,13 @@ impl super::Unit for Unit {
         let last = entries.len().saturating_sub(1);
         let sel = &mut app.panes.apps.sel;
         match action {
-            Action::Up => *sel = sel.saturating_sub(1),
-            Action::Down => *sel = (*sel + 1).min(last),
-            Action::First | Action::PageUp => *sel = 0,
-            Action::Last | Action::PageDown => *sel = last,
+            // A page is the whole list.
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::First
+            | Action::Last => *sel = super::step(*sel, last, action, last + 1),
             Action::ExpandOrChild | Action::ToggleExpand | Action::SetValue => app.open_entry(fx),
             Action::CollapseOrParent => {}
             _ => return false,

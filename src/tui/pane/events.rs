@@ -48,16 +48,9 @@ impl super::Unit for Unit {
             return false;
         }
         let max = app.panes.events.lines.len().saturating_sub(1);
+        // The scroll counts lines up from the newest, at the bottom.
         let scroll = &mut app.panes.events.scroll;
-        match action {
-            Action::Up => *scroll = (*scroll + 1).min(max),
-            Action::Down => *scroll = scroll.saturating_sub(1),
-            Action::PageUp => *scroll = (*scroll + 10).min(max),
-            Action::PageDown => *scroll = scroll.saturating_sub(10),
-            Action::First => *scroll = max,
-            Action::Last => *scroll = 0,
-            _ => {}
-        }
+        *scroll = max - super::step(max.saturating_sub(*scroll), max, action, 10);
         true
     }
 

@@ -109,6 +109,20 @@ pub(crate) fn moves(action: Action) -> bool {
     )
 }
 
+/// Where a moving action takes a list's position (0 at the top, `last` at the bottom): a line
+/// up or down, `page` lines up or down, or to either end; other actions leave it.
+pub(crate) fn step(pos: usize, last: usize, action: Action, page: usize) -> usize {
+    match action {
+        Action::Up => pos.saturating_sub(1),
+        Action::Down => (pos + 1).min(last),
+        Action::PageUp => pos.saturating_sub(page),
+        Action::PageDown => (pos + page).min(last),
+        Action::First => 0,
+        Action::Last => last,
+        _ => pos,
+    }
+}
+
 /// Draws every pane in its area.
 pub(crate) fn render(app: &App, frame: &mut Frame<'_>, areas: &Areas) {
     for p in Pane::ALL {

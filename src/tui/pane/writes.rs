@@ -219,14 +219,10 @@ impl super::Unit for Unit {
         if n == 0 {
             return true;
         }
+        // The list shows the newest first: its top line is the last write. A page is the whole
+        // list.
         let sel = &mut app.panes.writes.sel;
-        match action {
-            Action::Up => *sel = (*sel + 1).min(n - 1),
-            Action::Down => *sel = sel.saturating_sub(1),
-            Action::First | Action::PageUp => *sel = n - 1,
-            Action::Last | Action::PageDown => *sel = 0,
-            _ => {}
-        }
+        *sel = n - 1 - super::step(n - 1 - *sel, n - 1, action, n);
         true
     }
 
