@@ -138,7 +138,7 @@ async fn the_details_pane_lists_the_selections_findings_with_the_rules_help() {
 async fn bang_lists_findings_by_severity_and_enter_selects_the_element() {
     let (_b, mut h) = start().await;
     h.key(KeyCode::Char('!'));
-    assert!(matches!(h.app.mode, Mode::Findings { selected: 0 }));
+    assert!(matches!(h.app.mode, Mode::Findings(ref s) if s.selected == 0));
     h.settle().await.unwrap();
     let screen = h.render();
     assert!(screen.contains("Accessibility findings (10)"), "{screen}");
@@ -173,7 +173,7 @@ async fn bang_lists_findings_by_severity_and_enter_selects_the_element() {
     // Down twice: the second name-is-role finding, on the second check box.
     h.key(KeyCode::Char('!'));
     assert!(
-        matches!(h.app.mode, Mode::Findings { selected: 0 }),
+        matches!(h.app.mode, Mode::Findings(ref s) if s.selected == 0),
         "opens on the selection's worst finding"
     );
     h.key(KeyCode::Down);

@@ -89,7 +89,7 @@ async fn details_pane_shows_everything_about_a_node() {
 async fn help_overlay_lists_every_key() {
     let mut h = demo().await;
     h.key(KeyCode::Char('?'));
-    assert!(matches!(h.app.mode, Mode::Help { .. }));
+    assert!(matches!(h.app.mode, Mode::Help(_)));
     let screen = h.render();
     for b in treeglass::tui::keys::BINDINGS.iter().take(20) {
         assert!(screen.contains(b.help), "missing {:?}\n{screen}", b.help);
@@ -104,7 +104,7 @@ async fn help_overlay_lists_every_key() {
         assert!(rest.contains(b.help), "missing {:?}\n{rest}", b.help);
     }
     h.key(KeyCode::Char('x'));
-    assert!(!matches!(h.app.mode, Mode::Help { .. }));
+    assert!(!matches!(h.app.mode, Mode::Help(_)));
 }
 
 #[tokio::test]

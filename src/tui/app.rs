@@ -5,9 +5,9 @@
 //! render from `&App`.
 //!
 //! The update is split by concern over sibling modules, each an `impl App` block: `control`
-//! (keys, mouse, paste), `mode` (the exclusive overlays), `nav` (selection and scrolling),
-//! `filter`, `writes`, `copy`, `live` (reads and events), `findings` (the accessibility
-//! checks on the shown tree) and `highlight`.
+//! (keys and mouse), `nav` (selection and scrolling), `filter`, `writes`, `live` (reads and
+//! events), `findings` (the accessibility checks on the shown tree) and `highlight`; each pane
+//! (`pane/`) and each overlay (`overlay/`) is a unit of its own.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -15,12 +15,14 @@ use std::time::Duration;
 
 use crossterm::event::{KeyEvent, KeyEventKind, MouseEvent};
 
-pub use super::copy::CopyKind;
 pub use super::filter::{Badge, Filter};
 use super::highlight::Highlight;
 use super::layout::{self, Areas};
 use super::live::Pending;
-pub use super::mode::{ActionMenu, Mode, Prompt, PromptKind};
+pub use super::overlay::Mode;
+pub use super::overlay::actions::ActionMenu;
+pub use super::overlay::copy::CopyKind;
+pub use super::overlay::prompt::{Prompt, PromptKind};
 use super::tree::TreeState;
 pub use super::writes::{CompletedWrite, WriteEntry, WriteKind};
 use crate::backend::{AppInfo, BackendError, Event};
@@ -288,7 +290,7 @@ pub struct App {
     /// Elements whose last write is unconfirmed: writing again needs care.
     pub unconfirmed: HashSet<NodeId>,
     /// The tree kept to compare with (`m`, `D`).
-    pub mark: Option<super::changes::Mark>,
+    pub mark: Option<super::overlay::changes::Mark>,
     pub show_events: bool,
     pub follow_focus: bool,
     pub recording: bool,
@@ -410,7 +412,7 @@ impl App {
     }
 
     /// The open set-value prompt.
-    pub fn prompt(&self) -> Option<&super::mode::Prompt> {
+    pub fn prompt(&self) -> Option<&Prompt> {
         match &self.mode {
             Mode::Prompt(p) => Some(p),
             _ => None,
@@ -418,7 +420,7 @@ impl App {
     }
 
     /// The open action menu.
-    pub fn action_menu(&self) -> Option<&super::mode::ActionMenu> {
+    pub fn action_menu(&self) -> Option<&ActionMenu> {
         match &self.mode {
             Mode::Actions(m) => Some(m),
             _ => None,
@@ -427,7 +429,7 @@ impl App {
 
     /// Whether the filter bar takes the keys.
     pub fn filter_editing(&self) -> bool {
-        matches!(self.mode, Mode::Filter)
+        matches!(self.mode, Mode::Filter(_))
     }
 
     /// The last write's outcome, if it finished.

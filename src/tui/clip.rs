@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use crossterm::clipboard::CopyToClipboard;
 
-use super::copy::CopyKind;
+use super::overlay::copy::CopyKind;
 
 /// The system clipboard handle, shared with the blocking tasks that use it.
 #[derive(Clone, Default)]

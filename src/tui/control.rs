@@ -1,12 +1,12 @@
-//! Input to the main view: keys through the keymap to actions, the mouse (clicks select, the
-//! wheel scrolls the pane under the pointer) and bracketed paste.
+//! Input to the main view: keys through the keymap to actions (the open overlay takes them
+//! first), and the mouse (clicks select, the wheel scrolls the pane under the pointer).
 
 use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
 
 use super::app::{App, Effect, Pane};
 use super::keys::{self, Action};
 use super::layout;
-use super::mode::{ActionMenu, Mode, PromptKind};
+use super::overlay::Mode;
 use crate::model::State;
 
 /// The status line while F5's read is under way (replaced when it ends).
@@ -16,15 +16,8 @@ impl App {
     // ----- keys -----
 
     pub(super) fn on_key(&mut self, k: KeyEvent, fx: &mut Vec<Effect>) {
-        match &self.mode {
-            Mode::Normal => {}
-            Mode::Help { .. } => return self.help_key(k),
-            Mode::Copy(_) => return self.copy_key(k, fx),
-            Mode::Actions(_) => return self.action_key(k, fx),
-            Mode::Prompt(_) => return self.prompt_key(k, fx),
-            Mode::Filter => return self.filter_key(k),
-            Mode::Changes(_) => return self.changes_key(k),
-            Mode::Findings { .. } => return self.findings_key(k),
+        if self.overlay_key(k, fx) {
+            return;
         }
         let Some(action) = keys::action_for(&k) else {
             return;
@@ -39,12 +32,12 @@ impl App {
         }
         match action {
             Action::Quit => self.quit = true,
-            Action::Help => self.mode = Mode::Help { scroll: 0 },
+            Action::Help => self.mode = Mode::Help(Default::default()),
             Action::DetailsDown => self.scroll_details(3),
             Action::DetailsUp => self.scroll_details(-3),
             Action::Escape => self.escape(fx),
             Action::Filter => {
-                self.mode = Mode::Filter;
+                self.mode = Mode::Filter(Default::default());
                 self.filter.origin = self.selected_node().map(|(r, _)| r);
                 self.focus = Pane::Tree;
             }
@@ -165,32 +158,6 @@ impl App {
         }
     }
 
-    /// `a`: the selection's actions, once they are read.
-    fn open_action_menu(&mut self) {
-        let Some((_, n)) = self.selected_node() else {
-            return;
-        };
-        // Trees are read without action names (they cost a call each); the details pane's
-        // fresh read of the selection brings them.
-        let read = self
-            .panes
-            .details
-            .read
-            .as_ref()
-            .is_some_and(|(id, err)| *id == n.id && err.is_none());
-        if n.actions.is_empty() && !read && n.interfaces.has(crate::model::Interface::Action) {
-            self.notice = Some("reading its actions — press a again".into());
-        } else if n.actions.is_empty() {
-            self.notice = Some(format!("a {} here has no actions", n.role));
-        } else {
-            self.mode = Mode::Actions(ActionMenu {
-                node: n.id.clone(),
-                actions: n.actions.clone(),
-                selected: 0,
-            });
-        }
-    }
-
     /// `f`: follow the focus (selecting the focused element now) or stop.
     fn toggle_follow_focus(&mut self) {
         self.follow_focus = !self.follow_focus;
@@ -213,7 +180,7 @@ impl App {
     // ----- mouse and paste -----
 
     pub(super) fn on_mouse(&mut self, m: MouseEvent, fx: &mut Vec<Effect>) {
-        if !matches!(self.mode, Mode::Normal | Mode::Filter) {
+        if !self.mouse_reaches_panes() {
             return;
         }
         let a = self.areas();
@@ -222,24 +189,9 @@ impl App {
             Some(pane) => self.pane_mouse(pane, m, fx),
             None => {
                 if layout::hit(a.filter, x, y) && matches!(m.kind, MouseEventKind::Down(_)) {
-                    self.mode = Mode::Filter;
+                    self.mode = Mode::Filter(Default::default());
                 }
             }
-        }
-    }
-
-    pub(super) fn on_paste(&mut self, s: &str, _fx: &mut Vec<Effect>) {
-        if let Mode::Prompt(p) = &mut self.mode {
-            if let PromptKind::Text { input, .. } | PromptKind::Number { input, .. } = &mut p.kind {
-                input.insert_str(s);
-            }
-            return;
-        }
-        if matches!(self.mode, Mode::Filter) {
-            let one_line: String = s.chars().map(|c| if c == '\n' { ' ' } else { c }).collect();
-            self.filter.input.insert_str(&one_line);
-            self.refilter();
-            self.incsearch();
         }
     }
 }

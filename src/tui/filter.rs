@@ -1,11 +1,10 @@
-//! The filter bar: a target (or plain text) typed live, its matches and uniqueness badge,
-//! jumping between matches and hiding branches without matches.
-
-use crossterm::event::{KeyCode, KeyEvent};
+//! The filter: a target (or plain text) typed live, its matches and uniqueness badge, jumping
+//! between matches and hiding branches without matches. Typing in the bar, and the bar
+//! itself, are `overlay::filter`'s.
 
 use super::app::App;
 use super::input::LineInput;
-use super::mode::Mode;
+use super::overlay::Mode;
 use crate::selector::{ParseError, Target};
 
 /// The filter bar's uniqueness badge.
@@ -67,39 +66,9 @@ impl Filter {
 }
 
 impl App {
-    // ----- filter -----
-
-    pub(super) fn filter_key(&mut self, k: KeyEvent) {
-        match k.code {
-            KeyCode::Enter => {
-                self.mode = Mode::Normal;
-                if self.filter.active() {
-                    let on_match = self
-                        .selected_node()
-                        .is_some_and(|(r, _)| self.filter.is_match(r));
-                    if !on_match {
-                        self.jump_match(true, true);
-                    }
-                } else {
-                    self.clear_filter();
-                }
-            }
-            KeyCode::Esc => self.clear_filter(),
-            KeyCode::Down => self.jump_match(true, false),
-            KeyCode::Up => self.jump_match(false, false),
-            KeyCode::Tab => {}
-            _ => {
-                if self.filter.input.key(&k) == Some(true) {
-                    self.refilter();
-                    self.incsearch();
-                }
-            }
-        }
-    }
-
     pub(super) fn clear_filter(&mut self) {
         self.filter.input = LineInput::default();
-        if matches!(self.mode, Mode::Filter) {
+        if matches!(self.mode, Mode::Filter(_)) {
             self.mode = Mode::Normal;
         }
         self.refilter();

@@ -1,8 +1,8 @@
 //! The accessibility checks (`crate::audit`) on the shown tree, kept live: the rules engine
 //! runs again whenever the tree changes (a whole read, a patch that changes what a rule looks
 //! at), never per keystroke, and not on a tree still being read. The findings give the tree's
-//! badges, the details pane's list, the findings overlay (`!`: by severity, Enter selects the
-//! element) and stepping through them in tree order (`]`, `[`).
+//! badges, the details pane's list, the findings overlay (`overlay::findings`) and stepping
+//! through them in tree order (`]`, `[`).
 //!
 //! The rules cost about 11 ms at 10,000 nodes and 75 ms at 50,000 (`cargo bench --bench
 //! audit`). On a tree of more than [`AUDIT_AT_ONCE`] nodes
@@ -15,12 +15,9 @@ pub const AUDIT_AT_ONCE: usize = 10_000;
 /// How long a bigger tree must be quiet before it is judged again.
 pub const AUDIT_WAIT: Duration = Duration::from_millis(300);
 
-use crossterm::event::{KeyCode, KeyEvent};
-
 use std::time::Duration;
 
 use super::app::{App, Effect, Pane, TimerId};
-use super::mode::Mode;
 use crate::audit::{self, Finding, NotEvaluated, Options, Read, Severity};
 use crate::model::{SnapshotId, Toolkit, Truncation};
 
@@ -326,61 +323,6 @@ impl App {
         }
     }
 
-    /// `!`: the findings overlay.
-    pub(super) fn open_findings(&mut self) {
-        if self.tree.is_none() {
-            self.notice = Some("no tree shown".into());
-            return;
-        }
-        if self.audit_waiting() {
-            self.notice = Some("audit: waiting for the whole tree".into());
-            return;
-        }
-        if self.report().is_none() {
-            self.notice = Some("audit: checking the changed tree".into());
-            return;
-        }
-        // Start on the selection's worst finding, if it has one.
-        let selected = match (self.report(), self.selected_node()) {
-            (Some(r), Some((row, _))) => r
-                .by_severity
-                .iter()
-                .position(|&i| r.findings.get(i).is_some_and(|f| f.row == row))
-                .unwrap_or(0),
-            _ => 0,
-        };
-        self.mode = Mode::Findings { selected };
-    }
-
-    pub(super) fn findings_key(&mut self, k: KeyEvent) {
-        let n = self.report().map_or(0, |r| r.by_severity.len());
-        let Mode::Findings { selected } = &mut self.mode else {
-            return;
-        };
-        match k.code {
-            KeyCode::Up | KeyCode::Char('k') => *selected = selected.saturating_sub(1),
-            KeyCode::Down | KeyCode::Char('j') => {
-                *selected = (*selected + 1).min(n.saturating_sub(1))
-            }
-            KeyCode::PageUp => *selected = selected.saturating_sub(10),
-            KeyCode::PageDown => *selected = (*selected + 10).min(n.saturating_sub(1)),
-            KeyCode::Home => *selected = 0,
-            KeyCode::End => *selected = n.saturating_sub(1),
-            KeyCode::Enter => {
-                let i = *selected;
-                self.mode = Mode::Normal;
-                let row = self
-                    .report()
-                    .and_then(|r| r.findings.get(*r.by_severity.get(i)?))
-                    .map(|f| f.row);
-                if let Some(row) = row {
-                    self.go_to_finding(row);
-                }
-            }
-            _ => self.mode = Mode::Normal,
-        }
-    }
-
     /// `]` / `[`: the next (previous) element with findings after (before) the selection, in
     /// tree order, wrapping.
     pub(super) fn step_finding(&mut self, forward: bool) {
@@ -422,7 +364,7 @@ impl App {
         self.notice = Some(format!("element {pos} of {total} with findings: {what}"));
     }
 
-    fn go_to_finding(&mut self, row: usize) {
+    pub(crate) fn go_to_finding(&mut self, row: usize) {
         let Some(tree) = &self.tree else {
             return;
         };

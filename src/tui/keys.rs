@@ -3,8 +3,8 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-/// What a key does in the main view (overlays and the filter bar have their own keys, listed
-/// in [`MODE_HELP`]).
+/// What a key does in the main view (each overlay and pane lists its own keys: `Overlay::help`,
+/// `Unit::help`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
     Up,
@@ -327,60 +327,6 @@ pub const BINDINGS: &[Binding] = &[
     },
 ];
 
-/// Keys inside overlays and the filter bar, for the help overlay.
-pub const MODE_HELP: &[(&str, &[(&str, &str)])] = &[
-    (
-        "Filter bar",
-        &[
-            ("text", "edit the target; badge and matches update live"),
-            ("Enter", "keep the filter and go to the first match"),
-            ("Esc", "clear the filter"),
-            ("← → Home End", "move the cursor; ^U clears"),
-            ("↑ ↓", "previous/next match while typing"),
-        ],
-    ),
-    (
-        "Set-value prompt",
-        &[
-            ("Enter", "write the value, then read it back"),
-            ("Esc", "cancel"),
-            ("Space ← →", "toggle on/off (toggles)"),
-            ("↑ ↓", "choose an option (combo boxes)"),
-        ],
-    ),
-    (
-        "Apps pane (Tab to it)",
-        &[("↑ ↓  Enter →", "choose an app window and show its tree")],
-    ),
-    (
-        "Writes pane (Tab to it)",
-        &[("↑ ↓", "browse the history of writes and timelines")],
-    ),
-    (
-        "Changes list (c, D)",
-        &[
-            ("↑ ↓", "choose a changed element"),
-            ("Enter", "select it in the tree"),
-            ("Esc", "close"),
-        ],
-    ),
-    (
-        "Findings list (!)",
-        &[
-            ("↑ ↓", "choose a finding (errors first)"),
-            ("Enter", "select its element in the tree"),
-            ("Esc", "close"),
-        ],
-    ),
-    (
-        "Mouse",
-        &[
-            ("click", "select a line, an app window or a write"),
-            ("wheel", "scroll the pane under the pointer"),
-        ],
-    ),
-];
-
 /// The main-view action for a key press.
 pub fn action_for(ev: &KeyEvent) -> Option<Action> {
     let ctrl_held = ev.modifiers.contains(KeyModifiers::CONTROL);
@@ -428,24 +374,5 @@ mod tests {
         let ev = KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE);
         assert_eq!(action_for(&ev), None);
         assert_eq!(label_of(Action::Help), "?");
-    }
-}
-
-#[cfg(test)]
-mod width_tests {
-    use super::*;
-
-    /// Help lines fit half of a 140-column screen (68 cells).
-    #[test]
-    fn help_lines_are_short() {
-        for b in BINDINGS {
-            assert!(12 + b.help.chars().count() <= 68, "{}", b.help);
-        }
-        for (_, keys) in MODE_HELP {
-            for (k, h) in *keys {
-                assert!(k.chars().count() <= 14, "{k}");
-                assert!(16 + h.chars().count() <= 68, "{h}");
-            }
-        }
     }
 }

@@ -1,17 +1,15 @@
 //! The interactive inspector: `app` (state and `update(Msg) -> Vec<Effect>`, pure, split by
-//! concern over `control`, `mode`, `nav`, `filter`, `findings`, `writes`, `copy`, `live`
-//! and `highlight`), `tree` (the tree pane's model), `pane` (each pane a unit: its state, keys, mouse and
-//! drawing), `view` (the screen, the overlays and what the panes share), `keys` (keymap and
-//! help from one table), `exec` (effects against the backend), `runtime` (the terminal and
+//! concern over `control`, `nav`, `filter`, `findings`, `writes`, `live` and `highlight`),
+//! `tree` (the tree pane's model), `pane` (each pane a unit: its state, keys, mouse and
+//! drawing), `overlay` (each overlay a unit: its state, keys, drawing and help rows), `view`
+//! (the screen and what the panes share), `keys` (the main view's keymap and its help), `exec` (effects against the backend), `runtime` (the terminal and
 //! event loop), `frame` (the on-screen highlight) and `harness` (the same app and
 //! effects, headless, for tests and benchmarks). The TUI never names a concrete backend: it
 //! runs on any `Arc<dyn Backend>`.
 
 pub mod app;
-pub mod changes;
 mod clip;
 mod control;
-pub mod copy;
 pub mod exec;
 pub mod filter;
 pub mod findings;
@@ -22,8 +20,8 @@ pub mod input;
 pub mod keys;
 pub mod layout;
 mod live;
-pub mod mode;
 mod nav;
+pub mod overlay;
 pub mod pane;
 pub mod record;
 pub mod runtime;

@@ -55,6 +55,13 @@ impl super::Unit for Unit {
         }
     }
 
+    fn help(&self) -> Option<crate::tui::overlay::Section> {
+        Some((
+            "Apps pane (Tab to it)",
+            &[("↑ ↓  Enter →", "choose an app window and show its tree")],
+        ))
+    }
+
     fn render(&self, app: &App, frame: &mut Frame<'_>, area: Rect) {
         render(app, frame, area);
     }

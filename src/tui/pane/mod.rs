@@ -13,6 +13,7 @@ use ratatui::layout::Rect;
 use super::app::{App, Effect};
 use super::keys::Action;
 use super::layout::Areas;
+use super::overlay::Section;
 
 /// What a pane is and does. Handlers change the `App` they are given and push the IO they
 /// need as effects, like the rest of the update: no IO here.
@@ -36,6 +37,10 @@ pub(crate) trait Unit: Sync {
     fn click(&self, _app: &mut App, _line: usize, _fx: &mut Vec<Effect>) {}
     /// Draws it into `area` from `&App` only.
     fn render(&self, app: &App, frame: &mut Frame<'_>, area: Rect);
+    /// Its section of the `?` overlay, when it has keys of its own to list there.
+    fn help(&self) -> Option<Section> {
+        None
+    }
 }
 
 /// The list of panes: each line `Name: module`, whose file holds `State` and `Unit`. Tab

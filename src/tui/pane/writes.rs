@@ -233,6 +233,13 @@ impl super::Unit for Unit {
         }
     }
 
+    fn help(&self) -> Option<crate::tui::overlay::Section> {
+        Some((
+            "Writes pane (Tab to it)",
+            &[("↑ ↓", "browse the history of writes and timelines")],
+        ))
+    }
+
     fn render(&self, app: &App, frame: &mut Frame<'_>, area: Rect) {
         render(app, frame, area);
     }

@@ -1,12 +1,9 @@
 //! Drawing: the whole screen — the banner, each pane (`pane/`, each drawing itself), the filter
-//! bar, the status line and the overlays — from `&App` only, and what the panes share (the
+//! bar, the status line and the open overlay (`overlay/`, drawing itself) — from `&App` only, and what the panes share (the
 //! theme, a pane's block, fitting and wrapping lines). Nothing here changes state; everything
 //! from applications is escaped (`model::sanitize`) before drawing.
 
 pub(crate) mod doctor;
-mod filter;
-mod help;
-mod overlay;
 mod status;
 
 use ratatui::Frame;
@@ -15,14 +12,14 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, BorderType};
 
-use super::app::{App, Mode, Pane};
+use super::app::{App, Pane};
 
 /// Draws the whole screen.
 pub fn render(app: &App, frame: &mut Frame<'_>) {
     let a = app.areas();
     status::banner(app, frame, a.banner);
     super::pane::render(app, frame, &a);
-    filter::render(app, frame, a.filter);
+    super::overlay::filter::bar(app, frame, a.filter);
     status::render(app, frame, a.status);
     // Overlays sit over the tree pane (when it is wide enough) so the details stay readable.
     let over = if a.tree.width >= 50 {
@@ -30,10 +27,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>) {
     } else {
         frame.area()
     };
-    overlay::render(app, frame, over);
-    if matches!(app.mode, Mode::Help { .. }) {
-        help::render(app, frame, frame.area());
-    }
+    super::overlay::render(app, frame, over);
     if theme::no_colour() {
         // No colour reaches the terminal at all: crossterm writes a colour change under
         // NO_COLOR as a reset of every attribute, which would end the selection's reverse
@@ -115,7 +109,7 @@ pub mod theme {
 /// A pane's bordered block, highlighted when it has the focus.
 pub(crate) fn block<'a>(app: &App, pane: Option<Pane>, title: Line<'a>) -> Block<'a> {
     let focused = pane.is_some_and(|p| p == app.focus)
-        && !matches!(app.mode, Mode::Prompt(_) | Mode::Help { .. })
+        && !app.mode.overlay().is_some_and(|o| o.holds_focus())
         && !(app.filter_editing() && pane == Some(Pane::Tree));
     Block::bordered()
         .border_type(if focused {
@@ -175,7 +169,6 @@ pub(crate) fn node_spans(n: &crate::model::Node) -> Vec<ratatui::text::Span<'sta
     spans
 }
 
-/// Pads `line` with spaces to `width` cells so a background style fills the row.
 /// The longest start of `text` that takes at most `columns` on screen.
 pub(crate) fn cut_to(text: &str, columns: usize) -> String {
     let mut used = 0;
@@ -295,6 +288,7 @@ pub(crate) fn wrap_indented(line: Line<'static>, width: usize) -> Vec<Line<'stat
         .collect()
 }
 
+/// Pads `line` with spaces to `width` cells so a background style fills the row.
 pub(crate) fn pad(mut line: Line<'static>, width: usize) -> Line<'static> {
     let used = line.width();
     if used < width {

@@ -5,12 +5,20 @@
 use std::sync::Arc;
 
 use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
 
-use super::app::{App, Pane};
-use super::mode::Mode;
+use super::{Mode, Section, boxed, path_tail};
 use crate::diff::{Change, Kind, Tree};
 use crate::model::{NodeId, Snapshot, sanitize};
+use crate::tui::app::{App, Effect, Pane};
+use crate::tui::view::{pad, theme};
 use crate::write::landed::Landed;
+
+/// While it is open: the list.
+pub type State = ChangeList;
 
 /// The list overlay.
 #[derive(Debug, Clone)]
@@ -113,9 +121,52 @@ impl ChangeList {
     }
 }
 
+pub(crate) struct Unit;
+
+impl super::Overlay for Unit {
+    fn key(&self, app: &mut App, k: KeyEvent, _fx: &mut Vec<Effect>) {
+        let Mode::Changes(list) = &mut app.mode else {
+            return;
+        };
+        match k.code {
+            KeyCode::Up | KeyCode::Char('k') => list.selected = list.selected.saturating_sub(1),
+            KeyCode::Down | KeyCode::Char('j') => {
+                list.selected = (list.selected + 1).min(list.items.len().saturating_sub(1))
+            }
+            KeyCode::Enter => {
+                let item = list.items.get(list.selected).cloned();
+                app.mode = Mode::Normal;
+                match item {
+                    Some(ChangeItem { id: Some(id), .. }) => app.go_to(&id),
+                    Some(_) => app.notice = Some("it was removed: nothing to go to".into()),
+                    None => {}
+                }
+            }
+            _ => app.mode = Mode::Normal,
+        }
+    }
+
+    fn render(&self, app: &App, frame: &mut Frame<'_>, over: Rect) {
+        if let Mode::Changes(list) = &app.mode {
+            render(list, frame, over);
+        }
+    }
+
+    fn help(&self) -> Option<Section> {
+        Some((
+            "Changes list (c, D)",
+            &[
+                ("↑ ↓", "choose a changed element"),
+                ("Enter", "select it in the tree"),
+                ("Esc", "close"),
+            ],
+        ))
+    }
+}
+
 impl App {
     /// `c`: the selected write's change set.
-    pub(super) fn open_write_changes(&mut self) {
+    pub(crate) fn open_write_changes(&mut self) {
         let Some(w) = self.writes.get(self.panes.writes.sel) else {
             self.notice = Some("no writes yet".into());
             return;
@@ -137,7 +188,7 @@ impl App {
     }
 
     /// `m`: keep the shown tree to compare with later.
-    pub(super) fn mark_tree(&mut self) {
+    pub(crate) fn mark_tree(&mut self) {
         let (Some(tree), Some(shown)) = (&self.tree, &self.shown) else {
             self.notice = Some("no tree to mark".into());
             return;
@@ -158,7 +209,7 @@ impl App {
     }
 
     /// `D`: the shown tree against the mark.
-    pub(super) fn open_mark_diff(&mut self) {
+    pub(crate) fn open_mark_diff(&mut self) {
         let Some(mark) = &self.mark else {
             self.notice = Some("no mark: m marks the shown tree".into());
             return;
@@ -196,28 +247,6 @@ impl App {
         });
     }
 
-    pub(super) fn changes_key(&mut self, k: KeyEvent) {
-        let Mode::Changes(list) = &mut self.mode else {
-            return;
-        };
-        match k.code {
-            KeyCode::Up | KeyCode::Char('k') => list.selected = list.selected.saturating_sub(1),
-            KeyCode::Down | KeyCode::Char('j') => {
-                list.selected = (list.selected + 1).min(list.items.len().saturating_sub(1))
-            }
-            KeyCode::Enter => {
-                let item = list.items.get(list.selected).cloned();
-                self.mode = Mode::Normal;
-                match item {
-                    Some(ChangeItem { id: Some(id), .. }) => self.go_to(&id),
-                    Some(_) => self.notice = Some("it was removed: nothing to go to".into()),
-                    None => {}
-                }
-            }
-            _ => self.mode = Mode::Normal,
-        }
-    }
-
     /// Selects the element `id` in the tree.
     fn go_to(&mut self, id: &NodeId) {
         let Some(row) = self.tree.as_ref().and_then(|t| t.row_of(id)) else {
@@ -227,4 +256,70 @@ impl App {
         self.focus = Pane::Tree;
         self.select_row(row);
     }
+}
+
+/// The list of changed elements: notes on top, then each element with its fields; the
+/// selected one is kept on screen.
+fn render(list: &ChangeList, frame: &mut Frame<'_>, area: Rect) {
+    let w = area.width.saturating_sub(4).clamp(30, 110);
+    let h = area.height.saturating_sub(2).max(6);
+    let text_w = w.saturating_sub(2) as usize;
+    let mut head: Vec<Line<'static>> = list
+        .notes
+        .iter()
+        .map(|n| Line::from(Span::styled(format!(" {n}"), theme::LABEL)))
+        .collect();
+    head.push(Line::from(Span::styled(
+        " ↑↓ choose · Enter go to it in the tree · Esc close",
+        theme::DIM,
+    )));
+    let mut body: Vec<Line<'static>> = Vec::new();
+    let mut sel_line = 0;
+    for (i, item) in list.items.iter().enumerate() {
+        let (mark, style) = match item.kind {
+            Kind::Added => ("added  ", theme::OK),
+            Kind::Removed => ("removed", theme::BAD),
+            Kind::Changed => ("changed", theme::WARN),
+            Kind::Moved => ("moved  ", theme::WARN),
+        };
+        if i == list.selected {
+            sel_line = body.len();
+        }
+        let l = Line::from(vec![
+            Span::styled(format!(" {mark} "), style),
+            Span::raw(item.label.clone()),
+        ]);
+        body.push(if i == list.selected {
+            pad(l, text_w).style(theme::selected())
+        } else {
+            l
+        });
+        // The path ends with the element itself: keep its end in view.
+        let path = path_tail(item.path.clone(), text_w.saturating_sub(13));
+        body.push(Line::from(Span::styled(
+            format!("          in {path}"),
+            theme::DIM,
+        )));
+        for d in &item.details {
+            body.push(Line::from(Span::styled(
+                format!("          {d}"),
+                theme::DIM,
+            )));
+        }
+    }
+    let room = (h as usize).saturating_sub(head.len() + 2).max(1);
+    let skip = sel_line.saturating_sub(room.saturating_sub(3));
+    let mut lines = head;
+    lines.extend(body.into_iter().skip(skip).take(room));
+    let inner = boxed(
+        frame,
+        area,
+        w,
+        (lines.len() as u16 + 2).min(h),
+        Line::from(Span::styled(
+            format!(" {} ({}) ", list.title, list.items.len()),
+            theme::NAME,
+        )),
+    );
+    frame.render_widget(Paragraph::new(lines), inner);
 }
