@@ -142,7 +142,7 @@ async fn resize_and_mouse() {
     use treeglass::tui::Msg;
     let mut h = demo().await;
     // Click the fourth tree line (the pane starts at y = 0; its border takes a row).
-    let tree = h.app.areas().tree;
+    let tree = h.app.areas().of(treeglass::tui::app::Pane::Tree);
     h.send(Msg::Mouse(MouseEvent {
         kind: MouseEventKind::Down(MouseButton::Left),
         column: tree.x + 5,

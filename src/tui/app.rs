@@ -365,17 +365,23 @@ impl App {
 
     /// The screen areas for the current size.
     pub fn areas(&self) -> Areas {
+        let shown: Vec<(Pane, layout::Place)> = Pane::ALL
+            .iter()
+            .map(|&p| (p, p.unit()))
+            .filter(|(_, u)| u.shown(self))
+            .map(|(p, u)| (p, u.place()))
+            .collect();
         layout::compute(
             self.size.0,
             self.size.1,
             self.config.banner.is_some(),
-            self.show_events,
+            &shown,
         )
     }
 
     /// How many tree lines fit in the tree pane.
     pub fn tree_height(&self) -> usize {
-        layout::inner(self.areas().tree).height as usize
+        layout::inner(self.areas().of(Pane::Tree)).height as usize
     }
 
     /// The apps pane's entries: each app, then its windows.

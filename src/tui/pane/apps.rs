@@ -8,7 +8,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use super::Pane;
 use crate::tui::app::{App, Effect, Shown};
 use crate::tui::keys::Action;
-use crate::tui::layout::Areas;
+use crate::tui::layout::Place;
 use crate::tui::view::{block, fit, pad, theme};
 
 /// The apps pane's state.
@@ -21,8 +21,8 @@ pub struct State {
 pub(crate) struct Unit;
 
 impl super::Unit for Unit {
-    fn area(&self, areas: &Areas) -> Rect {
-        areas.apps
+    fn place(&self) -> Place {
+        Place::Left
     }
 
     fn takes_focus(&self, area: Rect) -> bool {

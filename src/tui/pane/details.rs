@@ -12,7 +12,7 @@ use ratatui::widgets::Paragraph;
 use crate::model::{AppText, Node, NodeId, Value, display, format_number, sanitize};
 use crate::selector::{Grade, Target};
 use crate::tui::app::{App, Effect};
-use crate::tui::layout::Areas;
+use crate::tui::layout::Place;
 use crate::tui::view::{block, theme, wrap_indented};
 
 /// The details pane's state.
@@ -30,8 +30,8 @@ pub struct State {
 pub(crate) struct Unit;
 
 impl super::Unit for Unit {
-    fn area(&self, areas: &Areas) -> Rect {
-        areas.details
+    fn place(&self) -> Place {
+        Place::Side
     }
 
     fn takes_focus(&self, _area: Rect) -> bool {
@@ -61,7 +61,7 @@ impl App {
         let Some(id) = self.selection.as_ref().map(|s| s.id.clone()) else {
             return;
         };
-        let inner = crate::tui::layout::inner(self.areas().details);
+        let inner = crate::tui::layout::inner(self.areas().of(super::Pane::Details));
         if inner.height == 0 {
             return;
         }

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use super::Pane;
 use crate::tui::app::{App, EVENTS_KEPT, Effect};
 use crate::tui::keys::Action;
-use crate::tui::layout::Areas;
+use crate::tui::layout::Place;
 use crate::tui::view::{block, theme};
 
 /// The events pane's state.
@@ -35,8 +35,13 @@ impl State {
 pub(crate) struct Unit;
 
 impl super::Unit for Unit {
-    fn area(&self, areas: &Areas) -> Rect {
-        areas.events
+    fn place(&self) -> Place {
+        Place::Bottom
+    }
+
+    /// Shown while `v` has it on.
+    fn shown(&self, app: &App) -> bool {
+        app.show_events
     }
 
     fn takes_focus(&self, area: Rect) -> bool {

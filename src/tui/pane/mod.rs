@@ -4,7 +4,8 @@
 //! ask a pane through `Pane::unit` and never match on which pane it is.
 //!
 //! Adding a pane: a file here with its `State` (`Default`) and its `Unit` implementing
-//! [`Unit`], its area in `layout.rs`, and its line in the list below.
+//! [`Unit`] (its place on the screen among them), and its line in the list below (with its
+//! `mod` line, which stays outside the macro so that `cargo fmt` formats the file).
 
 use crossterm::event::MouseEvent;
 use ratatui::Frame;
@@ -12,14 +13,18 @@ use ratatui::layout::Rect;
 
 use super::app::{App, Effect};
 use super::keys::Action;
-use super::layout::Areas;
+use super::layout::{Areas, Place};
 use super::overlay::Section;
 
 /// What a pane is and does. Handlers change the `App` they are given and push the IO they
 /// need as effects, like the rest of the update: no IO here.
 pub(crate) trait Unit: Sync {
-    /// Its area on this screen (zero-sized when it is not shown).
-    fn area(&self, areas: &Areas) -> Rect;
+    /// Where it sits on the screen; the layout gives it its share of that place.
+    fn place(&self) -> Place;
+    /// Whether it is on the screen now (a pane that is not has no area).
+    fn shown(&self, _app: &App) -> bool {
+        true
+    }
     /// Whether Tab stops at it when it has `area` (a click on it then gives it the focus too).
     fn takes_focus(&self, area: Rect) -> bool;
     /// An action of the keymap while it has the focus; `true` when it was the pane's own
@@ -93,7 +98,7 @@ impl Pane {
         Pane::ALL
             .iter()
             .copied()
-            .find(|p| super::layout::hit(p.unit().area(areas), x, y))
+            .find(|&p| super::layout::hit(areas.of(p), x, y))
     }
 }
 
@@ -130,9 +135,8 @@ pub(crate) fn step(pos: usize, last: usize, action: Action, page: usize) -> usiz
 
 /// Draws every pane in its area.
 pub(crate) fn render(app: &App, frame: &mut Frame<'_>, areas: &Areas) {
-    for p in Pane::ALL {
-        let unit = p.unit();
-        unit.render(app, frame, unit.area(areas));
+    for &p in Pane::ALL {
+        p.unit().render(app, frame, areas.of(p));
     }
 }
 
@@ -143,7 +147,7 @@ impl App {
         let panes: Vec<Pane> = Pane::ALL
             .iter()
             .copied()
-            .filter(|p| p.unit().takes_focus(p.unit().area(&areas)))
+            .filter(|&p| p.unit().takes_focus(areas.of(p)))
             .collect();
         let n = panes.len();
         if n == 0 {
@@ -166,7 +170,7 @@ impl App {
             MouseEventKind::ScrollDown => unit.wheel(self, true, fx),
             MouseEventKind::ScrollUp => unit.wheel(self, false, fx),
             MouseEventKind::Down(MouseButton::Left) => {
-                let area = unit.area(&self.areas());
+                let area = self.areas().of(pane);
                 if !unit.takes_focus(area) {
                     return;
                 }

@@ -12,7 +12,7 @@ use super::Pane;
 use crate::model::sanitize;
 use crate::tui::app::{App, Effect};
 use crate::tui::keys::Action;
-use crate::tui::layout::Areas;
+use crate::tui::layout::Place;
 use crate::tui::tree::TreeState;
 use crate::tui::view::{block, fit, node_spans, pad, severity_style, theme};
 
@@ -28,8 +28,8 @@ pub struct State {
 pub(crate) struct Unit;
 
 impl super::Unit for Unit {
-    fn area(&self, areas: &Areas) -> Rect {
-        areas.tree
+    fn place(&self) -> Place {
+        Place::Middle
     }
 
     fn takes_focus(&self, _area: Rect) -> bool {

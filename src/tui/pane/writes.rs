@@ -12,7 +12,7 @@ use super::Pane;
 use crate::model::sanitize;
 use crate::tui::app::{App, Effect, WriteEntry, WriteKind};
 use crate::tui::keys::Action;
-use crate::tui::layout::Areas;
+use crate::tui::layout::Place;
 use crate::tui::view::{block, fit, pad, theme};
 use crate::write::landed::{LIKELIEST, Landed};
 use crate::write::{Outcome, WriteResult};
@@ -203,8 +203,8 @@ pub struct State {
 pub(crate) struct Unit;
 
 impl super::Unit for Unit {
-    fn area(&self, areas: &Areas) -> Rect {
-        areas.writes
+    fn place(&self) -> Place {
+        Place::Bottom
     }
 
     fn takes_focus(&self, area: Rect) -> bool {

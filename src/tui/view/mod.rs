@@ -22,11 +22,8 @@ pub fn render(app: &App, frame: &mut Frame<'_>) {
     super::overlay::filter::bar(app, frame, a.filter);
     status::render(app, frame, a.status);
     // Overlays sit over the tree pane (when it is wide enough) so the details stay readable.
-    let over = if a.tree.width >= 50 {
-        a.tree
-    } else {
-        frame.area()
-    };
+    let tree = a.of(Pane::Tree);
+    let over = if tree.width >= 50 { tree } else { frame.area() };
     super::overlay::render(app, frame, over);
     if theme::no_colour() {
         // No colour reaches the terminal at all: crossterm writes a colour change under
