@@ -33,8 +33,8 @@ fn load(p: Platform, json: &str) -> Snapshot {
 
 fn plan(p: Platform, node: &Node) -> WritePlan {
     match p {
-        Platform::Uia => uia::map::plan_for(node),
-        Platform::Ax => ax::map::plan_for(node),
+        Platform::Uia => treeglass::backend::strategy::plan_for(&uia::map::RULES, node),
+        Platform::Ax => treeglass::backend::strategy::plan_for(&ax::map::RULES, node),
     }
 }
 

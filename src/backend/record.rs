@@ -16,6 +16,22 @@ pub trait Record: Sized {
     fn to_node(&self) -> Node;
 }
 
+/// Makes a platform's element record a [`Record`]: its children are its `children` field and
+/// `$node` maps it (`record::recorded!(AxElement, node_from)`).
+macro_rules! recorded {
+    ($element:ty, $node:path) => {
+        impl $crate::backend::record::Record for $element {
+            fn children(&self) -> &[$element] {
+                &self.children
+            }
+            fn to_node(&self) -> $crate::model::Node {
+                $node(self)
+            }
+        }
+    };
+}
+pub(crate) use recorded;
+
 /// A tree the layout walks: its elements by handle (a recorded element itself, a fixture
 /// node's id).
 pub trait Tree {

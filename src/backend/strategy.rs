@@ -233,47 +233,134 @@ pub fn toggle_budget(role: Role, current: Option<Toggle>) -> u8 {
     }
 }
 
-/// One platform's answers to what [`write_plan`] asks of an element, kind of role by kind of
-/// role (the UIA and AX mappings each have one). Capabilities are the element's.
-pub trait WriteRules {
-    /// Whether the element is written as text (UIA: also a document with a settable value).
-    fn text_like(role: Role, _caps: Capabilities) -> bool {
-        role.is_text()
+/// When a row of [`WriteRules`] holds for an element: it has every capability of `all` and,
+/// when `any` is not empty, one of `any`; it is in every state of `states` and in none of
+/// `not`.
+#[derive(Debug, Clone, Copy)]
+pub struct When {
+    all: &'static [Capability],
+    any: &'static [Capability],
+    states: &'static [State],
+    not: &'static [State],
+}
+
+impl When {
+    /// Whatever the element has.
+    pub const ALWAYS: When = When {
+        all: &[],
+        any: &[],
+        states: &[],
+        not: &[],
+    };
+
+    /// It has one of `caps`.
+    pub const fn any(caps: &'static [Capability]) -> When {
+        When {
+            any: caps,
+            ..When::ALWAYS
+        }
     }
+
+    /// It has every one of `caps`.
+    pub const fn all(caps: &'static [Capability]) -> When {
+        When {
+            all: caps,
+            ..When::ALWAYS
+        }
+    }
+
+    /// It is in every one of `states`.
+    pub const fn states(states: &'static [State]) -> When {
+        When {
+            states,
+            ..When::ALWAYS
+        }
+    }
+
+    /// And it has one of `caps`.
+    pub const fn and_any(self, caps: &'static [Capability]) -> When {
+        When { any: caps, ..self }
+    }
+
+    /// And it is in every one of `states`.
+    pub const fn and_in(self, states: &'static [State]) -> When {
+        When { states, ..self }
+    }
+
+    /// And it is in none of `states`.
+    pub const fn and_not(self, states: &'static [State]) -> When {
+        When {
+            not: states,
+            ..self
+        }
+    }
+
+    fn holds(&self, caps: Capabilities, states: States) -> bool {
+        self.all.iter().all(|&c| caps.has(c))
+            && (self.any.is_empty() || self.any.iter().any(|&c| caps.has(c)))
+            && self.states.iter().all(|&s| states.has(s))
+            && !self.not.iter().any(|&s| states.has(s))
+    }
+}
+
+/// Rows tried in order: the first that holds gives the plan; when none does, nothing can be
+/// sent ([`NoWay::NoMethod`]).
+pub type Ladder = &'static [(When, WritePlan)];
+
+fn climb(ladder: Ladder, caps: Capabilities, states: States) -> WritePlan {
+    ladder
+        .iter()
+        .find(|(when, _)| when.holds(caps, states))
+        .map_or(WritePlan::Refuse(NoWay::NoMethod), |&(_, plan)| plan)
+}
+
+/// One platform's answers to what [`write_plan`] asks of an element, kind of role by kind of
+/// role, as data: the UIA and AX mappings each have one table (`map::RULES`), which
+/// [`write_plan`] reads. Capabilities and states are the element's.
+#[derive(Debug, Clone, Copy)]
+pub struct WriteRules {
+    /// Whether a document is written as text (UIA: when its value is settable); `None`: only
+    /// text roles are.
+    pub document_as_text: Option<When>,
     /// Whether the element does something when pressed, whatever its role.
-    fn invocable(caps: Capabilities) -> bool;
+    pub invocable: When,
     /// How a text element is written.
-    fn text(caps: Capabilities, states: States) -> WritePlan;
+    pub text: Ladder,
     /// How a numeric element (slider, spinner, …) is written.
-    fn numeric(caps: Capabilities, states: States) -> WritePlan;
+    pub numeric: Ladder,
     /// How a radio button or radio menu item is chosen.
-    fn radio(caps: Capabilities) -> WritePlan;
+    pub radio: Ladder,
     /// Whether a toggle can be pressed.
-    fn toggles(caps: Capabilities) -> bool;
+    pub toggles: When,
     /// How a choice (combo box, menu button) is set.
-    fn choice(caps: Capabilities) -> WritePlan;
+    pub choice: Ladder,
     /// Whether a selectable item (tab, list item, row, …) can be selected.
-    fn selects(caps: Capabilities) -> bool;
+    pub selects: When,
     /// Whether an expander without `Expand` flips when pressed.
-    fn flips(caps: Capabilities) -> bool;
+    pub flips: When,
     /// Whether any other element is invoked by a press.
-    fn presses(caps: Capabilities) -> bool;
+    pub presses: When,
     /// What any other element that can neither be pressed nor expanded gets.
-    const LAST_RESORT: WritePlan;
+    pub last_resort: WritePlan,
 }
 
 /// The one shape of a write decision on UIA and AX: an element that takes no value and does
 /// nothing when pressed is not editable, a disabled one is refused, then the role decides, in
 /// this order: text, numeric, radio, toggle, choice, selectable item, expander, the rest.
-pub fn write_plan<R: WriteRules>(role: Role, caps: Capabilities, states: States) -> WritePlan {
-    let text = R::text_like(role, caps);
+pub fn write_plan(rules: &WriteRules, role: Role, caps: Capabilities, states: States) -> WritePlan {
+    let text = role.is_text()
+        || role == Role::Document
+            && rules
+                .document_as_text
+                .is_some_and(|w| w.holds(caps, states));
     let takes_value = text
         || role.is_numeric()
         || role.is_toggle()
         || role.is_choice()
         || role.is_selectable_item()
         || role == Role::Expander;
-    if !takes_value && !R::invocable(caps) {
+    let holds = |w: When| w.holds(caps, states);
+    if !takes_value && !holds(rules.invocable) {
         return WritePlan::Refuse(NoWay::NotEditable);
     }
     if !enabled(states) {
@@ -281,39 +368,39 @@ pub fn write_plan<R: WriteRules>(role: Role, caps: Capabilities, states: States)
     }
     let current = states.has(State::Indeterminate).then_some(Toggle::Mixed);
     if text {
-        return R::text(caps, states);
+        return climb(rules.text, caps, states);
     }
     if role.is_numeric() {
-        return R::numeric(caps, states);
+        return climb(rules.numeric, caps, states);
     }
-    let can = |yes: bool, plan: WritePlan| {
-        if yes {
+    let can = |w: When, plan: WritePlan| {
+        if holds(w) {
             plan
         } else {
             WritePlan::Refuse(NoWay::NoMethod)
         }
     };
     match role {
-        Role::RadioButton | Role::RadioMenuItem => R::radio(caps),
+        Role::RadioButton | Role::RadioMenuItem => climb(rules.radio, caps, states),
         r if r.is_toggle() => can(
-            R::toggles(caps),
+            rules.toggles,
             WritePlan::Toggle {
                 max_presses: toggle_budget(r, current),
             },
         ),
-        r if r.is_choice() => R::choice(caps),
-        r if r.is_selectable_item() => can(R::selects(caps), WritePlan::SelectItem),
+        r if r.is_choice() => climb(rules.choice, caps, states),
+        r if r.is_selectable_item() => can(rules.selects, WritePlan::SelectItem),
         Role::Expander if caps.has(Capability::Expand) => WritePlan::Expand { toggles: false },
-        Role::Expander => can(R::flips(caps), WritePlan::Expand { toggles: true }),
-        _ if R::presses(caps) => WritePlan::Invoke,
+        Role::Expander => can(rules.flips, WritePlan::Expand { toggles: true }),
+        _ if holds(rules.presses) => WritePlan::Invoke,
         _ if caps.has(Capability::Expand) => WritePlan::Expand { toggles: false },
-        _ => R::LAST_RESORT,
+        _ => rules.last_resort,
     }
 }
 
 /// [`write_plan`] for a mapped node.
-pub fn plan_for<R: WriteRules>(node: &Node) -> WritePlan {
-    write_plan::<R>(node.role, Capabilities::of(node), node.states)
+pub fn plan_for(rules: &WriteRules, node: &Node) -> WritePlan {
+    write_plan(rules, node.role, Capabilities::of(node), node.states)
 }
 
 /// The most presses [`WritePlan::Step`] sends for one write.
@@ -549,8 +636,8 @@ impl Platform {
     pub fn plan(self, ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
         match self {
             Platform::Atspi | Platform::Fixture => super::atspi::strategy::plan(ctx, req),
-            Platform::Uia => ops_for(self, plan_for::<super::uia::map::Rules>(ctx.node), ctx, req),
-            Platform::Ax => ops_for(self, plan_for::<super::ax::map::Rules>(ctx.node), ctx, req),
+            Platform::Uia => ops_for(self, plan_for(&super::uia::map::RULES, ctx.node), ctx, req),
+            Platform::Ax => ops_for(self, plan_for(&super::ax::map::RULES, ctx.node), ctx, req),
         }
     }
 }

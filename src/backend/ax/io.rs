@@ -700,7 +700,7 @@ impl Worker for AxWorker {
             .to_string();
         let done = |r: Result<(), AxError>| r.map(|()| true).map_err(|e| err(e, &what));
         match op {
-            // The planner chose how (`map::Rules`); the op says it.
+            // The planner chose how (`map::RULES`); the op says it.
             WriteOp::SetText(text) => done(el.set_value(CFString::new(text).as_CFType())),
             WriteOp::SetNumber(v) => done(el.set_value(CFNumber::from(*v).as_CFType())),
             WriteOp::StepTo(v) => self.step(&el, &node, *v),

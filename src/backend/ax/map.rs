@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::strategy::{Capabilities, Capability as C, NoWay, WritePlan, WriteRules};
+use crate::backend::strategy::{Capability as C, NoWay, When, WritePlan, WriteRules};
 use crate::backend::{EventKind, WriteOp};
 use crate::model::{
     AppText, Bounds, Interface, Interfaces, Node, NodeId, Role, State, States, Toggle, Value,
@@ -282,6 +282,8 @@ pub struct AxElement {
     pub children: Vec<AxElement>,
 }
 
+crate::backend::record::recorded!(AxElement, node_from);
+
 impl AxElement {
     fn sub(&self) -> Option<&str> {
         self.subrole.as_deref().filter(|s| !s.is_empty())
@@ -550,15 +552,6 @@ pub fn node_from(e: &AxElement) -> Node {
     n
 }
 
-impl crate::backend::record::Record for AxElement {
-    fn children(&self) -> &[AxElement] {
-        &self.children
-    }
-    fn to_node(&self) -> Node {
-        node_from(self)
-    }
-}
-
 /// AX's answers to [`write_plan`], with actions and settable attributes as capabilities: the
 /// write plan for an element on macOS, from its role, capabilities and states ([`plan_for`] for
 /// a mapped node), is
@@ -577,73 +570,42 @@ impl crate::backend::record::Record for AxElement {
 ///
 /// [`write_plan`]: crate::backend::strategy::write_plan
 /// [`plan_for`]: crate::backend::strategy::plan_for
-pub struct Rules;
-
-impl WriteRules for Rules {
-    fn invocable(caps: Capabilities) -> bool {
-        caps.has(C::Press) || caps.has(C::Expand) || caps.has(C::ShowMenu)
+pub const RULES: WriteRules = {
+    use WritePlan::*;
+    WriteRules {
+        document_as_text: None,
+        invocable: When::any(&[C::Press, C::Expand, C::ShowMenu]),
+        text: &[
+            (
+                When::any(&[C::SetText]).and_not(&[State::ReadOnly]),
+                SetValue,
+            ),
+            (When::ALWAYS, Refuse(NoWay::ReadOnly)),
+        ],
+        numeric: &[
+            (
+                When::all(&[C::SetNumber]).and_in(&[State::Editable]),
+                SetRange,
+            ),
+            (When::all(&[C::Increment, C::Decrement]), Step),
+            (When::ALWAYS, Refuse(NoWay::ReadOnly)),
+        ],
+        radio: &[(When::any(&[C::Press, C::Select]), SelectItem)],
+        toggles: When::any(&[C::Press]),
+        choice: &[
+            (
+                When::all(&[C::SelectChild]).and_any(&[C::Press, C::ShowMenu]),
+                OpenMenuAndPick,
+            ),
+            (When::any(&[C::SetText]), SetValue),
+        ],
+        selects: When::any(&[C::Select, C::Press]),
+        flips: When::any(&[C::Press]),
+        presses: When::any(&[C::Press]),
+        // Invocable without `Press` or `Expand`: only a menu to show, nothing to write.
+        last_resort: Refuse(NoWay::NoMethod),
     }
-
-    fn text(caps: Capabilities, states: States) -> WritePlan {
-        if caps.has(C::SetText) && !states.has(State::ReadOnly) {
-            WritePlan::SetValue
-        } else {
-            WritePlan::Refuse(NoWay::ReadOnly)
-        }
-    }
-
-    fn numeric(caps: Capabilities, states: States) -> WritePlan {
-        if states.has(State::Editable) && caps.has(C::SetNumber) {
-            WritePlan::SetRange
-        } else if caps.has(C::Increment) && caps.has(C::Decrement) {
-            WritePlan::Step
-        } else {
-            WritePlan::Refuse(NoWay::ReadOnly)
-        }
-    }
-
-    fn radio(caps: Capabilities) -> WritePlan {
-        if caps.has(C::Press) || caps.has(C::Select) {
-            WritePlan::SelectItem
-        } else {
-            WritePlan::Refuse(NoWay::NoMethod)
-        }
-    }
-
-    fn toggles(caps: Capabilities) -> bool {
-        caps.has(C::Press)
-    }
-
-    fn choice(caps: Capabilities) -> WritePlan {
-        if caps.has(C::SelectChild) && (caps.has(C::Press) || caps.has(C::ShowMenu)) {
-            WritePlan::OpenMenuAndPick
-        } else if caps.has(C::SetText) {
-            WritePlan::SetValue
-        } else {
-            WritePlan::Refuse(NoWay::NoMethod)
-        }
-    }
-
-    fn selects(caps: Capabilities) -> bool {
-        caps.has(C::Select) || caps.has(C::Press)
-    }
-
-    fn flips(caps: Capabilities) -> bool {
-        caps.has(C::Press)
-    }
-
-    fn presses(caps: Capabilities) -> bool {
-        caps.has(C::Press)
-    }
-
-    /// Invocable without `Press` or `Expand`: only a menu to show, nothing to write.
-    const LAST_RESORT: WritePlan = WritePlan::Refuse(NoWay::NoMethod);
-}
-
-/// How a mapped node is written: [`Rules`] for its role, capabilities and states.
-pub fn plan_for(node: &Node) -> WritePlan {
-    crate::backend::strategy::plan_for::<Rules>(node)
-}
+};
 
 /// How a write's result names an op sent through AX.
 pub fn op_method(op: &WriteOp) -> AppText {

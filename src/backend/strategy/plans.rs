@@ -112,8 +112,10 @@ fn write_plans_alike() {
             WritePlan::Refuse(NoWay::NoMethod),
         ),
     ];
-    check(cases.clone(), write_plan::<uia::map::Rules>);
-    check(cases, write_plan::<ax::map::Rules>);
+    check(cases.clone(), |r, c, s| {
+        write_plan(&uia::map::RULES, r, c, s)
+    });
+    check(cases, |r, c, s| write_plan(&ax::map::RULES, r, c, s));
 }
 
 /// Every other write-strategy choice on UIA, one row each.
@@ -334,7 +336,7 @@ fn every_uia_write_plan() {
             WritePlan::Toggle { max_presses: 1 },
         ),
     ];
-    check(cases, write_plan::<uia::map::Rules>);
+    check(cases, |r, c, s| write_plan(&uia::map::RULES, r, c, s));
 }
 
 /// Every other write-strategy choice on AX, one row each.
@@ -499,5 +501,5 @@ fn every_ax_write_plan() {
             WritePlan::Refuse(NoWay::Disabled),
         ),
     ];
-    check(cases, write_plan::<ax::map::Rules>);
+    check(cases, |r, c, s| write_plan(&ax::map::RULES, r, c, s));
 }

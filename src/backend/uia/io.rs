@@ -15,7 +15,7 @@
 //! Reads are bulk: one `BuildUpdatedCache` with a cache request for every property and
 //! pattern-availability flag the mapping needs, `TreeScope::Subtree`, then the cached tree is
 //! walked locally (`GetCachedChildren`). Writes carry out the ops the planner made from
-//! [`map::Rules`], each op calling the pattern it stands for; only the read-back (in
+//! [`map::RULES`], each op calling the pattern it stands for; only the read-back (in
 //! `write::engine`) decides what happened.
 
 use std::collections::VecDeque;
@@ -703,7 +703,7 @@ impl Worker for UiaWorker {
             .to_string();
         let done = |r: uiautomation::Result<()>| r.map(|()| true).map_err(|e| err(e, &what));
         match op {
-            // The planner chose the pattern (`map::Rules`); the op names it.
+            // The planner chose the pattern (`map::RULES`); the op names it.
             WriteOp::SetText(text) => done(
                 el.get_pattern::<UIValuePattern>()
                     .and_then(|p| p.set_value(text)),

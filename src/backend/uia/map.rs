@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::strategy::{Capabilities, Capability as C, NoWay, WritePlan, WriteRules};
+use crate::backend::strategy::{Capability as C, NoWay, When, WritePlan, WriteRules};
 use crate::backend::{EventKind, WriteOp};
 use crate::model::{
     AppText, Bounds, Interface, Interfaces, Node, NodeId, Role, State, States, Toggle, Value,
@@ -254,6 +254,8 @@ pub struct UiaElement {
     pub bounds: Option<Bounds>,
     pub children: Vec<UiaElement>,
 }
+
+crate::backend::record::recorded!(UiaElement, node_from);
 
 impl Default for UiaElement {
     fn default() -> Self {
@@ -615,15 +617,6 @@ pub fn node_from(e: &UiaElement) -> Node {
     n
 }
 
-impl crate::backend::record::Record for UiaElement {
-    fn children(&self) -> &[UiaElement] {
-        &self.children
-    }
-    fn to_node(&self) -> Node {
-        node_from(self)
-    }
-}
-
 /// UIA's answers to [`write_plan`], with patterns as capabilities: the write plan for an
 /// element on UIA, from its role, capabilities and states ([`plan_for`] for a mapped node: the
 /// one choice of how it is written, which the planner turns into ops with `Platform::plan` and
@@ -642,87 +635,41 @@ impl crate::backend::record::Record for UiaElement {
 ///
 /// [`write_plan`]: crate::backend::strategy::write_plan
 /// [`plan_for`]: crate::backend::strategy::plan_for
-pub struct Rules;
-
-impl WriteRules for Rules {
-    fn text_like(role: Role, caps: Capabilities) -> bool {
-        role.is_text() || role == Role::Document && caps.has(C::SetText)
+pub const RULES: WriteRules = {
+    use WritePlan::*;
+    WriteRules {
+        document_as_text: Some(When::any(&[C::SetText])),
+        invocable: When::any(&[C::Invoke, C::Toggle, C::Expand]),
+        text: &[
+            (When::states(&[State::ReadOnly]), Refuse(NoWay::ReadOnly)),
+            (When::any(&[C::SetText]), SetValue),
+            (
+                When::all(&[C::ReadText]).and_in(&[State::Editable]),
+                Keyboard,
+            ),
+        ],
+        numeric: &[
+            (When::states(&[State::ReadOnly]), Refuse(NoWay::ReadOnly)),
+            (When::any(&[C::SetNumber]), SetRange),
+            (When::any(&[C::SetText]), SetValue),
+        ],
+        radio: &[
+            (When::any(&[C::Select, C::Invoke]), SelectItem),
+            (When::any(&[C::Toggle]), Toggle { max_presses: 1 }),
+        ],
+        toggles: When::any(&[C::Toggle, C::Invoke]),
+        choice: &[
+            (When::any(&[C::Expand]), OpenMenuAndPick),
+            (When::any(&[C::SelectChild]), SelectChild),
+            (When::any(&[C::SetText]), SetValue),
+        ],
+        selects: When::any(&[C::Select]),
+        flips: When::any(&[C::Toggle, C::Invoke]),
+        presses: When::any(&[C::Invoke]),
+        // Invocable without `Invoke` or `Expand`: it has `Toggle`.
+        last_resort: Toggle { max_presses: 1 },
     }
-
-    fn invocable(caps: Capabilities) -> bool {
-        caps.has(C::Invoke) || caps.has(C::Toggle) || caps.has(C::Expand)
-    }
-
-    fn text(caps: Capabilities, states: States) -> WritePlan {
-        if states.has(State::ReadOnly) {
-            WritePlan::Refuse(NoWay::ReadOnly)
-        } else if caps.has(C::SetText) {
-            WritePlan::SetValue
-        } else if caps.has(C::ReadText) && states.has(State::Editable) {
-            WritePlan::Keyboard
-        } else {
-            WritePlan::Refuse(NoWay::NoMethod)
-        }
-    }
-
-    fn numeric(caps: Capabilities, states: States) -> WritePlan {
-        if states.has(State::ReadOnly) {
-            WritePlan::Refuse(NoWay::ReadOnly)
-        } else if caps.has(C::SetNumber) {
-            WritePlan::SetRange
-        } else if caps.has(C::SetText) {
-            WritePlan::SetValue
-        } else {
-            WritePlan::Refuse(NoWay::NoMethod)
-        }
-    }
-
-    fn radio(caps: Capabilities) -> WritePlan {
-        if caps.has(C::Select) || caps.has(C::Invoke) {
-            WritePlan::SelectItem
-        } else if caps.has(C::Toggle) {
-            WritePlan::Toggle { max_presses: 1 }
-        } else {
-            WritePlan::Refuse(NoWay::NoMethod)
-        }
-    }
-
-    fn toggles(caps: Capabilities) -> bool {
-        caps.has(C::Toggle) || caps.has(C::Invoke)
-    }
-
-    fn choice(caps: Capabilities) -> WritePlan {
-        if caps.has(C::Expand) {
-            WritePlan::OpenMenuAndPick
-        } else if caps.has(C::SelectChild) {
-            WritePlan::SelectChild
-        } else if caps.has(C::SetText) {
-            WritePlan::SetValue
-        } else {
-            WritePlan::Refuse(NoWay::NoMethod)
-        }
-    }
-
-    fn selects(caps: Capabilities) -> bool {
-        caps.has(C::Select)
-    }
-
-    fn flips(caps: Capabilities) -> bool {
-        caps.has(C::Toggle) || caps.has(C::Invoke)
-    }
-
-    fn presses(caps: Capabilities) -> bool {
-        caps.has(C::Invoke)
-    }
-
-    /// Invocable without `Invoke` or `Expand`: it has `Toggle`.
-    const LAST_RESORT: WritePlan = WritePlan::Toggle { max_presses: 1 };
-}
-
-/// How a mapped node is written: [`Rules`] for its role, capabilities and states.
-pub fn plan_for(node: &Node) -> WritePlan {
-    crate::backend::strategy::plan_for::<Rules>(node)
-}
+};
 
 /// How a write's result names an op sent through UI Automation.
 pub fn op_method(op: &WriteOp) -> AppText {

@@ -1,6 +1,7 @@
 //! The AX mapping tables, entry by entry (every write-plan choice is in `strategy/plans.rs`).
 
 use super::*;
+use crate::backend::strategy::plan_for;
 use crate::backend::worker::cases;
 
 fn el(role: &str, subrole: Option<&str>) -> AxElement {
@@ -542,17 +543,20 @@ fn plans_from_mapped_nodes() {
     let mut popup = el("AXPopUpButton", None);
     popup.actions = vec!["AXPress".into()];
     popup.value = Some(AxValue::Text("Medium".into()));
-    assert_eq!(plan_for(&node_from(&popup)), WritePlan::OpenMenuAndPick);
+    assert_eq!(
+        plan_for(&RULES, &node_from(&popup)),
+        WritePlan::OpenMenuAndPick
+    );
     let mut inc = el("AXIncrementor", None);
     inc.actions = vec!["AXIncrement".into(), "AXDecrement".into()];
-    assert_eq!(plan_for(&node_from(&inc)), WritePlan::Step);
+    assert_eq!(plan_for(&RULES, &node_from(&inc)), WritePlan::Step);
     inc.value_settable = true;
-    assert_eq!(plan_for(&node_from(&inc)), WritePlan::SetRange);
+    assert_eq!(plan_for(&RULES, &node_from(&inc)), WritePlan::SetRange);
     let mut mixed = el("AXCheckBox", None);
     mixed.actions = vec!["AXPress".into()];
     mixed.value = Some(AxValue::Number(2.0));
     assert_eq!(
-        plan_for(&node_from(&mixed)),
+        plan_for(&RULES, &node_from(&mixed)),
         WritePlan::Toggle { max_presses: 2 }
     );
     let secure = AxElement {
@@ -561,7 +565,7 @@ fn plans_from_mapped_nodes() {
     };
     let n = node_from(&secure);
     assert!(n.is_secret());
-    assert_eq!(plan_for(&n), WritePlan::SetValue);
+    assert_eq!(plan_for(&RULES, &n), WritePlan::SetValue);
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! `strategy/plans.rs`).
 
 use super::*;
+use crate::backend::strategy::plan_for;
 
 #[test]
 fn plans_from_mapped_nodes() {
@@ -11,7 +12,7 @@ fn plans_from_mapped_nodes() {
         ..el(50002, &[Pattern::Toggle])
     };
     assert_eq!(
-        plan_for(&node_from(&mixed_box)),
+        plan_for(&RULES, &node_from(&mixed_box)),
         WritePlan::Toggle { max_presses: 2 }
     );
     let ro_edit = UiaElement {
@@ -20,17 +21,20 @@ fn plans_from_mapped_nodes() {
         ..el(50004, &[Pattern::Value])
     };
     assert_eq!(
-        plan_for(&node_from(&ro_edit)),
+        plan_for(&RULES, &node_from(&ro_edit)),
         WritePlan::Refuse(NoWay::ReadOnly)
     );
     let rw_edit = UiaElement {
         value_is_read_only: Some(false),
         ..ro_edit.clone()
     };
-    assert_eq!(plan_for(&node_from(&rw_edit)), WritePlan::SetValue);
+    assert_eq!(plan_for(&RULES, &node_from(&rw_edit)), WritePlan::SetValue);
     let combo = el(
         50003,
         &[Pattern::ExpandCollapse, Pattern::Selection, Pattern::Value],
     );
-    assert_eq!(plan_for(&node_from(&combo)), WritePlan::OpenMenuAndPick);
+    assert_eq!(
+        plan_for(&RULES, &node_from(&combo)),
+        WritePlan::OpenMenuAndPick
+    );
 }
