@@ -177,7 +177,7 @@ impl App {
         }
     }
 
-    // ----- mouse and paste -----
+    // ----- mouse -----
 
     pub(super) fn on_mouse(&mut self, m: MouseEvent, fx: &mut Vec<Effect>) {
         if !self.mouse_reaches_panes() {
