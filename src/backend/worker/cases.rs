@@ -10,3 +10,10 @@ pub fn states<E: Debug>(cases: Vec<(E, State, bool)>, of: impl Fn(&E) -> States)
         assert_eq!(of(&e).has(state), want, "{state:?} for {e:?}");
     }
 }
+
+/// Checks each row, (a platform error code, the kind it means), against `classify`.
+pub fn codes<C: Debug + Copy, K: Debug + PartialEq>(cases: &[(C, K)], classify: impl Fn(C) -> K) {
+    for &(code, ref kind) in cases {
+        assert_eq!(&classify(code), kind, "{code:?} ({code:#x?})");
+    }
+}

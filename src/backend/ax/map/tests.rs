@@ -570,19 +570,20 @@ fn plans_from_mapped_nodes() {
 
 #[test]
 fn errors() {
-    for (code, kind) in [
-        (AX_ERROR_INVALID_UI_ELEMENT, ErrorKind::Vanished),
-        (AX_ERROR_CANNOT_COMPLETE, ErrorKind::Timeout),
-        (AX_ERROR_API_DISABLED, ErrorKind::NotTrusted),
-        (AX_ERROR_ATTRIBUTE_UNSUPPORTED, ErrorKind::Unsupported),
-        (AX_ERROR_ACTION_UNSUPPORTED, ErrorKind::Unsupported),
-        (AX_ERROR_NOT_IMPLEMENTED, ErrorKind::Unsupported),
-        (AX_ERROR_NO_VALUE, ErrorKind::Unsupported),
-        (AX_ERROR_FAILURE, ErrorKind::Failed),
-        (AX_ERROR_ILLEGAL_ARGUMENT, ErrorKind::Failed),
-    ] {
-        assert_eq!(classify_error(code), kind, "{code}");
-    }
+    cases::codes(
+        &[
+            (AX_ERROR_INVALID_UI_ELEMENT, ErrorKind::Vanished),
+            (AX_ERROR_CANNOT_COMPLETE, ErrorKind::Timeout),
+            (AX_ERROR_API_DISABLED, ErrorKind::NotTrusted),
+            (AX_ERROR_ATTRIBUTE_UNSUPPORTED, ErrorKind::Unsupported),
+            (AX_ERROR_ACTION_UNSUPPORTED, ErrorKind::Unsupported),
+            (AX_ERROR_NOT_IMPLEMENTED, ErrorKind::Unsupported),
+            (AX_ERROR_NO_VALUE, ErrorKind::Unsupported),
+            (AX_ERROR_FAILURE, ErrorKind::Failed),
+            (AX_ERROR_ILLEGAL_ARGUMENT, ErrorKind::Failed),
+        ],
+        classify_error,
+    );
 }
 
 #[test]

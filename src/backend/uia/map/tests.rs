@@ -630,19 +630,20 @@ fn values_by_role() {
 #[test]
 fn hresults() {
     assert_eq!(UIA_E_ELEMENTNOTAVAILABLE, -2147220991);
-    for (code, kind) in [
-        (UIA_E_ELEMENTNOTAVAILABLE, ErrorKind::Vanished),
-        (RPC_E_DISCONNECTED, ErrorKind::Vanished),
-        (CO_E_OBJNOTCONNECTED, ErrorKind::Vanished),
-        (UIA_E_TIMEOUT, ErrorKind::Timeout),
-        (UIA_E_NOTSUPPORTED, ErrorKind::Unsupported),
-        (UIA_E_ELEMENTNOTENABLED, ErrorKind::Unsupported),
-        (UIA_E_INVALIDOPERATION, ErrorKind::Unsupported),
-        (0, ErrorKind::Failed),
-        (4, ErrorKind::Failed),
-    ] {
-        assert_eq!(classify_hresult(code), kind, "{code:#x}");
-    }
+    cases::codes(
+        &[
+            (UIA_E_ELEMENTNOTAVAILABLE, ErrorKind::Vanished),
+            (RPC_E_DISCONNECTED, ErrorKind::Vanished),
+            (CO_E_OBJNOTCONNECTED, ErrorKind::Vanished),
+            (UIA_E_TIMEOUT, ErrorKind::Timeout),
+            (UIA_E_NOTSUPPORTED, ErrorKind::Unsupported),
+            (UIA_E_ELEMENTNOTENABLED, ErrorKind::Unsupported),
+            (UIA_E_INVALIDOPERATION, ErrorKind::Unsupported),
+            (0, ErrorKind::Failed),
+            (4, ErrorKind::Failed),
+        ],
+        classify_hresult,
+    );
 }
 
 #[test]
