@@ -88,7 +88,8 @@ async fn connect_ax() -> Result<Arc<dyn Backend>, Error> {
     ))
 }
 
-/// Runs the command; a one-shot command's tree reads say how far they have got to `reads`.
+/// Runs the command; a one-shot command's tree reads say how far they have got, and its waits
+/// for a target what they wait for, to `reads`.
 async fn run(
     cli: Cli,
     reads: Option<Arc<treeglass::backend::progress::ReadProgress>>,
@@ -150,8 +151,8 @@ async fn run(
     }
     let backend = pick_backend(cli.backend.as_deref()).await?;
     tracing::debug!(backend = backend.name(), "connected");
-    if let Some(reads) = reads {
-        backend.report_reads(reads);
+    if let Some(reads) = &reads {
+        backend.report_reads(reads.clone());
     }
     if let Some(Command::Mcp) = &cli.command {
         let spec = cli.backend.clone();
@@ -162,7 +163,7 @@ async fn run(
         treeglass::mcp::serve(backend, doctor).await?;
         return Ok((Printed::Text(String::new()), exit::OK));
     }
-    let session = Session::new(backend.clone());
+    let session = Session::new(backend.clone()).reporting(reads.clone());
     // One-shot commands that use only the element they resolve (and its path) may let the app
     // narrow its candidates. Recording a step needs the whole tree (its target is suggested
     // from it); so does `invoke`, which credits the app's reactions in the element's subtree.
@@ -185,7 +186,7 @@ async fn run(
         Some(Command::Get(args)) => cli::get(&session, &args).await.map(text),
         Some(Command::Set(args)) => cli::set(&session, &args).await.map(text),
         Some(Command::Invoke(args)) => cli::invoke(&session, &args).await.map(text),
-        Some(Command::Workflow(args)) => cli::workflow::with_backend(backend.clone(), &args)
+        Some(Command::Workflow(args)) => cli::workflow::with_backend(backend.clone(), reads, &args)
             .await
             .map(text),
         Some(Command::Clipboard(_))

@@ -93,6 +93,8 @@ pub struct Session {
     /// such a snapshot holds the path alone, so targets suggested from it would be unique by
     /// construction.
     pub narrow: std::sync::atomic::AtomicBool,
+    /// Where a wait for a target says what it waits for (a one-shot command's progress line).
+    progress: Option<Arc<crate::backend::progress::ReadProgress>>,
 }
 
 /// The result of resolving a target against fresh reads.
@@ -116,7 +118,17 @@ impl Session {
             backend,
             book: Mutex::new(Book::default()),
             narrow: std::sync::atomic::AtomicBool::new(false),
+            progress: None,
         }
+    }
+
+    /// The session, saying what its waits for a target wait for to `progress` (the front end
+    /// shows it), when there is one.
+    pub fn reporting(
+        self,
+        progress: Option<Arc<crate::backend::progress::ReadProgress>>,
+    ) -> Session {
+        Session { progress, ..self }
     }
 
     fn book(&self) -> std::sync::MutexGuard<'_, Book> {
@@ -250,7 +262,7 @@ impl Session {
         }
         let mut reads = 0;
         // What the wait is for, on a terminal's progress line; cleared however this ends.
-        let mut said: Option<crate::backend::progress::WaitingFor> = None;
+        let mut said: Option<crate::backend::progress::WaitingFor<'_>> = None;
         loop {
             let snap = self.snapshot(root, limits).await?;
             reads += 1;
@@ -278,9 +290,7 @@ impl Session {
             let what = waiting_for(&resolution, target);
             match &said {
                 Some(s) => s.say(what),
-                None => {
-                    said = Some(crate::backend::progress::WaitingFor::start(what, timeout));
-                }
+                None => said = self.progress.as_deref().map(|p| p.wait_for(what, timeout)),
             }
             // With no wait asked for, the app has QUIET to show it is changing.
             let at_rest_answers = wait == Wait::WhileChanging;

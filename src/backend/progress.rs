@@ -1,8 +1,10 @@
 //! How far the tree read in progress has got, for a progress line: one-shot commands print it
 //! on standard error when that is a terminal (`reading… 12,480 nodes`), the TUI shows it while
-//! it waits for a window's tree. The front end that shows it makes a [`ReadProgress`] and hands
-//! it to its backend ([`Backend::report_reads`](super::Backend::report_reads)); the backend's
-//! reads set it as their rounds come back; nothing else depends on it.
+//! it waits for a window's tree — and, on that line, what a one-shot command waits for while a
+//! target is not yet one element. The front end that shows it makes a [`ReadProgress`] and
+//! hands it to its backend ([`Backend::report_reads`](super::Backend::report_reads)) and its
+//! session (`Session::reporting`); the backend's reads set it as their rounds come back, the
+//! session's waits for a target say what they wait for; nothing else depends on it.
 //!
 //! The inspector also asks for the tree as it arrives ([`ReadProgress::want_partials`]): a
 //! backend that reads in rounds publishes what it has placed so far, marked
@@ -15,7 +17,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::model::{NodeId, Snapshot};
 
-/// One front end's view of its backend's tree reads (shared as an `Arc`).
+/// One front end's view of its backend's tree reads and its session's waits (shared as an
+/// `Arc`).
 #[derive(Default)]
 pub struct ReadProgress {
     /// Reads running now.
@@ -28,6 +31,9 @@ pub struct ReadProgress {
     partial: Mutex<Option<(NodeId, Snapshot)>>,
     /// The running reads are to stop.
     cancel: AtomicBool,
+    /// What a session waits for while a target is not yet one element (set by the
+    /// resolution's wait, cleared when it ends).
+    waiting: Mutex<Option<Waiting>>,
 }
 
 /// Marks a read as running until dropped.
@@ -97,11 +103,6 @@ impl Drop for Reading<'_> {
     }
 }
 
-/// What a command waits for while a target is not yet one element, for the progress line (a
-/// one-shot command shows it on standard error when that is a terminal: no wait of more than a
-/// second is silent there). Set by the resolution's wait, cleared when it ends.
-pub static WAITING: Mutex<Option<Waiting>> = Mutex::new(None);
-
 /// One wait for a target.
 #[derive(Debug, Clone)]
 pub struct Waiting {
@@ -114,29 +115,45 @@ pub struct Waiting {
 }
 
 /// Marks a wait for a target until dropped.
-pub struct WaitingFor(());
+pub struct WaitingFor<'a>(&'a ReadProgress);
 
-impl WaitingFor {
+impl ReadProgress {
     /// Starts a wait of at most `limit`, for `what`.
-    pub fn start(what: String, limit: std::time::Duration) -> WaitingFor {
-        *WAITING.lock().unwrap_or_else(|e| e.into_inner()) = Some(Waiting {
+    pub fn wait_for(&self, what: String, limit: std::time::Duration) -> WaitingFor<'_> {
+        *self.waiting.lock().unwrap_or_else(|e| e.into_inner()) = Some(Waiting {
             what,
             since: std::time::Instant::now(),
             limit,
         });
-        WaitingFor(())
+        WaitingFor(self)
     }
 
+    /// The wait for a target under way, if any.
+    pub fn waiting(&self) -> Option<Waiting> {
+        self.waiting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+impl WaitingFor<'_> {
     /// What the wait is for now (the target went from no match to two, say).
     pub fn say(&self, what: String) {
-        if let Some(w) = WAITING.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        if let Some(w) = self
+            .0
+            .waiting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_mut()
+        {
             w.what = what;
         }
     }
 }
 
-impl Drop for WaitingFor {
+impl Drop for WaitingFor<'_> {
     fn drop(&mut self) {
-        *WAITING.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.0.waiting.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 }

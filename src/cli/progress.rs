@@ -38,11 +38,10 @@ impl ProgressLine {
                     None => {
                         since = None;
                         // A wait for a target, after its first second.
-                        let w = crate::backend::progress::WAITING
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .clone();
-                        if let Some(w) = w.filter(|w| w.since.elapsed() >= Duration::from_secs(1)) {
+                        if let Some(w) = reads
+                            .waiting()
+                            .filter(|w| w.since.elapsed() >= Duration::from_secs(1))
+                        {
                             eprint!(
                                 "\r{} ({} of {}; Ctrl-C stops)\x1b[K",
                                 w.what,

@@ -245,10 +245,11 @@ pub fn without_backend(args: &WorkflowArgs) -> Option<Result<(String, i32), Erro
 /// The workflow commands that use the backend.
 pub async fn with_backend(
     backend: Arc<dyn Backend>,
+    progress: Option<Arc<crate::backend::progress::ReadProgress>>,
     args: &WorkflowArgs,
 ) -> Result<(String, i32), Error> {
     match &args.command {
-        WorkflowCommand::Run(a) => run(backend, a).await,
+        WorkflowCommand::Run(a) => run(backend, progress, a).await,
         WorkflowCommand::Record(a) => record(backend, a).await,
         _ => without_backend(args)
             .unwrap_or_else(|| Err(Error::other("unreachable workflow command"))),
@@ -266,7 +267,11 @@ fn validate(file: &Path, as_json: bool) -> Result<(String, i32), Error> {
     ))
 }
 
-async fn run(backend: Arc<dyn Backend>, args: &RunArgs) -> Result<(String, i32), Error> {
+async fn run(
+    backend: Arc<dyn Backend>,
+    progress: Option<Arc<crate::backend::progress::ReadProgress>>,
+    args: &RunArgs,
+) -> Result<(String, i32), Error> {
     let wf = match checked(args)? {
         Ok(wf) => wf,
         Err(done) => return junit_not_run(args, done),
@@ -277,7 +282,7 @@ async fn run(backend: Arc<dyn Backend>, args: &RunArgs) -> Result<(String, i32),
         .iter()
         .map(|s| (s.id.clone(), s.action.as_str()))
         .collect();
-    let session = Arc::new(Session::new(backend));
+    let session = Arc::new(Session::new(backend).reporting(progress));
     let run = use_case::run(session, &args.scope.scope(), &args.file, wf, given).await?;
     let done = answered(&run, args.json);
     match (run.report(), &args.junit) {
