@@ -62,13 +62,10 @@ impl App {
     /// that read is done.
     fn fresh_bounds(&self) -> Option<(NodeId, Option<Bounds>)> {
         let (_, n) = self.selected_node()?;
-        let fresh = self
-            .panes
+        self.panes
             .details
-            .read
-            .as_ref()
-            .is_some_and(|(id, err)| *id == n.id && err.is_none());
-        fresh.then(|| (n.id.clone(), n.bounds))
+            .has_read(&n.id)
+            .then(|| (n.id.clone(), n.bounds))
     }
 
     /// Why the highlight is not drawn for the selection (`None` when it is, or could be).

@@ -62,12 +62,7 @@ impl App {
         };
         // Trees are read without action names (they cost a call each); the details pane's
         // fresh read of the selection brings them.
-        let read = self
-            .panes
-            .details
-            .read
-            .as_ref()
-            .is_some_and(|(id, err)| *id == n.id && err.is_none());
+        let read = self.panes.details.has_read(&n.id);
         if n.actions.is_empty() && !read && n.interfaces.has(crate::model::Interface::Action) {
             self.notice = Some("reading its actions — press a again".into());
         } else if n.actions.is_empty() {

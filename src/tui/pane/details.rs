@@ -26,6 +26,16 @@ pub struct State {
     pub(crate) inflight: bool,
 }
 
+impl State {
+    /// Whether its fresh read of `id` is done and answered (it brings what a tree read leaves
+    /// out: action names, bounds).
+    pub(crate) fn has_read(&self, id: &NodeId) -> bool {
+        self.read
+            .as_ref()
+            .is_some_and(|(read, err)| read == id && err.is_none())
+    }
+}
+
 /// It never takes the focus: J and K (and the wheel) scroll it from anywhere.
 pub(crate) struct Unit;
 
