@@ -164,19 +164,14 @@ pub(crate) fn path_tail(path: String, room: usize) -> String {
 pub(crate) mod testing {
     //! Drawing the open overlay into a buffer of its own, as ratatui tests its widgets.
 
-    use ratatui::Terminal;
-    use ratatui::backend::TestBackend;
     use ratatui::buffer::Buffer;
 
     use crate::tui::app::App;
+    use crate::tui::pane::testing::drawn;
 
     /// `app`'s open overlay drawn over a `width` × `height` buffer.
     pub fn draw(app: &App, width: u16, height: u16) -> Buffer {
-        let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test backend");
-        terminal
-            .draw(|f| super::render(app, f, f.area()))
-            .expect("draw");
-        terminal.backend().buffer().clone()
+        drawn(width, height, |f| super::render(app, f, f.area()))
     }
 }
 

@@ -204,10 +204,13 @@ pub(crate) mod testing {
 
     /// `pane` drawn from `app` into a `width` × `height` buffer.
     pub fn draw(app: &App, pane: Pane, width: u16, height: u16) -> Buffer {
+        drawn(width, height, |f| pane.unit().render(app, f, f.area()))
+    }
+
+    /// What `draw` draws into a `width` × `height` buffer of its own.
+    pub fn drawn(width: u16, height: u16, draw: impl FnOnce(&mut ratatui::Frame<'_>)) -> Buffer {
         let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test backend");
-        terminal
-            .draw(|f| pane.unit().render(app, f, f.area()))
-            .expect("draw");
+        terminal.draw(draw).expect("draw");
         terminal.backend().buffer().clone()
     }
 
