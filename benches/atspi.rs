@@ -14,6 +14,9 @@
 //! alone). With `TREEGLASS_BENCH_BASELINE=PATH` (another build's `treeglass` binary) every
 //! whole-process figure is also taken with that binary, runs alternating, and printed beside
 //! this build's.
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg_attr(not(target_os = "linux"), no_main)]
+#![cfg(target_os = "linux")]
 
 #[allow(unused_imports)]
 #[path = "../tests/common/mod.rs"]

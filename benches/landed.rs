@@ -6,6 +6,9 @@
 //! (the window read again after the write and compared).
 //!
 //! `scripts/a11y-session cargo bench --bench landed`
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg_attr(not(target_os = "linux"), no_main)]
+#![cfg(target_os = "linux")]
 
 #[allow(unused_imports)]
 #[path = "../tests/common/mod.rs"]

@@ -14,6 +14,9 @@
 //! for 600 ms; the "work" figures leave those two waits out.
 //!
 //! `scripts/a11y-session cargo bench --bench mcp`
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg_attr(not(target_os = "linux"), no_main)]
+#![cfg(target_os = "linux")]
 
 #[allow(unused_imports)]
 #[path = "../tests/common/mod.rs"]

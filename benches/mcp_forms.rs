@@ -12,6 +12,9 @@
 //! response (the MCP Python SDK; median of 3). Asserts nothing but that each call answers.
 //!
 //! `scripts/a11y-session cargo bench --bench mcp_forms`
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg_attr(not(target_os = "linux"), no_main)]
+#![cfg(target_os = "linux")]
 
 #[allow(unused_imports)]
 #[path = "../tests/common/mod.rs"]

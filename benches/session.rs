@@ -12,6 +12,9 @@
 //!
 //! `cargo bench --bench session` (`TREEGLASS_BENCH_ROUNDS=N`, default 10). It needs no
 //! session around it: each run makes its own.
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg_attr(not(target_os = "linux"), no_main)]
+#![cfg(target_os = "linux")]
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};

@@ -141,7 +141,11 @@ pub fn write(item: &Item, keep: Duration) -> Result<Written, ClipboardError> {
     let wanted = item.clone();
     let item = item.clone();
     let (tx, rx) = std::sync::mpsc::channel();
+    // Only an X11 or Wayland owner has to stay to serve what it put there.
+    #[cfg(target_os = "linux")]
     let deadline = Instant::now() + keep;
+    #[cfg(not(target_os = "linux"))]
+    let _ = keep;
     let owner = std::thread::spawn(move || {
         let mut cb = match open() {
             Ok(cb) => cb,

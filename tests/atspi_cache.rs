@@ -6,6 +6,8 @@
 //! This binary holds one test on purpose: any other client registering events on the same bus
 //! (a pyatspi walk, the TUI, a fresh resolution) would wake the bridge too and hide a regression.
 //! The app is started and waited for with `treeglass apps`, which reads no tree.
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg(target_os = "linux")]
 
 mod common;
 

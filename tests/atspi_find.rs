@@ -1,6 +1,8 @@
 //! Targets on the real bus: suggested targets resolve back to their node (GTK fixture and
 //! gtk3-widget-factory), resolution waits for elements that appear later, and gives near
 //! misses when they never do.
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

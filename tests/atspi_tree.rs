@@ -1,5 +1,7 @@
 //! The AT-SPI reader on the real bus: the project's GTK fixture and gtk3-widget-factory,
 //! cross-checked against a pyatspi walk; apps that die or hang mid-read.
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

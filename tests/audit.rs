@@ -3,6 +3,8 @@
 //! twin. Every planted defect is found on its element, nothing is found in a clean twin, and
 //! the app is alive, registered and answering afterwards. The app is started once. The TUI's
 //! findings (`!`, the status line's count, Enter to the element, `]`) on the same app, in tmux.
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg(target_os = "linux")]
 
 mod common;
 

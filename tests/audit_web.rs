@@ -20,6 +20,8 @@
 //!   so. axe-core passes one that takes no focus and is no live region.
 //! - Gecko shows an image whose alt text is a space as an unnamed `static`; its tag, read for
 //!   the audit, says it is an image.
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg(target_os = "linux")]
 
 mod common;
 

@@ -6,6 +6,8 @@
 //! yet (no action, no extents) is scrolled into view and written. Each browser is started
 //! once for the binary, one at a time, and must stay alive, registered and answering after
 //! every step. No timing is asserted: the figures live in `benches/atspi.rs`.
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

@@ -65,6 +65,7 @@ impl Scratch {
         self.path(name).to_str().unwrap().to_string()
     }
 
+    #[cfg(unix)] // used by the tests of links, devices and FIFOs
     fn temporaries(&self) -> Vec<String> {
         std::fs::read_dir(&self.0)
             .unwrap()
@@ -80,6 +81,7 @@ impl Drop for Scratch {
     }
 }
 
+#[cfg(unix)] // used by the tests of links, devices and FIFOs
 fn mkfifo(path: &Path) {
     assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
 }
@@ -105,6 +107,7 @@ fn outline_fixture(path: &Path, n: usize, wide: bool) {
 }
 
 /// A recording with one step, made through `set --record` on the demo app.
+#[cfg(unix)]
 fn recording(s: &Scratch) -> String {
     let rec = s.s("rec.json");
     let o = run(&[

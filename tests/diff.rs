@@ -2,6 +2,8 @@
 //! added row, a moved element, a file that is not a tree), and on the real bus the GTK fixture
 //! app read live against a file written before it changed (checked against the app's own
 //! state).
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

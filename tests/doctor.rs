@@ -6,6 +6,8 @@
 //! exit 7. Then the fixture stopped (it owns its bus name and answers nothing) → its line says
 //! it is not responding, never that it exited. Every app is started once and checked alive and
 //! answering after each step. No timing is asserted.
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

@@ -4,6 +4,8 @@
 //! read is said, the element that keeps a call unanswered is named with its call, and the app
 //! is called not responding only when it answers nothing. The app is started once and its
 //! lies are switched while it runs; after every lie it must still answer.
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

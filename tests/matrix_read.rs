@@ -2,6 +2,8 @@
 //! read with every read-only command treeglass has, compared with an independent pyatspi walk,
 //! and checked to be alive and still registered after each step; finally it is killed in the
 //! middle of a read, which must end in the distinct "application exited" error.
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

@@ -5,6 +5,8 @@
 //!
 //! Synthesized keys and clicks go to whichever window has the focus: the tests of this binary
 //! take one lock, so no two of them type at once.
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

@@ -2,6 +2,8 @@
 //! MCP Python SDK, against the project's GTK fixture app, whose stdin protocol reports what
 //! the app really holds. After every step that touched the app, the app must be alive and
 //! still registered on the bus.
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

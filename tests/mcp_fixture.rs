@@ -4,6 +4,8 @@
 //! and raw JSON-RPC on the server's pipes (bad input answered with the JSON-RPC error and id
 //! it calls for, never a crash; tool schemas strict draft 2020-12; hostile app strings never
 //! raw on the stream).
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

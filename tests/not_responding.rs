@@ -3,6 +3,8 @@
 //! "exited" — a write is refused with nothing sent, the inspector keeps the last tree (greyed)
 //! and recovers on its own when the app answers again. On the real bus, with the project's
 //! GTK 3 fixture frozen on demand (`freeze SECONDS`).
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg(target_os = "linux")]
 
 mod common;
 

@@ -4,6 +4,8 @@
 //! a TUI session — runs on Calc and on Writer, and after each the app must still be alive,
 //! registered and answer a plain call within 2 s. The sheet is shown for what it is (its size
 //! and the cells on screen), never enumerated. Each app is started once for the whole binary.
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

@@ -9,6 +9,8 @@
 //! CMD running, and before CMD started), when the app never registers, and when a step fails.
 //!
 //! Runs are one at a time: each brings a whole stack up.
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
 use std::io::{BufRead, BufReader};

@@ -3,6 +3,8 @@
 //! checks the app really holds the value. `--app` opens on the named app's window (and on the
 //! apps pane with the reason when nothing matches), and the on-screen highlight is a real X
 //! window at the element's bounds that lets input through and is gone after quitting.
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

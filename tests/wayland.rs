@@ -12,6 +12,9 @@
 //! unprivileged user (sway refuses root) and the rest, this binary too, as root. So plain
 //! `cargo test` covers it, and it fails loudly when sway cannot start. `harness = false`: names on the command line filter the
 //! checks; `--list` lists them.
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg_attr(not(target_os = "linux"), no_main)]
+#![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

@@ -3,6 +3,8 @@
 //! checked by an independent validator (Python jsonschema), replayed by the CLI on a reset app
 //! and checked against the app's own state; observed recording of changes made in the app;
 //! failure reports (a renamed element, a transformed write).
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

@@ -2,6 +2,8 @@
 //! puts its old value back 300 ms after a write (a late validator), an app that never stops
 //! emitting events (a clock ticking every 100 ms) around `invoke` and `set`. Every verdict is
 //! checked against the app's own state (its stdin protocol), not the accessibility tree.
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

@@ -29,6 +29,8 @@ use std::sync::Arc;
 use serde::Serialize;
 
 pub use facts::Facts;
+// The AT-SPI backend's facts read the audit's text leaves (Linux only).
+#[cfg(target_os = "linux")]
 pub(crate) use names::text_leaf as names_text_leaf;
 
 use crate::model::{Node, Role, Snapshot, State, Toolkit};

@@ -15,6 +15,8 @@ use crate::model::Bounds;
 /// layer-shell namespace.
 pub const WINDOW_NAME: &str = "treeglass highlight";
 
+// Read and made only by the drawing threads, which exist on Linux.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(super) enum Cmd {
     Show(Bounds),
     Hide,
@@ -36,6 +38,7 @@ impl FrameWindow {
     }
 
     /// The handle of a thread that draws the frame (`Show`/`Hide`) until `Quit`.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub(super) fn serving(tx: mpsc::Sender<Cmd>, thread: JoinHandle<()>) -> FrameWindow {
         FrameWindow {
             tx,

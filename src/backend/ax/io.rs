@@ -156,12 +156,10 @@ impl AxWorker {
         let system = AXUIElement::system_wide();
         // On the system-wide element the timeout applies to every element of this process.
         let _ = system.set_messaging_timeout(call_timeout.as_secs_f32());
-        if let Err(e) = system.attribute(&attr("AXFocusedApplication")) {
-            if let AxError::Ax(code) = e {
-                if map::classify_error(code) == ErrorKind::NotTrusted {
-                    return Err(err(e, "AXFocusedApplication"));
-                }
-            }
+        if let Err(e @ AxError::Ax(code)) = system.attribute(&attr("AXFocusedApplication"))
+            && map::classify_error(code) == ErrorKind::NotTrusted
+        {
+            return Err(err(e, "AXFocusedApplication"));
         }
         Ok(AxWorker {
             registry: Registry::default(),
@@ -474,11 +472,12 @@ impl AxWorker {
             Some(s) => s,
             None => self.read_tree(el, pid, path, "", &limits)?,
         };
-        if option_rows(&snap.nodes, 0).is_empty() && !opened {
-            if let Some(s) = self.open_menu(el, node, pid, path, &limits)? {
-                snap = s;
-                opened = true;
-            }
+        if option_rows(&snap.nodes, 0).is_empty()
+            && !opened
+            && let Some(s) = self.open_menu(el, node, pid, path, &limits)?
+        {
+            snap = s;
+            opened = true;
         }
         let mut out = Vec::new();
         for r in option_rows(&snap.nodes, 0) {
