@@ -266,6 +266,19 @@ async fn doctor_report(spec: Option<&str>) -> treeglass::doctor::Report {
         },
         #[cfg(target_os = "linux")]
         None | Some("atspi") => treeglass::backend::atspi::doctor::diagnose().await,
+        // COM is started on a thread of its own, as the backend does.
+        #[cfg(windows)]
+        None | Some("uia") => tokio::task::spawn_blocking(treeglass::backend::uia::diagnose)
+            .await
+            .unwrap_or_else(|e| Report {
+                backend: "uia".into(),
+                checks: vec![Check::new(
+                    "backend",
+                    Status::Fail,
+                    format!("the diagnosis stopped: {e}"),
+                )],
+                apps: vec![],
+            }),
         Some(other) => Report {
             backend: other.to_string(),
             checks: vec![Check::new(
@@ -275,7 +288,7 @@ async fn doctor_report(spec: Option<&str>) -> treeglass::doctor::Report {
             )],
             apps: vec![],
         },
-        #[cfg(not(target_os = "linux"))]
+        #[cfg(not(any(target_os = "linux", windows)))]
         None => Report {
             backend: "none".into(),
             checks: vec![Check::new(

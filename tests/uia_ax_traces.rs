@@ -688,3 +688,175 @@ fn traces_round_trip() {
         assert_eq!(t.root, again.root);
     }
 }
+
+// --- A partial provider: refusals replayed through the walk a live read takes ---------------
+
+const PARTIAL: &str = include_str!("fixtures/uia/partial_provider.json");
+
+/// What `treeglass tree` prints for a snapshot (stdout, and the reason on stderr when it is
+/// not whole) and the exit code it ends with, from the functions the command calls.
+fn tree_command(snap: &Snapshot) -> (String, Option<String>, i32) {
+    use treeglass::app::output::{incomplete_why, tree_text};
+    let why = (!snap.complete()).then(|| incomplete_why(snap));
+    let code = if snap.complete() {
+        0
+    } else {
+        treeglass::app::Kind::Incomplete.exit_code()
+    };
+    (tree_text(snap, false, None), why, code)
+}
+
+/// The snapshot's text without its first line (which carries the snapshot id and read time).
+fn body(text: &str) -> String {
+    text.lines().skip(1).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn a_provider_that_refuses_cached_children_is_read_live_or_named() {
+    let snap = load(Platform::Uia, PARTIAL);
+    let (text, why, code) = tree_command(&snap);
+    // "Filters" refused its cached children, which were then found live; "Order list" refused
+    // both ways: it stays, named with both HRESULTs, and its items are not invented.
+    assert_eq!(
+        body(&text),
+        [
+            "    0  window \"Orders\"",
+            "    1    panel \"Filters\"",
+            "    2      text \"Customer\" = \"ACME\"",
+            "    3      check-box \"Open only\" = off",
+            "    4    list \"Order list\" ⚠ refused: children (GetCachedChildren: 0x80004005 \
+             (E_FAIL): the provider failed without saying why; FindAll: 0x80004001 (E_NOTIMPL): \
+             the provider does not implement this)",
+            "    5    button \"Refresh\"",
+        ]
+        .join("\n"),
+        "{text}"
+    );
+    assert!(text.lines().next().unwrap().contains("6 nodes"), "{text}");
+    assert_eq!(code, 12);
+    assert_eq!(
+        why.as_deref(),
+        Some(
+            "the tree is incomplete: 1 element read only in part — list \"Order list\": \
+             refused: children (GetCachedChildren: 0x80004005 (E_FAIL): the provider failed \
+             without saying why; FindAll: 0x80004001 (E_NOTIMPL): the provider does not \
+             implement this)"
+        )
+    );
+    // In JSON too, on the node.
+    let list = node(&snap, "list \"Order list\"");
+    assert_eq!(list.refused.len(), 1);
+    assert!(list.children.is_empty());
+}
+
+#[test]
+fn a_rejected_cache_request_is_read_again_with_the_core_properties() {
+    let mut trace = uia::trace::parse_trace(PARTIAL).unwrap();
+    trace
+        .root
+        .faults
+        .insert("BuildUpdatedCache".into(), "E_FAIL".into());
+    let snap = uia::trace::replay(&trace, &treeglass::backend::Limits::default()).unwrap();
+    let (text, why, code) = tree_command(&snap);
+    // Names and roles stay (core properties); the edit's value and the check box's state are
+    // not claimed; every element says what it lacks.
+    let customer = node(&snap, "text \"Customer\"");
+    assert_eq!(customer.value, None);
+    assert_eq!(
+        customer.refused,
+        [
+            "cached properties other than RuntimeId, ControlType, Name, ProcessId, IsEnabled, \
+          BoundingRectangle (BuildUpdatedCache: 0x80004005 (E_FAIL): the provider failed \
+          without saying why)"
+        ]
+    );
+    assert!(snap.nodes.iter().all(|n| !n.refused.is_empty()), "{text}");
+    assert_eq!(code, 12);
+    assert!(
+        why.unwrap()
+            .starts_with("the tree is incomplete: 6 elements read only in part — "),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_root_that_is_gone_fails_the_read_with_its_hresult() {
+    let mut trace = uia::trace::parse_trace(PARTIAL).unwrap();
+    trace.root.faults.insert(
+        "BuildUpdatedCache".into(),
+        "UIA_E_ELEMENTNOTAVAILABLE".into(),
+    );
+    let e = uia::trace::replay(&trace, &treeglass::backend::Limits::default()).unwrap_err();
+    let e = treeglass::app::Error::from(e);
+    assert_eq!(
+        e.message,
+        "element vanished: BuildUpdatedCache: 0x80040201 (UIA_E_ELEMENTNOTAVAILABLE): the \
+         element is no longer available"
+    );
+    assert_eq!(e.kind.exit_code(), 3);
+}
+
+#[test]
+fn faults_must_name_known_calls_and_hresults() {
+    let bad_call = PARTIAL.replacen("\"FindAll\"", "\"FindEverything\"", 1);
+    let e = uia::trace::parse_trace(&bad_call).unwrap_err().to_string();
+    assert!(e.contains("unknown call `FindEverything`"), "{e}");
+    let bad_code = PARTIAL.replacen("\"E_NOTIMPL\"", "\"E_SOMETIMES\"", 1);
+    let e = uia::trace::parse_trace(&bad_code).unwrap_err().to_string();
+    assert!(
+        e.contains("`E_SOMETIMES` for GetCachedChildren is not an HRESULT"),
+        "{e}"
+    );
+}
+
+/// A pattern the provider lists but answers E_NOTIMPL to is unsupported, which the engine
+/// treats as nothing sent: the planner has the next way ready (ValuePattern → typing; Toggle →
+/// Invoke), and only then refuses.
+#[test]
+fn e_notimpl_on_a_pattern_leaves_the_next_way() {
+    let snap = load(Platform::Uia, PARTIAL);
+    let refused = uia::map::backend_error(uia::map::E_NOTIMPL, "", "ValuePattern.SetValue");
+    assert!(
+        matches!(refused, treeglass::backend::BackendError::Unsupported(_)),
+        "{refused:?}"
+    );
+    assert_eq!(
+        refused.to_string(),
+        "not supported: ValuePattern.SetValue: 0x80004001 (E_NOTIMPL): the provider does not \
+         implement this"
+    );
+    let methods = |target: &str, req: Requested| -> Vec<String> {
+        let w: treeglass::model::AppText = "Orders".into();
+        let input = treeglass::backend::strategy::InputPaths::none("none");
+        let ctx = treeglass::backend::strategy::Context {
+            platform: treeglass::backend::strategy::Platform::Uia,
+            input: &input,
+            node: node(&snap, target),
+            toolkit: None,
+            in_web_content: false,
+            window: &w,
+            options: &[],
+            chosen: None,
+            current: None,
+            option_list_selection: false,
+            parent_selection: None,
+        };
+        treeglass::backend::strategy::Platform::Uia
+            .plan(&ctx, &req)
+            .unwrap()
+            .iter()
+            .map(|p| p.method.as_str().to_string())
+            .collect()
+    };
+    assert_eq!(
+        methods("text \"Customer\"", Requested::Text("Globex".into())),
+        [
+            "ValuePattern.SetValue",
+            "SetFocus, TextPattern select all, SendInput"
+        ]
+    );
+    assert_eq!(
+        methods("check-box \"Open only\"", Requested::Toggle(true)),
+        ["TogglePattern.Toggle", "InvokePattern.Invoke"]
+    );
+}

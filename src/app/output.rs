@@ -520,6 +520,9 @@ fn end_node<W: Write>(
     }
     w.entry("name", &n.name)?;
     w.entry("raw_role", &n.raw_role)?;
+    if !n.refused.is_empty() {
+        w.entry("refused", &n.refused)?;
+    }
     if let Some(r) = &n.repeat {
         w.entry("repeat", r)?;
     }

@@ -636,10 +636,65 @@ impl Platform {
     pub fn plan(self, ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
         match self {
             Platform::Atspi | Platform::Fixture => super::atspi::strategy::plan(ctx, req),
-            Platform::Uia => ops_for(self, plan_for(&super::uia::map::RULES, ctx.node), ctx, req),
-            Platform::Ax => ops_for(self, plan_for(&super::ax::map::RULES, ctx.node), ctx, req),
+            Platform::Uia => with_fallbacks(self, &super::uia::map::RULES, ctx, req),
+            Platform::Ax => with_fallbacks(self, &super::ax::map::RULES, ctx, req),
         }
     }
+}
+
+/// The most plans [`with_fallbacks`] makes for one write.
+const MAX_FALLBACKS: usize = 4;
+
+/// The mapping's plan for the element, then the plans it would get without each way tried
+/// before it, in order (UIA: `ValuePattern` → keyboard; `Toggle` → `Invoke`). A partial
+/// provider answers "not implemented" to a pattern or an action it lists (UIA `E_NOTIMPL`,
+/// `E_NOINTERFACE`, `UIA_E_NOTSUPPORTED`; AX `kAXErrorActionUnsupported`): the call is refused
+/// with nothing sent, and the engine then tries the next plan. A plan that may have landed is
+/// never followed by another (the engine's rule), so a fallback runs only after a refusal.
+fn with_fallbacks(
+    platform: Platform,
+    rules: &WriteRules,
+    ctx: &Context<'_>,
+    req: &Requested,
+) -> Result<Vec<Plan>, String> {
+    let mut node = ctx.node.clone();
+    let mut plans: Vec<Plan> = Vec::new();
+    while plans.len() < MAX_FALLBACKS {
+        let now = Context {
+            node: &node,
+            ..ctx.clone()
+        };
+        let plan = match ops_for(platform, plan_for(rules, &node), &now, req) {
+            Ok(mut one) => one.remove(0),
+            Err(why) if plans.is_empty() => return Err(why),
+            Err(_) => break,
+        };
+        let used = plan.ops.iter().any(|(_, op)| without_way(&mut node, op));
+        plans.push(plan);
+        if !used {
+            break;
+        }
+    }
+    Ok(plans)
+}
+
+/// Takes the way `op` writes (the interface or the action it calls) from `node`, as if the
+/// element did not list it; false when `op` calls nothing the element lists (typed keys, a
+/// stepped value, an option picked).
+fn without_way(node: &mut Node, op: &WriteOp) -> bool {
+    let iface = match op {
+        WriteOp::SetText(_) => Interface::EditableText,
+        WriteOp::SetNumber(_) => Interface::Value,
+        WriteOp::Action(a) => {
+            let before = node.actions.len();
+            node.actions.retain(|x| x != a);
+            return node.actions.len() < before;
+        }
+        _ => return false,
+    };
+    let had = node.interfaces.has(iface);
+    node.interfaces.set(iface, false);
+    had
 }
 
 /// The ops that carry a mapping's [`WritePlan`] out for `req`, as one semantic (or, for
@@ -710,12 +765,18 @@ pub fn ops_for(
             ));
         }
     };
+    // A plan carried out by one action is named by the action it sends (a toggle pressed
+    // through `InvokePattern` is not `TogglePattern.Toggle`).
+    let method = match ops.as_slice() {
+        [op @ WriteOp::Action(_)] => platform.method(op),
+        _ => wp.method(platform).into(),
+    };
     Ok(vec![Plan {
         path,
         ops: ops.into_iter().map(|op| (Dest::Element, op)).collect(),
         max_sends,
-        method: wp.method(platform).into(),
-        reason: format!("the element's {}", wp.method(platform)),
+        reason: format!("the element's {}", method.literal(60)),
+        method,
         known_ignored: false,
     }])
 }
@@ -753,10 +814,19 @@ mod tests {
         let plans = Platform::Uia
             .plan(&ctx(&text), &Requested::Text("hi".into()))
             .unwrap();
-        assert_eq!(plans.len(), 1);
+        // `SetValue`, then typing for a provider that refuses it (E_NOTIMPL).
+        assert_eq!(plans.len(), 2);
         assert_eq!(
             plans[0].ops,
             [(Dest::Element, WriteOp::SetText("hi".into()))]
+        );
+        assert_eq!(
+            plans[1].ops,
+            [
+                (Dest::Element, WriteOp::Focus),
+                (Dest::Element, WriteOp::SelectAllText),
+                (Dest::Element, WriteOp::TypeText("hi".into())),
+            ]
         );
         assert_eq!(plans[0].method.as_str(), "ValuePattern.SetValue");
         assert_eq!(

@@ -212,6 +212,9 @@ pub fn notes(n: &Node) -> Vec<String> {
     if !n.malformed.is_empty() {
         out.push(format!(" ⚠ wrong answer to {}", n.malformed.join(", ")));
     }
+    if !n.refused.is_empty() {
+        out.push(format!(" ⚠ refused: {}", n.refused.join("; ")));
+    }
     if let Some(r) = &n.repeat {
         out.push(if r.cycle {
             format!(

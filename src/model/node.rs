@@ -246,6 +246,10 @@ pub struct Node {
     /// unknown too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub malformed: Vec<String>,
+    /// What the element's provider refused to give, each with why (UIA: the call and its
+    /// HRESULT, `children (GetCachedChildren: 0x80004001 (E_NOTIMPL): …)`): unknown too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
     pub parent: Option<usize>,
     pub children: Vec<usize>,
     pub depth: u32,
@@ -272,6 +276,7 @@ impl Node {
             repeat: None,
             unanswered: Vec::new(),
             malformed: Vec::new(),
+            refused: Vec::new(),
             parent: None,
             children: Vec::new(),
             depth: 0,
@@ -286,9 +291,10 @@ impl Node {
             .any(|c| c == call)
     }
 
-    /// Whether some of its fields are unknown: calls it did not answer, or answered wrongly.
+    /// Whether some of its fields are unknown: calls it did not answer, answered wrongly, or
+    /// refused.
     pub fn is_partial(&self) -> bool {
-        !self.unanswered.is_empty() || !self.malformed.is_empty()
+        !self.unanswered.is_empty() || !self.malformed.is_empty() || !self.refused.is_empty()
     }
 
     /// Why nothing may be written to it, when some calls that say what it is gave no usable
@@ -306,6 +312,9 @@ impl Node {
                 "{} answered in a wrong form",
                 self.malformed.join(", ")
             ));
+        }
+        if !self.refused.is_empty() {
+            parts.push(format!("refused: {}", self.refused.join("; ")));
         }
         (!parts.is_empty()).then(|| parts.join("; "))
     }

@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use tokio::sync::broadcast;
-use uiautomation::core::{UIAutomation, UICacheRequest, UIElement};
+use uiautomation::core::{UIAutomation, UICacheRequest, UICondition, UIElement};
 use uiautomation::events::{
     CustomEventHandlerFn, CustomFocusChangedEventHandlerFn, CustomPropertyChangedEventHandlerFn,
     CustomStructureChangedEventHandlerFn, UIEventHandler, UIEventType, UIFocusChangedEventHandler,
@@ -35,7 +35,8 @@ use uiautomation::patterns::{
 use uiautomation::types::{ExpandCollapseState, StructureChangeType, TreeScope, UIProperty};
 use uiautomation::variants::Variant;
 
-use super::map::{self, ErrorKind, Pattern, UiaElement, UiaRange};
+use super::map::{self, Pattern, UiaElement, UiaRange};
+use super::read::{self, Fault, Provider};
 use crate::backend::record::layout;
 use crate::backend::strategy::{Capabilities, Capability, Platform, option_rows};
 use crate::backend::worker::{Registry, ThreadBackend, Worker};
@@ -91,23 +92,27 @@ impl ThreadBackend<UiaWorker> {
     /// Starts the UIA thread (COM MTA) and waits up to `timeout` for it to be ready.
     pub async fn connect(timeout: Duration) -> Result<UiaBackend, BackendError> {
         ThreadBackend::start(timeout, |events, _| {
-            UiaWorker::new(events)
-                .map_err(|e| BackendError::Unavailable(format!("UI Automation: {e}")))
+            UiaWorker::new(events).map_err(|e| {
+                BackendError::Unavailable(format!(
+                    "UI Automation: {}",
+                    map::describe_error(e.code(), e.message())
+                ))
+            })
         })
         .await
     }
 }
 
-/// Maps a crate error (an HRESULT in `code`) to a backend error.
+/// Maps a crate error (an HRESULT in `code`) to a backend error that names it.
 fn err(e: uiautomation::Error, what: &str) -> BackendError {
-    match map::classify_hresult(e.code()) {
-        ErrorKind::Vanished => BackendError::Vanished(format!("{what}: {e}")),
-        ErrorKind::Timeout => BackendError::Timeout {
-            what: what.to_string(),
-            ms: 0,
-        },
-        ErrorKind::Unsupported => BackendError::Unsupported(format!("{what}: {e}")),
-        ErrorKind::Failed => BackendError::Failed(format!("{what}: {e}")),
+    map::backend_error(e.code(), e.message(), what)
+}
+
+/// A crate error as the read's walk sees it.
+pub(super) fn fault(e: uiautomation::Error) -> Fault {
+    Fault {
+        code: e.code(),
+        message: e.message().to_string(),
     }
 }
 
@@ -116,6 +121,13 @@ pub struct UiaWorker {
     automation: UIAutomation,
     /// Whole subtree, every property the mapping needs.
     subtree: UICacheRequest,
+    /// Whole subtree, the core properties only: for a provider that rejects `subtree`.
+    core_subtree: UICacheRequest,
+    /// Properties this UI Automation rejected from the cache requests, each with why: every
+    /// element read misses them.
+    uncached: Vec<String>,
+    /// `FindAll`'s condition for every element.
+    all: UICondition,
     /// One element.
     element: UICacheRequest,
     /// Children of the desktop (top-level windows).
@@ -130,19 +142,39 @@ pub struct UiaWorker {
     watched_properties: Vec<UIProperty>,
 }
 
-fn cache_request(
+/// A cache request for every property the mapping needs (`core`: only
+/// [`map::CORE_PROPERTIES`]), with the pattern-availability flags. Each property is optional:
+/// one this UI Automation rejects is left out and named in `rejected` (once per property).
+pub(super) fn cache_request(
     automation: &UIAutomation,
     scope: TreeScope,
+    core: bool,
+    rejected: &mut Vec<String>,
 ) -> uiautomation::Result<UICacheRequest> {
     let req = automation.create_cache_request()?;
-    for p in PROPERTIES {
-        req.add_property(*p)?;
+    let wanted = PROPERTIES
+        .iter()
+        .filter(|p| !core || map::CORE_PROPERTIES.contains(&format!("{p:?}").as_str()));
+    for p in wanted {
+        if let Err(e) = req.add_property(*p) {
+            let named = format!(
+                "{p:?} (not cached: {})",
+                map::describe_error(e.code(), e.message())
+            );
+            if !rejected.contains(&named) {
+                rejected.push(named);
+            }
+        }
     }
-    for p in OPTIONAL_PROPERTIES {
-        let _ = req.add_property(*p);
+    if !core {
+        for p in OPTIONAL_PROPERTIES {
+            let _ = req.add_property(*p);
+        }
     }
     for pattern in Pattern::ALL {
-        req.add_property(UIProperty::try_from(pattern.availability_property())?)?;
+        if let Ok(p) = UIProperty::try_from(pattern.availability_property()) {
+            let _ = req.add_property(p);
+        }
     }
     // The default tree filter is the control view, what Inspect and Narrator show.
     req.set_tree_scope(scope)?;
@@ -177,9 +209,12 @@ impl UiaWorker {
     fn new(events: broadcast::Sender<Event>) -> uiautomation::Result<UiaWorker> {
         // Initialises COM on this thread as MTA and creates the CUIAutomation object.
         let automation = UIAutomation::new()?;
-        let subtree = cache_request(&automation, TreeScope::Subtree)?;
-        let element = cache_request(&automation, TreeScope::Element)?;
-        let children = cache_request(&automation, TreeScope::Children)?;
+        let mut uncached = Vec::new();
+        let subtree = cache_request(&automation, TreeScope::Subtree, false, &mut uncached)?;
+        let core_subtree = cache_request(&automation, TreeScope::Subtree, true, &mut uncached)?;
+        let element = cache_request(&automation, TreeScope::Element, false, &mut uncached)?;
+        let children = cache_request(&automation, TreeScope::Children, false, &mut uncached)?;
+        let all = automation.create_true_condition()?;
         let event_cache = automation.create_cache_request()?;
         event_cache.add_property(UIProperty::ProcessId)?;
         event_cache.add_property(UIProperty::RuntimeId)?;
@@ -250,6 +285,9 @@ impl UiaWorker {
         Ok(UiaWorker {
             automation,
             subtree,
+            core_subtree,
+            uncached,
+            all,
             element,
             children,
             event_cache,
@@ -356,44 +394,51 @@ impl UiaWorker {
                 height: r.get_height(),
             }),
             children: Vec::new(),
+            unread: self.uncached.clone(),
+            faults: Default::default(),
         }
     }
 
-    /// The record tree under a subtree-cached element, within the caps; registers every
-    /// element it includes.
-    fn build(
+    /// The record tree under `el`, read with one cross-process call (`BuildUpdatedCache`) and
+    /// walked by [`read::build`]; registers every element it includes. A provider that rejects
+    /// the full cache request is read again with the core properties only.
+    fn read_tree(
         &mut self,
         el: &UIElement,
         depth: usize,
         limits: &Limits,
         budget: &mut usize,
         truncated: &mut Option<Truncation>,
-    ) -> UiaElement {
-        let mut rec = self.record(el);
-        self.register(&map::node_id(&rec.runtime_id), el);
-        // No children answers an error (a null array) as often as an empty list.
-        let mut kids = el.get_cached_children().unwrap_or_default();
-        if kids.is_empty() {
-            return rec;
-        }
-        if depth >= limits.max_depth {
-            truncated.get_or_insert(Truncation::DepthCap);
-            return rec;
-        }
-        if kids.len() > limits.max_siblings {
-            kids.truncate(limits.max_siblings);
-            truncated.get_or_insert(Truncation::SiblingCap);
-        }
-        for kid in &kids {
-            if *budget == 0 {
-                truncated.get_or_insert(Truncation::NodeCap);
-                break;
+    ) -> Result<UiaElement, BackendError> {
+        let (cached, core_only) = match el.build_updated_cache(&self.subtree) {
+            Ok(c) => (c, None),
+            Err(e) => {
+                let rejected = fault(e);
+                if matches!(
+                    map::classify_hresult(rejected.code),
+                    map::ErrorKind::Vanished | map::ErrorKind::Timeout
+                ) {
+                    return Err(rejected.error("BuildUpdatedCache"));
+                }
+                let cached = el
+                    .build_updated_cache(&self.core_subtree)
+                    .map_err(|e| err(e, "BuildUpdatedCache (core properties)"))?;
+                (cached, Some(rejected))
             }
-            *budget -= 1;
-            let child = self.build(kid, depth + 1, limits, budget, truncated);
-            rec.children.push(child);
-        }
-        rec
+        };
+        let request = if core_only.is_some() {
+            Request::CoreSubtree
+        } else {
+            Request::Subtree
+        };
+        let mut live = Live {
+            worker: self,
+            request,
+            core_only,
+        };
+        Ok(read::build(
+            &mut live, &cached, depth, limits, budget, truncated,
+        ))
     }
 
     /// Reads `el`'s subtree in one cross-process call and lays it out.
@@ -404,12 +449,9 @@ impl UiaWorker {
         limits: &Limits,
     ) -> Result<Snapshot, BackendError> {
         let started = Instant::now();
-        let cached = el
-            .build_updated_cache(&self.subtree)
-            .map_err(|e| err(e, "BuildUpdatedCache"))?;
         let mut budget = limits.max_nodes.saturating_sub(1);
         let mut truncated = None;
-        let root = self.build(&cached, 0, limits, &mut budget, &mut truncated);
+        let root = self.read_tree(el, 0, limits, &mut budget, &mut truncated)?;
         let mut snap = layout(app, &root, limits, started);
         snap.truncated = truncated.or(snap.truncated);
         Ok(snap)
@@ -424,7 +466,8 @@ impl UiaWorker {
         let cached = desktop
             .build_updated_cache(&self.children)
             .map_err(|e| err(e, "top-level windows"))?;
-        let wins = cached.get_cached_children().unwrap_or_default();
+        let wins = read::children(&mut self.live(), &cached)
+            .map_err(|why| BackendError::Failed(format!("top-level windows: {why}")))?;
         let mut out = Vec::with_capacity(wins.len());
         for w in wins {
             let rec = self.record(&w);
@@ -442,22 +485,22 @@ impl UiaWorker {
         if self.watched.iter().any(|(w, _)| *w == id.0) {
             return;
         }
-        if self.watched.len() >= WATCHED_ROOTS {
-            if let Some((_, old)) = self.watched.pop_front() {
-                let _ = self
-                    .automation
-                    .remove_structure_changed_event_handler(&old, &self.structure);
-                let _ = self
-                    .automation
-                    .remove_property_changed_event_handler(&old, &self.property);
-                for id in map::WATCHED_EVENTS {
-                    if let Ok(ev) = UIEventType::try_from(*id) {
-                        let _ = self.automation.remove_automation_event_handler(
-                            ev,
-                            &old,
-                            &self.automation_events,
-                        );
-                    }
+        if self.watched.len() >= WATCHED_ROOTS
+            && let Some((_, old)) = self.watched.pop_front()
+        {
+            let _ = self
+                .automation
+                .remove_structure_changed_event_handler(&old, &self.structure);
+            let _ = self
+                .automation
+                .remove_property_changed_event_handler(&old, &self.property);
+            for id in map::WATCHED_EVENTS {
+                if let Ok(ev) = UIEventType::try_from(*id) {
+                    let _ = self.automation.remove_automation_event_handler(
+                        ev,
+                        &old,
+                        &self.automation_events,
+                    );
                 }
             }
         }
@@ -522,10 +565,7 @@ impl UiaWorker {
                 break;
             }
             budget -= 1;
-            let cached = w
-                .build_updated_cache(&self.subtree)
-                .map_err(|e| err(e, "BuildUpdatedCache"))?;
-            let rec = self.build(&cached, 1, limits, &mut budget, &mut truncated);
+            let rec = self.read_tree(w, 1, limits, &mut budget, &mut truncated)?;
             app.children.push(rec);
         }
         let mut snap = layout(&name, &app, limits, started);
@@ -561,22 +601,20 @@ impl UiaWorker {
         let limits = Limits::default();
         let ec = el.get_pattern::<UIExpandCollapsePattern>().ok();
         let mut expanded = false;
-        if expand {
-            if let Some(ec) = &ec {
-                expanded = ec.expand().is_ok();
-            }
+        if expand && let Some(ec) = &ec {
+            expanded = ec.expand().is_ok();
         }
         let mut snap = self.read_subtree(el, "", &limits)?;
         let mut rows = option_rows(&snap.nodes, 0);
-        if rows.is_empty() && !expanded {
-            // Virtualised drop-downs realise their items only when open.
-            if let Some(ec) = &ec {
-                if ec.expand().is_ok() {
-                    expanded = true;
-                    snap = self.read_subtree(el, "", &limits)?;
-                    rows = option_rows(&snap.nodes, 0);
-                }
-            }
+        // Virtualised drop-downs realise their items only when open.
+        if rows.is_empty()
+            && !expanded
+            && let Some(ec) = &ec
+            && ec.expand().is_ok()
+        {
+            expanded = true;
+            snap = self.read_subtree(el, "", &limits)?;
+            rows = option_rows(&snap.nodes, 0);
         }
         let mut out = Vec::with_capacity(rows.len());
         for r in rows {
@@ -589,13 +627,13 @@ impl UiaWorker {
 
     /// Collapses a pop-up that is still open (most close by themselves on selection).
     fn collapse(el: &UIElement) {
-        if let Ok(ec) = el.get_pattern::<UIExpandCollapsePattern>() {
-            if matches!(
+        if let Ok(ec) = el.get_pattern::<UIExpandCollapsePattern>()
+            && matches!(
                 ec.get_state(),
                 Ok(ExpandCollapseState::Expanded | ExpandCollapseState::PartiallyExpanded)
-            ) {
-                let _ = ec.collapse();
-            }
+            )
+        {
+            let _ = ec.collapse();
         }
     }
 
@@ -604,7 +642,8 @@ impl UiaWorker {
         let cached = el
             .build_updated_cache(&self.children)
             .map_err(|e| err(e, "listing children"))?;
-        let kids = cached.get_cached_children().unwrap_or_default();
+        let kids = read::children(&mut self.live(), &cached)
+            .map_err(|why| BackendError::Failed(format!("listing children: {why}")))?;
         let mut out = Vec::with_capacity(kids.len());
         for k in kids {
             let n = map::node_from(&self.record(&k));
@@ -612,6 +651,61 @@ impl UiaWorker {
             out.push((n, k));
         }
         Ok(out)
+    }
+}
+
+impl UiaWorker {
+    /// The worker as the read's walk calls it, for one level of children (each found child
+    /// cached on its own).
+    fn live(&mut self) -> Live<'_> {
+        Live {
+            worker: self,
+            request: Request::Element,
+            core_only: None,
+        }
+    }
+}
+
+/// The cache request children found live are read with.
+#[derive(Clone, Copy)]
+enum Request {
+    Subtree,
+    CoreSubtree,
+    Element,
+}
+
+/// Live elements as [`read::build`] walks them.
+struct Live<'w> {
+    worker: &'w mut UiaWorker,
+    request: Request,
+    /// The full cache request was rejected (why): elements carry the core properties only.
+    core_only: Option<Fault>,
+}
+
+impl Provider for Live<'_> {
+    type El = UIElement;
+
+    fn record(&mut self, el: &UIElement) -> UiaElement {
+        let mut rec = self.worker.record(el);
+        if let Some(f) = &self.core_only {
+            rec.unread.push(read::core_only(f));
+        }
+        self.worker.register(&map::node_id(&rec.runtime_id), el);
+        rec
+    }
+
+    fn cached_children(&mut self, el: &UIElement) -> Result<Vec<UIElement>, Fault> {
+        el.get_cached_children().map_err(fault)
+    }
+
+    fn find_children(&mut self, el: &UIElement) -> Result<Vec<UIElement>, Fault> {
+        let request = match self.request {
+            Request::Subtree => &self.worker.subtree,
+            Request::CoreSubtree => &self.worker.core_subtree,
+            Request::Element => &self.worker.element,
+        };
+        el.find_all_build_cache(TreeScope::Children, &self.worker.all, request)
+            .map_err(fault)
     }
 }
 

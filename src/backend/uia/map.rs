@@ -8,8 +8,11 @@
 //! `types::UIProperty`, `patterns::UIPatternType`, `types::ToggleState`,
 //! `types::ExpandCollapseState`, `types::HeadingLevel`).
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
+pub use super::hresult::*;
 use crate::backend::strategy::{Capability as C, NoWay, When, WritePlan, WriteRules};
 use crate::backend::{EventKind, WriteOp};
 use crate::model::{
@@ -253,6 +256,71 @@ pub struct UiaElement {
     pub is_selected: Option<bool>,
     pub bounds: Option<Bounds>,
     pub children: Vec<UiaElement>,
+    /// What the provider refused for this element, each with its HRESULT: its children, or the
+    /// cached properties beyond the core ones. The node is read in part (its `unanswered`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<String>,
+    /// In a trace only: the calls the recorded provider failed on this element, by name
+    /// ([`FAULT_CALLS`]), each with its HRESULT as a name (`E_NOTIMPL`) or in hex
+    /// (`0x80004001`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub faults: BTreeMap<String, String>,
+}
+
+/// The calls a trace may record a fault for ([`UiaElement::faults`]).
+pub const FAULT_CALLS: &[&str] = &["BuildUpdatedCache", "GetCachedChildren", "FindAll"];
+
+/// The properties a cache request keeps when the provider rejects the full one: what says
+/// what an element is and where (with which patterns it has).
+pub const CORE_PROPERTIES: &[&str] = &[
+    "RuntimeId",
+    "ControlType",
+    "Name",
+    "ProcessId",
+    "IsEnabled",
+    "BoundingRectangle",
+];
+
+impl UiaElement {
+    /// The fault a trace recorded for `call` on this element.
+    pub fn fault(&self, call: &str) -> Option<super::read::Fault> {
+        let code = parse_hresult(self.faults.get(call)?)?;
+        Some(super::read::Fault::new(code))
+    }
+
+    /// The element as a read with only [`CORE_PROPERTIES`] (and the pattern flags) sees it.
+    pub fn core_only(self) -> UiaElement {
+        UiaElement {
+            runtime_id: self.runtime_id,
+            control_type: self.control_type,
+            name: self.name,
+            process_id: self.process_id,
+            is_enabled: self.is_enabled,
+            bounds: self.bounds,
+            patterns: self.patterns,
+            children: self.children,
+            unread: self.unread,
+            ..UiaElement::default()
+        }
+    }
+
+    /// Checks a trace's faults: known calls, readable HRESULTs.
+    pub fn check_faults(&self) -> Result<(), String> {
+        for (call, code) in &self.faults {
+            if !FAULT_CALLS.contains(&call.as_str()) {
+                return Err(format!(
+                    "unknown call `{call}` in faults (known: {})",
+                    FAULT_CALLS.join(", ")
+                ));
+            }
+            if parse_hresult(code).is_none() {
+                return Err(format!(
+                    "`{code}` for {call} is not an HRESULT (a name such as E_NOTIMPL, or hex)"
+                ));
+            }
+        }
+        self.children.iter().try_for_each(UiaElement::check_faults)
+    }
 }
 
 crate::backend::record::recorded!(UiaElement, node_from);
@@ -291,6 +359,8 @@ impl Default for UiaElement {
             is_selected: None,
             bounds: None,
             children: Vec::new(),
+            unread: Vec::new(),
+            faults: BTreeMap::new(),
         }
     }
 }
@@ -614,6 +684,7 @@ pub fn node_from(e: &UiaElement) -> Node {
         .collect();
     n.value = value_of(e, role);
     n.bounds = e.bounds;
+    n.refused = e.unread.clone();
     n
 }
 
@@ -798,43 +869,6 @@ pub fn automation_event(id: i32) -> EventKind {
         other => EventKind::Other {
             name: format!("event:{other}").into(),
         },
-    }
-}
-
-/// `UIA_E_ELEMENTNOTAVAILABLE`: the element is gone.
-pub const UIA_E_ELEMENTNOTAVAILABLE: i32 = 0x8004_0201_u32 as i32;
-/// `UIA_E_ELEMENTNOTENABLED`: the element is disabled.
-pub const UIA_E_ELEMENTNOTENABLED: i32 = 0x8004_0200_u32 as i32;
-/// `UIA_E_NOTSUPPORTED`: the pattern or property is not supported.
-pub const UIA_E_NOTSUPPORTED: i32 = 0x8004_0204_u32 as i32;
-/// `UIA_E_TIMEOUT`: the provider did not answer in time.
-pub const UIA_E_TIMEOUT: i32 = 0x8013_1505_u32 as i32;
-/// `UIA_E_INVALIDOPERATION`: the call is not valid now (e.g. a read-only value).
-pub const UIA_E_INVALIDOPERATION: i32 = 0x8013_1509_u32 as i32;
-/// `RPC_E_DISCONNECTED` / `CO_E_OBJNOTCONNECTED`: the providing process went away.
-pub const RPC_E_DISCONNECTED: i32 = 0x8001_0108_u32 as i32;
-pub const CO_E_OBJNOTCONNECTED: i32 = 0x8004_01FD_u32 as i32;
-
-/// What a failed UIA call means for the caller.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorKind {
-    Vanished,
-    Timeout,
-    Unsupported,
-    Failed,
-}
-
-/// Classifies an HRESULT (the `uiautomation` crate's `Error::code`).
-pub fn classify_hresult(code: i32) -> ErrorKind {
-    match code {
-        UIA_E_ELEMENTNOTAVAILABLE | RPC_E_DISCONNECTED | CO_E_OBJNOTCONNECTED => {
-            ErrorKind::Vanished
-        }
-        UIA_E_TIMEOUT => ErrorKind::Timeout,
-        UIA_E_NOTSUPPORTED | UIA_E_ELEMENTNOTENABLED | UIA_E_INVALIDOPERATION => {
-            ErrorKind::Unsupported
-        }
-        _ => ErrorKind::Failed,
     }
 }
 

@@ -4,10 +4,17 @@
 //! events and writes through patterns, all on one dedicated MTA thread that owns every COM
 //! object.
 
+pub mod doctor;
+pub mod hresult;
 pub mod map;
+pub mod read;
 pub mod trace;
 
 #[cfg(windows)]
 mod io;
 #[cfg(windows)]
 pub use io::UiaBackend;
+#[cfg(windows)]
+mod probe;
+#[cfg(windows)]
+pub use probe::diagnose;

@@ -1,12 +1,20 @@
 //! Recorded UIA trees replayed into snapshots: a JSON trace is the same [`UiaElement`] record
-//! the IO module reads with one cache request, so a replay runs the mapping a live read runs.
+//! the IO module reads with one cache request, and a replay walks it with the walk a live read
+//! takes ([`read::build`]), the recorded faults answering as the provider did, then runs the
+//! mapping a live read runs.
 //!
 //! Format: `{"app": "Notepad", "pid": 4242, "root": <UiaElement>}`; every field of an element
 //! is optional (see [`UiaElement`] for the defaults). Elements without a `runtime_id` get one
-//! made up from their position, so hand-written traces need not invent ids.
+//! made up from their position, so hand-written traces need not invent ids. An element's
+//! `faults` (`{"GetCachedChildren": "E_NOTIMPL"}`) are the calls a partial provider refused.
+
+use std::time::Instant;
 
 use super::map::UiaElement;
+use super::read;
+use crate::backend::record::layout;
 use crate::backend::worker::trace::{self, Trace, TraceError, Traced};
+use crate::backend::{BackendError, Limits};
 use crate::model::Snapshot;
 
 /// A recorded UIA tree.
@@ -36,14 +44,41 @@ fn fill(e: &mut UiaElement, pid: u32, next: &mut i32) {
     }
 }
 
-/// Parses a trace and fills in what a hand-written one may leave out (runtime ids, process ids).
+/// Parses a trace and fills in what a hand-written one may leave out (runtime ids, process ids);
+/// refuses faults on calls it does not know or with codes that are not HRESULTs.
 pub fn parse_trace(json: &str) -> Result<UiaTrace, TraceError> {
-    trace::parse(json)
+    let trace: UiaTrace = trace::parse(json)?;
+    trace
+        .root
+        .check_faults()
+        .map_err(|why| TraceError::Invalid(<UiaElement as Traced>::WHAT, why))?;
+    Ok(trace)
+}
+
+/// Replays a trace as a live read of its root goes, within `limits`: `Err` where the read
+/// itself fails (the root's cache request refused because it is gone or does not answer).
+pub fn replay(trace: &UiaTrace, limits: &Limits) -> Result<Snapshot, BackendError> {
+    let started = Instant::now();
+    let mut provider =
+        read::Recorded::new(&trace.root).map_err(|f| f.error("BuildUpdatedCache"))?;
+    let mut budget = limits.max_nodes.saturating_sub(1);
+    let mut truncated = None;
+    let root = read::build(
+        &mut provider,
+        &trace.root,
+        0,
+        limits,
+        &mut budget,
+        &mut truncated,
+    );
+    let mut snap = layout(&trace.app, &root, limits, started);
+    snap.truncated = truncated.or(snap.truncated);
+    Ok(snap)
 }
 
 /// Replays a JSON trace into a snapshot with the default limits.
 pub fn snapshot_from_trace(json: &str) -> Result<Snapshot, TraceError> {
-    trace::snapshot::<UiaElement>(json)
+    replay(&parse_trace(json)?, &Limits::default()).map_err(TraceError::Read)
 }
 
 #[cfg(test)]

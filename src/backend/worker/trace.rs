@@ -41,6 +41,11 @@ pub struct Trace<E: Traced> {
 pub enum TraceError {
     #[error("not {0}: {1}")]
     Json(&'static str, serde_json::Error),
+    #[error("not {0}: {1}")]
+    Invalid(&'static str, String),
+    /// The replayed read failed as the live one would have.
+    #[error("{0}")]
+    Read(crate::backend::BackendError),
 }
 
 /// Parses a trace and fills in what a hand-written one may leave out.

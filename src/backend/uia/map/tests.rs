@@ -639,11 +639,59 @@ fn hresults() {
             (UIA_E_NOTSUPPORTED, ErrorKind::Unsupported),
             (UIA_E_ELEMENTNOTENABLED, ErrorKind::Unsupported),
             (UIA_E_INVALIDOPERATION, ErrorKind::Unsupported),
+            (E_NOTIMPL, ErrorKind::Unsupported),
+            (E_NOINTERFACE, ErrorKind::Unsupported),
+            (REGDB_E_CLASSNOTREG, ErrorKind::Failed),
+            (0x8000_4005_u32 as i32, ErrorKind::Failed),
             (0, ErrorKind::Failed),
             (4, ErrorKind::Failed),
         ],
         classify_hresult,
     );
+}
+
+#[test]
+fn errors_carry_their_hresult_and_name() {
+    for (code, message, text) in [
+        (
+            REGDB_E_CLASSNOTREG,
+            "",
+            "0x80040154 (REGDB_E_CLASSNOTREG): no UI Automation client is registered on this \
+             system",
+        ),
+        (
+            REGDB_E_CLASSNOTREG,
+            "Class not registered",
+            "0x80040154 (REGDB_E_CLASSNOTREG): no UI Automation client is registered on this \
+             system",
+        ),
+        (
+            E_NOTIMPL,
+            "",
+            "0x80004001 (E_NOTIMPL): the provider does not implement this",
+        ),
+        (
+            UIA_E_ELEMENTNOTAVAILABLE,
+            "",
+            "0x80040201 (UIA_E_ELEMENTNOTAVAILABLE): the element is no longer available",
+        ),
+        // A code the table does not name keeps the system's text, or says it has none.
+        (
+            0x8007_0490_u32 as i32,
+            "Element not found. ",
+            "0x80070490: Element not found.",
+        ),
+        (
+            0x8007_0490_u32 as i32,
+            "",
+            "0x80070490: no description from the system",
+        ),
+        // The crate's own errors are not HRESULTs.
+        (1, "element not found", "element not found"),
+        (0, "", "error 0"),
+    ] {
+        assert_eq!(describe_error(code, message), text, "{code:#x}");
+    }
 }
 
 #[test]
