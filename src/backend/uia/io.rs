@@ -82,6 +82,9 @@ const PROPERTIES: &[UIProperty] = &[
 /// works, the mapping then sees no heading levels or dialog flags.
 const OPTIONAL_PROPERTIES: &[UIProperty] = &[UIProperty::HeadingLevel, UIProperty::IsDialog];
 
+/// The least time [`UiaBackend::connect`] gives the UI Automation thread to start.
+const START: Duration = Duration::from_secs(15);
+
 /// Roots with event handlers; the oldest stops being watched past this many.
 const WATCHED_ROOTS: usize = 8;
 
@@ -89,9 +92,11 @@ const WATCHED_ROOTS: usize = 8;
 pub type UiaBackend = ThreadBackend<UiaWorker>;
 
 impl ThreadBackend<UiaWorker> {
-    /// Starts the UIA thread (COM MTA) and waits up to `timeout` for it to be ready.
+    /// Starts the UIA thread (COM MTA) and waits up to `timeout` for it to be ready, and at
+    /// least [`START`]: COM's first start in a process reads the class registry and loads UI
+    /// Automation's core, which took over 3 s on a loaded machine (under Wine).
     pub async fn connect(timeout: Duration) -> Result<UiaBackend, BackendError> {
-        ThreadBackend::start(timeout, |events, _| {
+        ThreadBackend::start(timeout.max(START), |events, _| {
             UiaWorker::new(events).map_err(|e| {
                 BackendError::Unavailable(format!(
                     "UI Automation: {}",
