@@ -70,8 +70,9 @@ fn err(e: AxError, what: &str) -> BackendError {
                 ms: 0,
             },
             ErrorKind::NotTrusted => BackendError::Unavailable(
-                "this program is not allowed to use accessibility: allow it in System \
-                 Settings › Privacy & Security › Accessibility"
+                "this program is not allowed to use accessibility (kAXErrorAPIDisabled): in \
+                 System Settings › Privacy & Security › Accessibility, turn on the app that \
+                 runs treeglass (your terminal: Terminal, iTerm2, …), then quit and reopen it"
                     .into(),
             ),
             ErrorKind::Unsupported => BackendError::Unsupported(format!("{what}: {e}")),
@@ -79,6 +80,12 @@ fn err(e: AxError, what: &str) -> BackendError {
         },
         other => BackendError::Failed(format!("{what}: {other}")),
     }
+}
+
+/// Whether app `pid` answers a cheap call on its application element (its role) within the
+/// messaging timeout: what tells a hung app from one silent element.
+fn app_answers(pid: i32) -> bool {
+    AXUIElement::application(pid).role().is_ok()
 }
 
 /// An attribute the crate has no accessor for.
@@ -305,9 +312,12 @@ impl AxWorker {
             Ok(r) => r,
             Err(e) => {
                 match err(e, "reading an element") {
-                    BackendError::Timeout { .. } => {
+                    // kAXErrorCannotComplete: the app is not responding when its application
+                    // element does not answer a cheap call either (as on Linux); otherwise
+                    // this element alone is silent.
+                    BackendError::Timeout { .. } if !app_answers(pid) => {
                         w.hung = true;
-                        w.truncated.get_or_insert(Truncation::Timeout);
+                        w.truncated.get_or_insert(Truncation::NotResponding);
                     }
                     _ => w.unreadable += 1,
                 }
@@ -364,13 +374,18 @@ impl AxWorker {
             None => {
                 // The root itself could not be read: gone, or the app is hung.
                 let e = self.read_one(el).err();
+                let cut = if w.hung {
+                    Truncation::NotResponding
+                } else {
+                    Truncation::Timeout
+                };
                 return match e.map(|e| err(e, "reading the root")) {
                     Some(BackendError::Timeout { .. }) | None => Ok(Snapshot {
                         id: SnapshotId::next(),
                         app: app.into(),
                         window: AppText::default(),
                         nodes: Vec::new(),
-                        truncated: Some(Truncation::Timeout),
+                        truncated: Some(cut),
                         unreadable: 0,
                         read_ms: started.elapsed().as_secs_f64() * 1000.0,
                     }),
