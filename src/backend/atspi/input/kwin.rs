@@ -68,7 +68,9 @@ function tgList() {
     var all = tgWindows();
     for (var i = 0; i < all.length; i++) {
         var c = all[i];
-        if (!c.normalWindow && !c.dialog) continue;
+        // Layer-shell surfaces (panels, overlays: KWin's popup layer and above) are no app's
+        // window, though KWin calls them normal.
+        if ((!c.normalWindow && !c.dialog) || c.layer >= 7) continue;
         out.push({ uuid: String(c.internalId), pid: c.pid, caption: String(c.caption),
                    frame: tgRect(c.frameGeometry), buffer: tgRect(c.bufferGeometry),
                    shown: tgShown(c), active: active === c, wayland: !!c.waylandClient || !c.x11Client });
