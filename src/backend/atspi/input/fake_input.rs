@@ -31,7 +31,8 @@ const KEY_LEFTSHIFT: u32 = 42;
 /// How long an app is given to bind its pointer and keyboard after the device is made.
 const NEW_DEVICE_SETTLE: Duration = Duration::from_millis(200);
 
-/// Whether KWin offers the global to this program, and at which version.
+/// Whether KWin offers the global to this program, and at which version (the process's one
+/// registry listing: for `kde-grant status`).
 pub fn offered() -> Result<Option<u32>, String> {
     Ok(super::wlroots::globals()?
         .into_iter()
@@ -92,22 +93,41 @@ enum Job {
 
 type Reply = mpsc::Sender<Result<(), String>>;
 
-/// The owner thread's handle; the thread starts on the first job.
+/// The connection: the version of the global KWin offers this program, and the owner thread
+/// when it offers one.
+type Started = (Option<u32>, Option<mpsc::Sender<(Job, Reply)>>);
+
+/// The owner thread's handle. The connection is made on first need, and is also how the
+/// backend learns whether KWin offers the global: KWin looks up the `.desktop` file of every
+/// client that connects (1.5–2.4 s each for a granted debug build on KWin 5.27), so one
+/// connection serves both.
 #[derive(Default)]
 pub struct Device {
-    tx: Mutex<Option<mpsc::Sender<(Job, Reply)>>>,
+    state: Mutex<Option<Result<Started, String>>>,
 }
 
 impl Device {
+    /// Whether KWin offers the global to this program, and at which version.
+    pub fn offered(&self) -> Result<Option<u32>, String> {
+        let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        guard
+            .get_or_insert_with(start)
+            .as_ref()
+            .map(|s| s.0)
+            .map_err(Clone::clone)
+    }
+
     fn run(&self, job: Job) -> Result<(), String> {
         let (reply, answer) = mpsc::channel();
-        let mut guard = self.tx.lock().unwrap_or_else(|e| e.into_inner());
-        if guard.is_none() {
-            *guard = Some(start()?);
-        }
-        let sent = guard
-            .as_ref()
-            .is_some_and(|tx| tx.send((job, reply)).is_ok());
+        let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let started = guard.get_or_insert_with(start).clone()?;
+        let Some(tx) = started.1 else {
+            return Err(format!(
+                "KWin does not offer {GLOBAL} (version {VERSION}) to this program: {}",
+                super::kwin::GRANT_MISSING
+            ));
+        };
+        let sent = tx.send((job, reply)).is_ok();
         if !sent {
             *guard = None;
             return Err("the Wayland connection for input was lost".into());
@@ -157,18 +177,24 @@ struct Owned {
     settled: bool,
 }
 
-fn start() -> Result<mpsc::Sender<(Job, Reply)>, String> {
+fn start() -> Result<Started, String> {
     let conn = Connection::connect_to_env()
         .map_err(|e| format!("cannot connect to the Wayland display: {e}"))?;
     let (globals, queue) = registry_queue_init::<State>(&conn)
         .map_err(|e| format!("the Wayland display did not list its globals: {e}"))?;
+    let listed: Vec<(String, u32)> = globals
+        .contents()
+        .with_list(|l| l.iter().map(|g| (g.interface.clone(), g.version)).collect());
+    let version = listed
+        .iter()
+        .filter(|(g, _)| g == GLOBAL)
+        .map(|(_, v)| *v)
+        .max();
+    super::wlroots::remember_globals(listed);
     let qh = queue.handle();
-    let fake: OrgKdeKwinFakeInput = globals.bind(&qh, VERSION..=VERSION, ()).map_err(|_| {
-        format!(
-            "KWin does not offer {GLOBAL} (version {VERSION}) to this program: {}",
-            super::kwin::GRANT_MISSING
-        )
-    })?;
+    let Ok(fake) = globals.bind::<OrgKdeKwinFakeInput, _, _>(&qh, VERSION..=VERSION, ()) else {
+        return Ok((version, None));
+    };
     fake.authenticate(
         "treeglass".into(),
         "sends the keys and clicks of the accessibility tests it runs".into(),
@@ -197,7 +223,7 @@ fn start() -> Result<mpsc::Sender<(Job, Reply)>, String> {
             }
         })
         .map_err(|e| format!("cannot start the Wayland input thread: {e}"))?;
-    Ok(tx)
+    Ok((version, Some(tx)))
 }
 
 impl Owned {

@@ -616,7 +616,7 @@ impl Kwin {
     }
 
     fn offered(&self) -> Result<Option<u32>, String> {
-        self.offered.get_or_init(super::fake_input::offered).clone()
+        self.offered.get_or_init(|| self.device.offered()).clone()
     }
 
     /// How keys and clicks are sent here, or why they cannot be.

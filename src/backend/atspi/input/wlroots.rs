@@ -53,8 +53,6 @@ pub struct Offered {
 /// program it grants an interface to: the doctor's display check, which asked twice, ran past
 /// its deadline.)
 pub fn globals() -> Result<Vec<(String, u32)>, String> {
-    static GLOBALS: std::sync::OnceLock<Result<Vec<(String, u32)>, String>> =
-        std::sync::OnceLock::new();
     GLOBALS
         .get_or_init(|| {
             let conn = Connection::connect_to_env()
@@ -66,6 +64,15 @@ pub fn globals() -> Result<Vec<(String, u32)>, String> {
                 .with_list(|l| l.iter().map(|g| (g.interface.clone(), g.version)).collect()))
         })
         .clone()
+}
+
+static GLOBALS: std::sync::OnceLock<Result<Vec<(String, u32)>, String>> =
+    std::sync::OnceLock::new();
+
+/// The globals as another connection of this process listed them (KWin's input connection),
+/// so that [`globals`] makes none of its own.
+pub fn remember_globals(list: Vec<(String, u32)>) {
+    let _ = GLOBALS.set(Ok(list));
 }
 
 /// What the compositor offers.
