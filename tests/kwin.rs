@@ -30,6 +30,7 @@ const CHECKS: &[&str] = &[
     "gtk3_fixture_semantic_writes",
     "gtk4_check_box_by_pointer_where_kwin_put_it",
     "no_grant_sends_nothing",
+    "off_screen_click_refused",
     "chromium_textarea_by_keyboard",
     "doctor_lists_kwins_windows",
     "highlight_held_over_the_element",
@@ -109,6 +110,7 @@ fn run(chosen: &[&str]) -> i32 {
             "gtk3_fixture_semantic_writes" => gtk3_fixture_semantic_writes(&mut apps),
             "gtk4_check_box_by_pointer_where_kwin_put_it" => gtk4_pointer(&mut apps),
             "no_grant_sends_nothing" => no_grant(&mut apps),
+            "off_screen_click_refused" => off_screen(&mut apps),
             "chromium_textarea_by_keyboard" => chromium(&mut apps),
             "doctor_lists_kwins_windows" => doctor(&mut apps),
             "highlight_held_over_the_element" => highlight(&mut apps),
@@ -416,6 +418,34 @@ fn no_grant(apps: &mut Apps) {
     );
     let _ = std::fs::remove_file(&copy);
     app.assert_alive("a refused write");
+}
+
+/// A window moved off the screen (by this test's KWin script): a click at its check box would
+/// land on the screen's edge, so it is refused before anything is sent, and the box is as it
+/// was.
+fn off_screen(apps: &mut Apps) {
+    let app = apps.gtk4();
+    let pid = app.pid;
+    let target = "check-box \"checkbutton\" #2";
+    let id = json_of(&app.treeglass(&["find", target, "--json"]))["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = &id[id.find('/').unwrap()..];
+    let was = checked(&pyatspi_read(pid, &[&id])[path]);
+    move_to(pid, -1300, 63);
+    let (code, v) = result(app.treeglass(&["set", target, &(!was).to_string(), "--json"]));
+    assert_ne!(code, 0, "{v:#}");
+    assert_ne!(v["outcome"], "verified", "{v:#}");
+    assert_eq!(v["dispatched"], false, "{v:#}");
+    assert!(v.to_string().contains("outside every screen"), "{v:#}");
+    assert_eq!(
+        checked(&pyatspi_read(pid, &[&id])[path]),
+        was,
+        "nothing was clicked"
+    );
+    move_to(pid, 117, 63);
+    app.assert_alive("an off-screen click refused");
 }
 
 /// Web content ignores the semantic text calls: typed through KWin's fake input keyboard.

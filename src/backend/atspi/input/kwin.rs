@@ -81,7 +81,7 @@ function tgList() {
 
 /// The script that lists the windows.
 fn list_script() -> String {
-    "report({ windows: tgList(), version: 0 });".into()
+    "report({ windows: tgList(), screen: tgRect(workspace.virtualScreenGeometry) });".into()
 }
 
 /// The script that makes the window with this uuid the active one, then lists the windows.
@@ -97,7 +97,7 @@ for (var i = 0; i < all.length; i++) {{
     if (c.minimized) c.minimized = false;
     if ("activeWindow" in workspace) workspace.activeWindow = c; else workspace.activeClient = c;
 }}
-report({{ found: found, windows: tgList() }});"#,
+report({{ found: found, windows: tgList(), screen: tgRect(workspace.virtualScreenGeometry) }});"#,
         uuid = Value::String(uuid.to_string())
     )
 }
@@ -181,6 +181,8 @@ pub struct Scripts {
     conn: tokio::sync::OnceCell<zbus::Connection>,
     /// The uuid of each window id handed out.
     ids: Mutex<HashMap<u64, String>>,
+    /// The bounding box of every screen, as the last script saw it.
+    screen: Mutex<Option<Rect>>,
     serial: AtomicU64,
 }
 
@@ -285,6 +287,7 @@ impl Scripts {
     /// Every window KWin manages.
     pub async fn windows(&self) -> Result<Vec<KwinWindow>, String> {
         let v = self.run(&list_script()).await?;
+        self.saw_screen(&v);
         let mut ids = self.ids.lock().unwrap_or_else(|e| e.into_inner());
         Ok(parse_windows(&v, &mut ids))
     }
@@ -302,8 +305,21 @@ impl Scripts {
         if v["found"] != true {
             return Err("the window is gone".into());
         }
+        self.saw_screen(&v);
         let mut ids = self.ids.lock().unwrap_or_else(|e| e.into_inner());
         Ok(parse_windows(&v, &mut ids))
+    }
+
+    fn saw_screen(&self, v: &Value) {
+        let r = rect(&v["screen"]);
+        if r.width > 0 && r.height > 0 {
+            *self.screen.lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+        }
+    }
+
+    /// The bounding box of every screen, as the last script saw it.
+    pub fn screen(&self) -> Option<Rect> {
+        *self.screen.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// KWin's version (`5.27.5`), from its support information.
@@ -763,6 +779,22 @@ impl super::Input for Kwin {
 
     async fn click(&self, x: i32, y: i32) -> Result<(), BackendError> {
         self.pointer().map_err(BackendError::NoInput)?;
+        // KWin keeps the pointer on the screens: a point off them would click at their edge.
+        let screen = match self.scripts.screen() {
+            Some(s) => s,
+            None => {
+                self.windows().await?;
+                self.scripts.screen().ok_or_else(|| {
+                    BackendError::NoInput("KWin did not say where its screens are".into())
+                })?
+            }
+        };
+        if !screen.contains(x, y) {
+            return Err(BackendError::NoInput(format!(
+                "({x}, {y}) is outside every screen ({}, {}, {}×{}): nothing was clicked",
+                screen.x, screen.y, screen.width, screen.height
+            )));
+        }
         self.blocking("KWin's fake input", move |d| d.click(x, y))
             .await
     }
