@@ -421,8 +421,8 @@ impl AtspiBackend {
                 input::highlight_here(),
             )
         });
-        // KWin looks up the `.desktop` file of every Wayland client that connects, which took
-        // up to 2.4 s for a program it grants its input to (KWin 5.27): twice STEP.
+        // A connection to KWin costs a program it grants its input to up to 2.4 s (KWin 5.27
+        // reads the program's whole binary, 128 MB for a debug build): twice STEP.
         let Ok(Ok((desktop, keys, clicks, frame))) = tokio::time::timeout(2 * STEP, probed).await
         else {
             return Check::new(

@@ -48,10 +48,10 @@ pub struct Offered {
 }
 
 /// Every global the compositor offers this program, with its version: one registry round
-/// trip on a connection of its own, once per process. (KWin looks up the `.desktop` file of
-/// every client that connects, which took 1.5–2.4 s per connection on KWin 5.27 for a
-/// program it grants an interface to: the doctor's display check, which asked twice, ran past
-/// its deadline.)
+/// trip on a connection of its own, once per process (or none: [`remember_globals`]). A
+/// connection to KWin costs a program it grants an interface to up to 2.4 s (KWin 5.27 reads
+/// its whole binary each time): the doctor's display check, which connected twice, ran past
+/// its deadline.
 pub fn globals() -> Result<Vec<(String, u32)>, String> {
     GLOBALS
         .get_or_init(|| {
