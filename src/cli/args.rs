@@ -139,7 +139,7 @@ pub enum Command {
     /// `treeglass man > treeglass.1 && man -l treeglass.1`.
     Man,
     /// Run a command inside a private, throw-away accessibility stack (Linux): a session bus,
-    /// Xvfb (or with --wayland a headless sway), the AT-SPI bus and its registry, with
+    /// Xvfb (or with --wayland a headless sway or KWin), the AT-SPI bus and its registry, with
     /// IsEnabled set; optionally an app started and waited for; then CMD. Every process the
     /// session started is stopped when CMD ends.
     #[command(after_help = SESSION_HELP)]
