@@ -128,6 +128,9 @@ async fn run(
     if let Some(Command::Man) = &cli.command {
         return cli::man_page().map(ok);
     }
+    if let Some(Command::KdeGrant { action }) = &cli.command {
+        return cli::kde_grant::run(*action).map(text);
+    }
     // The clipboard needs no accessibility backend.
     if let Some(Command::Clipboard(cmd)) = &cli.command {
         let cmd = cmd.clone();
@@ -194,6 +197,7 @@ async fn run(
         | Some(Command::Mcp)
         | Some(Command::Completions { .. })
         | Some(Command::Man)
+        | Some(Command::KdeGrant { .. })
         | Some(Command::Session(_)) => Err(Error::other("unreachable: handled above")),
         None => {
             let args = cli::TreeArgs {

@@ -20,11 +20,12 @@
 mod common;
 
 use std::panic::AssertUnwindSafe;
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::matrix::{Kit, MatrixApp, QtForm, pyatspi_read};
 use common::tmux::Tmux;
+use common::wayland::{checked, pyatspi_extents, result, verified};
 use common::{FixtureApp, json_of, treeglass};
 use serde_json::Value;
 
@@ -136,21 +137,6 @@ fn run(chosen: &[&str]) -> i32 {
 
 // ---- helpers ----------------------------------------------------------------------------
 
-/// `set --json` / `invoke --json`: (exit code, result).
-fn result(o: Output) -> (i32, Value) {
-    let code = o.status.code().unwrap_or(-1);
-    (code, json_of(&o))
-}
-
-fn verified(code: i32, v: &Value, path: &str) {
-    assert_eq!(
-        (code, v["outcome"].as_str().unwrap_or("?")),
-        (0, "verified"),
-        "{v:#}"
-    );
-    assert_eq!(v["path"], path, "{v:#}");
-}
-
 /// The element a write result names, read by pyatspi: it must be found, with the role and
 /// name the result gives.
 fn read_back(pid: u32, v: &Value) -> Value {
@@ -163,12 +149,6 @@ fn read_back(pid: u32, v: &Value) -> Value {
         "pyatspi's element is the one written"
     );
     seen
-}
-
-fn checked(seen: &Value) -> bool {
-    seen["states"]
-        .as_array()
-        .is_some_and(|a| a.iter().any(|s| s == "checked"))
 }
 
 fn swaymsg(args: &[&str]) -> String {
@@ -385,32 +365,6 @@ fn highlight(apps: &mut Apps) {
 
 /// The highlight's colour (as `frame/wayland.rs` draws it).
 const FRAME_RGB: [u8; 3] = [0xff, 0x10, 0x60];
-
-/// pyatspi's extents of the element with this treeglass id, relative to its window.
-fn pyatspi_extents(pid: u32, id: &str) -> Vec<i64> {
-    let path = &id[id.find('/').unwrap()..];
-    let script = format!(
-        r#"
-import pyatspi, json, sys
-for app in pyatspi.Registry.getDesktop(0):
-    if app is None or app.get_process_id() != {pid}: continue
-    stack = [app]
-    while stack:
-        n = stack.pop()
-        if n.path == "{path}":
-            e = n.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
-            print(json.dumps([e.x, e.y, e.width, e.height])); sys.exit(0)
-        stack.extend(c for c in n if c is not None)
-sys.exit(1)
-"#
-    );
-    let o = Command::new("/usr/bin/python3")
-        .args(["-c", &script])
-        .output()
-        .expect("run pyatspi");
-    assert!(o.status.success(), "pyatspi found no {id}");
-    serde_json::from_slice(&o.stdout).unwrap()
-}
 
 /// A `grim` screenshot, decoded.
 struct Shot {

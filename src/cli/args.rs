@@ -139,24 +139,52 @@ pub enum Command {
     /// `treeglass man > treeglass.1 && man -l treeglass.1`.
     Man,
     /// Run a command inside a private, throw-away accessibility stack (Linux): a session bus,
-    /// Xvfb (or with --wayland a headless sway), the AT-SPI bus and its registry, with
+    /// Xvfb (or with --wayland a headless sway or KWin), the AT-SPI bus and its registry, with
     /// IsEnabled set; optionally an app started and waited for; then CMD. Every process the
     /// session started is stopped when CMD ends.
     #[command(after_help = SESSION_HELP)]
     Session(SessionArgs),
+    /// KDE Plasma on Wayland: install, check or remove the grant through which KWin offers its
+    /// fake input (keys and clicks) to this treeglass binary: a `.desktop` file in
+    /// $XDG_DATA_HOME/applications (else ~/.local/share/applications) whose `Exec=` is this
+    /// binary's exact path and which lists `X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input`.
+    /// A binary at another path (a new build, another install) needs its own grant. `status`
+    /// exits 1 unless the grant is installed and, on a Wayland display, honoured.
+    KdeGrant {
+        #[arg(value_enum)]
+        action: GrantAction,
+    },
+}
+
+/// What `treeglass kde-grant` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GrantAction {
+    Install,
+    Status,
+    Remove,
 }
 
 /// `treeglass session`'s options.
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("what").required(true).args(["shell", "command"])))]
 pub struct SessionArgs {
-    /// A headless sway (wlroots' headless backend, pixman renderer, one 1600x1200 output, no
-    /// input devices, no Xwayland) instead of Xvfb. Run as root, sway alone runs as an
-    /// unprivileged user (it refuses root), created when missing.
-    #[arg(long)]
-    pub wayland: bool,
-    /// The unprivileged user sway runs as when the session is started by root (default:
-    /// $A11Y_SESSION_USER, else `treeglass-session`).
+    /// A headless Wayland compositor instead of Xvfb: `sway` (the default: wlroots' headless
+    /// backend, pixman renderer, one 1600x1200 output, no input devices, no Xwayland; run as
+    /// root, sway alone runs as an unprivileged user, as it refuses root) or `kwin` (KWin's
+    /// virtual backend, QPainter compositing, one 1280x800 output; run as root, the whole
+    /// stack and CMD run as the unprivileged user, as in a desktop session: KWin grants its
+    /// input interface by the client's executable, which it cannot see in another user's
+    /// process). The user is created when missing.
+    #[arg(
+        long,
+        value_name = "COMPOSITOR",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "sway"
+    )]
+    pub wayland: Option<Compositor>,
+    /// The unprivileged user the compositor runs as when the session is started by root
+    /// (default: $A11Y_SESSION_USER, else `treeglass-session`).
     #[arg(long, value_name = "NAME", requires = "wayland")]
     pub user: Option<String>,
     /// Start this app inside the stack before CMD, and run CMD only once it is registered on
@@ -191,18 +219,30 @@ pub struct SessionArgs {
     pub command: Vec<std::ffi::OsString>,
 }
 
+/// The compositor of `treeglass session --wayland`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Compositor {
+    Sway,
+    Kwin,
+}
+
 const SESSION_HELP: &str = "\
 Started, each a process of its own (own process group, output logged in the session
 directory, /tmp/a11y-session.XXXXXXXX), each waited for before the next:
   1. a private session bus (dbus-daemon; no service directory, so nothing is activated),
-  2. Xvfb on a free display (1600x1200x24), or with --wayland a headless sway,
+  2. Xvfb on a free display (1600x1200x24), or with --wayland a headless sway (with
+     --wayland=kwin a headless KWin, run from a copy of kwin_wayland without its file
+     capability, which a container may not grant),
   3. at-spi-bus-launcher --launch-immediately (which starts the accessibility bus),
   then org.a11y.Status.IsEnabled=true,
   4. at-spi2-registryd on that bus,
   5. with --app-cmd, the app (checked on the bus with treeglass's own AT-SPI reader),
 then CMD, with this environment:
   DISPLAY (with --wayland instead WAYLAND_DISPLAY, SWAYSOCK, XDG_SESSION_TYPE=wayland,
-  XDG_CURRENT_DESKTOP=sway), DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR, GSETTINGS_BACKEND=memory,
+  XDG_CURRENT_DESKTOP=sway; with --wayland=kwin WAYLAND_DISPLAY, XDG_SESSION_TYPE=wayland,
+  XDG_CURRENT_DESKTOP=KDE, KDE_SESSION_VERSION=5 and HOME, XDG_CONFIG_HOME, XDG_DATA_HOME and
+  XDG_CACHE_HOME in the session directory), DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR,
+  GSETTINGS_BACKEND=memory,
   A11Y_BUS_ADDRESS, TREEGLASS_A11Y_SESSION=1 (=wayland with --wayland),
   TREEGLASS_A11Y_SESSION_DIR (the session directory); NO_AT_BRIDGE and AT_SPI_BUS_ADDRESS unset.
 CMD runs in treeglass's process group, with its standard input, output and error.

@@ -36,7 +36,10 @@ pub async fn run(args: SessionArgs) -> Result<i32, Error> {
         args.command
     };
     let opts = stack::Options {
-        wayland: args.wayland,
+        wayland: args.wayland.map(|c| match c {
+            super::args::Compositor::Sway => stack::Compositor::Sway,
+            super::args::Compositor::Kwin => stack::Compositor::Kwin,
+        }),
         user: args
             .user
             .or_else(|| env_set("A11Y_SESSION_USER"))

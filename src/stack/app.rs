@@ -11,7 +11,7 @@
 use std::fs::File;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use super::{APP_FAILED, Component, Signals, Stack, Stop, describe, procs};
@@ -54,7 +54,7 @@ pub(super) async fn start(
     };
     let err = File::create(&log).map_err(cannot)?;
     let out = err.try_clone().map_err(cannot)?;
-    let mut cmd = Command::new(&argv[0]);
+    let mut cmd = stack.command(argv[0].as_ref());
     cmd.args(&argv[1..]);
     stack.env.apply(&mut cmd);
     cmd.stdin(Stdio::piped())

@@ -76,12 +76,19 @@ const CLEARED: &[&str] = &[
 /// How often a step that is not ready yet is asked again.
 const POLL: Duration = Duration::from_millis(10);
 
+/// The headless Wayland compositor of `--wayland`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compositor {
+    Sway,
+    Kwin,
+}
+
 /// What `treeglass session` was asked to do.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// A headless sway instead of Xvfb.
-    pub wayland: bool,
-    /// The user sway runs as when started by root.
+    /// A headless Wayland compositor instead of Xvfb.
+    pub wayland: Option<Compositor>,
+    /// The user the compositor runs as when started by root (with KWin, the whole stack).
     pub user: String,
     /// The app to start inside the stack before CMD, split into words.
     pub app: Option<Vec<String>>,
@@ -306,6 +313,8 @@ struct Stack {
     /// an app that quits on end of input quits gently).
     app: Option<(Component, Option<ChildStdin>)>,
     a11y_address: String,
+    /// With KWin started by root: the user every process of the stack, and CMD, runs as.
+    run_as: Option<String>,
     t0: Instant,
     t_step: Instant,
 }
@@ -328,6 +337,7 @@ impl Stack {
             components: Vec::new(),
             app: None,
             a11y_address: String::new(),
+            run_as: None,
             t0,
             t_step: t0,
         };
@@ -358,10 +368,10 @@ impl Stack {
         self.step_done("environment");
         let session = self.session_bus(signals).await?;
         self.step_done("session bus");
-        if self.opts.wayland {
-            self.sway(sway_user, signals).await?;
-        } else {
-            self.xvfb(signals).await?;
+        match self.opts.wayland {
+            Some(Compositor::Sway) => self.sway(sway_user, signals).await?,
+            Some(Compositor::Kwin) => self.kwin(signals).await?,
+            None => self.xvfb(signals).await?,
         }
         let a11y = self.a11y_bus(&session, signals).await?;
         self.step_done("a11y bus");
@@ -378,7 +388,11 @@ impl Stack {
         drop((session, a11y));
         self.env.set(
             "TREEGLASS_A11Y_SESSION",
-            if self.opts.wayland { "wayland" } else { "1" },
+            if self.opts.wayland.is_some() {
+                "wayland"
+            } else {
+                "1"
+            },
         );
         self.env.set(
             "TREEGLASS_A11Y_SESSION_DIR",
@@ -447,7 +461,10 @@ impl Stack {
                 )
             })?;
         let mut sway_user = None;
-        if self.opts.wayland && rustix::process::geteuid().is_root() {
+        if self.opts.wayland == Some(Compositor::Kwin) {
+            return self.prepare_kwin_dir(run).map(|()| None);
+        }
+        if self.opts.wayland.is_some() && rustix::process::geteuid().is_root() {
             let user = self.opts.user.clone();
             let uid = unprivileged_user(&user)?;
             // sway's user reaches the runtime directory (and its configuration) through the
@@ -466,6 +483,52 @@ impl Stack {
         self.env.set("XDG_RUNTIME_DIR", run);
         self.env.set("GSETTINGS_BACKEND", "memory");
         Ok(sway_user)
+    }
+
+    /// A command for `program`, through `runuser` when the stack runs as another user.
+    fn command(&self, program: &OsStr) -> Command {
+        match &self.run_as {
+            Some(user) => {
+                let mut cmd = Command::new("runuser");
+                // -m: the session's environment, HOME included, as it is given.
+                cmd.args(["-m", "-u", user.as_str(), "--"]).arg(program);
+                cmd
+            }
+            None => Command::new(program),
+        }
+    }
+
+    /// KWin's session directory: a home of its own (KWin and KDE's frameworks write their
+    /// configuration and caches there, and read the input grant from its applications
+    /// directory) and, started by root, the whole directory given to the unprivileged user
+    /// every process of the stack runs as.
+    fn prepare_kwin_dir(&mut self, run: PathBuf) -> Result<(), Stop> {
+        let home = self.dir.join("home");
+        let fail = |what: &Path, e: std::io::Error| {
+            Stop::stack(
+                "runtime dir",
+                format!("cannot prepare {}: {e}", what.display()),
+                None,
+            )
+        };
+        for d in [".config", ".local/share/applications", ".cache"] {
+            std::fs::create_dir_all(home.join(d)).map_err(|e| fail(&home, e))?;
+        }
+        if rustix::process::geteuid().is_root() {
+            let user = self.opts.user.clone();
+            let uid = unprivileged_user(&user)?;
+            for entry in walk(&self.dir) {
+                std::os::unix::fs::chown(&entry, Some(uid), None).map_err(|e| fail(&entry, e))?;
+            }
+            self.run_as = Some(user);
+        }
+        self.env.set("XDG_RUNTIME_DIR", run);
+        self.env.set("GSETTINGS_BACKEND", "memory");
+        self.env.set("XDG_CONFIG_HOME", home.join(".config"));
+        self.env.set("XDG_DATA_HOME", home.join(".local/share"));
+        self.env.set("XDG_CACHE_HOME", home.join(".cache"));
+        self.env.set("HOME", home);
+        Ok(())
     }
 
     /// Starts a component: its output to `log` in the session directory (standard output to
@@ -492,7 +555,7 @@ impl Stack {
             Some(f) => f,
             None => err.try_clone().map_err(cannot)?,
         };
-        let mut cmd = Command::new(argv[0]);
+        let mut cmd = self.command(argv[0]);
         cmd.args(&argv[1..]);
         self.env.apply(&mut cmd);
         for (k, v) in extra {
@@ -522,14 +585,20 @@ impl Stack {
   <type>session</type>
   <listen>unix:path={}</listen>
   <auth>EXTERNAL</auth>
-  <policy context="default">
+  <policy context="default">{}
     <allow send_destination="*" eavesdrop="true"/>
     <allow eavesdrop="true"/>
     <allow own="*"/>
   </policy>
 </busconfig>
 "#,
-            socket.display()
+            socket.display(),
+            // KWin's session (its own user, when started by root) is asked by this process.
+            if self.run_as.is_some() {
+                "\n    <allow user=\"*\"/>"
+            } else {
+                ""
+            }
         );
         std::fs::write(&conf, text).map_err(|e| {
             Stop::stack(
@@ -683,6 +752,86 @@ impl Stack {
         Ok(())
     }
 
+    /// A headless KWin (its virtual backend, QPainter compositing, one 1280x800 output) on a
+    /// display of its own, run from a copy of `kwin_wayland`: the installed one carries the
+    /// file capability `cap_sys_resource`, and where the bounding set lacks it (a container)
+    /// exec fails with EPERM, even for root; a copy has none. Ready when its Wayland socket is
+    /// there and it owns `org.kde.KWin` on the session bus.
+    async fn kwin(&mut self, signals: &mut Signals) -> Result<(), Stop> {
+        let installed = which("kwin_wayland").unwrap_or_else(|| "kwin_wayland".into());
+        let copy = self.dir.join("kwin_wayland");
+        std::fs::copy(&installed, &copy)
+            .and_then(|_| std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)))
+            .map_err(|e| {
+                Stop::stack(
+                    "KWin",
+                    format!("cannot copy {} here: {e}", installed.display()),
+                    None,
+                )
+            })?;
+        if let Some(user) = &self.run_as {
+            let uid = unprivileged_user(user)?;
+            let _ = std::os::unix::fs::chown(&copy, Some(uid), None);
+        }
+        let run = self.dir.join("run");
+        let name = "wayland-kwin";
+        let i = self.spawn(
+            "KWin",
+            "kwin.log",
+            &[
+                copy.as_os_str(),
+                OsStr::new("--virtual"),
+                OsStr::new("--no-lockscreen"),
+                OsStr::new("--no-global-shortcuts"),
+                OsStr::new("--socket"),
+                OsStr::new(name),
+                OsStr::new("--width"),
+                OsStr::new("1280"),
+                OsStr::new("--height"),
+                OsStr::new("800"),
+            ],
+            &[("KWIN_COMPOSE", OsStr::new("Q"))],
+            None,
+        )?;
+        let address = self
+            .env
+            .get("DBUS_SESSION_BUS_ADDRESS")
+            .map(|a| a.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let timeout = self.opts.step_timeout;
+        let socket = run.join(name);
+        poll(
+            "KWin",
+            &mut self.components[i],
+            timeout,
+            signals,
+            async || {
+                if !socket.exists() {
+                    return None;
+                }
+                let bus = connect(&address).await?;
+                let reply = call(
+                    &bus,
+                    "org.freedesktop.DBus",
+                    "/org/freedesktop/DBus",
+                    "org.freedesktop.DBus",
+                    "NameHasOwner",
+                    &("org.kde.KWin",),
+                )
+                .await
+                .ok()?;
+                reply.body().deserialize::<bool>().ok()?.then_some(())
+            },
+        )
+        .await?;
+        self.env.set("WAYLAND_DISPLAY", name);
+        self.env.set("XDG_SESSION_TYPE", "wayland");
+        self.env.set("XDG_CURRENT_DESKTOP", "KDE");
+        self.env.set("KDE_SESSION_VERSION", "5");
+        self.step_done(&format!("KWin {name}"));
+        Ok(())
+    }
+
     /// The launcher, the address of the bus it started, and a connection to that bus.
     async fn a11y_bus(
         &mut self,
@@ -772,7 +921,7 @@ impl Stack {
     /// SIGHUP on to it (SIGKILL from the third on). Returns its exit code.
     async fn run_command(&mut self, signals: &mut Signals) -> i32 {
         let argv = &self.opts.command;
-        let mut cmd = Command::new(&argv[0]);
+        let mut cmd = self.command(&argv[0]);
         cmd.args(&argv[1..]);
         self.env.apply(&mut cmd);
         let mut child = match cmd.spawn() {
@@ -909,18 +1058,19 @@ impl Stack {
 
 /// Every program the stack needs, before anything is started.
 fn check_tools(opts: &Options) -> Result<(), Stop> {
-    let (display, tool, package) = if opts.wayland {
-        ("sway", "sway", "sway")
-    } else {
-        ("Xvfb", "Xvfb", "xvfb")
+    let (display, tool, package) = match opts.wayland {
+        Some(Compositor::Sway) => ("sway", "sway", "sway"),
+        Some(Compositor::Kwin) => ("KWin", "kwin_wayland", "kwin-wayland"),
+        None => ("Xvfb", "Xvfb", "xvfb"),
     };
     let mut tools = vec![
         ("session bus", "dbus-daemon", "dbus-daemon"),
         (display, tool, package),
     ];
-    if opts.wayland && rustix::process::geteuid().is_root() {
-        // sway runs as the unprivileged user through runuser.
-        tools.push(("sway", "runuser", "util-linux"));
+    if opts.wayland.is_some() && rustix::process::geteuid().is_root() {
+        // The compositor (with KWin, the whole stack) runs as the unprivileged user through
+        // runuser.
+        tools.push((display, "runuser", "util-linux"));
     }
     for (step, tool, package) in tools {
         if which(tool).is_none() {
@@ -1170,6 +1320,22 @@ fn make_dir() -> std::io::Result<PathBuf> {
         }
     }
     Err(last.unwrap_or_else(|| std::io::Error::other("no free name")))
+}
+
+/// `dir` and everything below it (not following links).
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![dir.to_path_buf()];
+    let mut i = 0;
+    while i < out.len() {
+        let d = out[i].clone();
+        i += 1;
+        if std::fs::symlink_metadata(&d).is_ok_and(|m| m.is_dir())
+            && let Ok(entries) = std::fs::read_dir(&d)
+        {
+            out.extend(entries.flatten().map(|e| e.path()));
+        }
+    }
+    out
 }
 
 /// Where `tool` is on `$PATH`.

@@ -145,6 +145,7 @@ pub mod liar;
 pub mod matrix;
 pub mod mcp;
 pub mod tmux;
+pub mod wayland;
 pub mod xclip;
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);

@@ -421,12 +421,14 @@ impl AtspiBackend {
                 input::highlight_here(),
             )
         });
-        let Ok(Ok((desktop, keys, clicks, frame))) = tokio::time::timeout(STEP, probed).await
+        // A connection to KWin costs a program it grants its input to up to 2.4 s (KWin 5.27
+        // reads the program's whole binary, 128 MB for a debug build): twice STEP.
+        let Ok(Ok((desktop, keys, clicks, frame))) = tokio::time::timeout(2 * STEP, probed).await
         else {
             return Check::new(
                 "display",
                 Status::Warn,
-                "the display server did not answer within 3 s",
+                "the display server did not answer within 6 s",
             );
         };
         let said = |r: &Result<String, String>| match r {

@@ -479,6 +479,11 @@ impl AtspiBackend {
             height,
         };
         let origin = toolkit::wayland_origin(toolkit);
+        if let Some(p) =
+            input::placement::place_on_surface(origin, rect((fx, fy, fw, fh)), win.surface)
+        {
+            return Ok(p);
+        }
         let mut seen = input::placement::Seen {
             frame: rect((fx, fy, fw, fh)),
             children: Vec::new(),

@@ -7,7 +7,10 @@
 //!   through the registry's device event controller (XTest underneath).
 //! - sway and other wlroots compositors with sway's IPC (`sway.rs`, `wlroots.rs`): windows and
 //!   focus over the IPC socket; a virtual keyboard and a virtual pointer.
-//! - KDE Plasma and GNOME on Wayland, and Wayland compositors without sway's IPC: [`NoInput`],
+//! - KDE Plasma on Wayland (`kwin.rs`, `fake_input.rs`): windows and raising through a KWin
+//!   script over D-Bus; keys and clicks through KWin's fake input, which KWin grants by a
+//!   `.desktop` file (`treeglass kde-grant install`).
+//! - GNOME on Wayland, and Wayland compositors without sway's IPC: [`NoInput`],
 //!   which refuses before anything is sent and says what would make it work. (The registry's
 //!   keys and clicks answer "true" on Wayland and do nothing: at-spi2-core sends them through
 //!   XTest only when `$WAYLAND_DISPLAY` is unset.)
@@ -15,7 +18,9 @@
 //! Every implementation is blocking where its protocol is (run on `spawn_blocking`) and never
 //! talks to an application.
 
+pub mod fake_input;
 pub mod keymap;
+pub mod kwin;
 pub mod placement;
 pub mod sway;
 pub mod wlroots;
@@ -66,6 +71,9 @@ pub struct Window {
     /// Placed by a tiling layout (sway's tiled containers; false on X11 and for floating
     /// windows): a toolkit draws no shadow around a tiled window.
     pub tiled: bool,
+    /// The client's whole surface on screen (its client-side shadow included), where the
+    /// compositor says (KWin's buffer rectangle; `rect` is then its frame).
+    pub surface: Option<Rect>,
 }
 
 /// A top-level window and the process that owns it, as the doctor lists them.
@@ -86,6 +94,23 @@ pub struct OwnedWindow {
 /// they cannot be listed here.
 pub fn window_list() -> Result<(String, Vec<OwnedWindow>), String> {
     let set = |v: &str| std::env::var_os(v).is_some_and(|s| !s.is_empty());
+    if set("WAYLAND_DISPLAY")
+        && sway::Ipc::from_env().is_none()
+        && current_desktop().contains("kde")
+    {
+        let list = kwin::window_list()?
+            .into_iter()
+            .map(|w| OwnedWindow {
+                pid: w.window.pid,
+                window: w.window.id,
+                label: format!("KWin {}", w.uuid),
+                width: w.window.rect.width.max(0) as u32,
+                height: w.window.rect.height.max(0) as u32,
+                title: w.window.title,
+            })
+            .collect();
+        return Ok(("KWin's window list".into(), list));
+    }
     if set("WAYLAND_DISPLAY") {
         let Some(ipc) = sway::Ipc::from_env() else {
             return Err(format!(
@@ -195,6 +220,9 @@ pub fn choose(caller: &Caller) -> std::sync::Arc<dyn Input> {
         if let Some(ipc) = sway::Ipc::from_env() {
             return std::sync::Arc::new(Sway::new(ipc));
         }
+        if current_desktop().contains("kde") {
+            return std::sync::Arc::new(kwin::Kwin::new());
+        }
         return std::sync::Arc::new(NoInput::wayland());
     }
     if set("DISPLAY") {
@@ -234,13 +262,6 @@ impl NoInput {
                  AccessDenied; input needs Mutter's RemoteDesktop): treeglass has no input path \
                  here. Semantic writes work; for keys and clicks, log in to a GNOME on Xorg \
                  session",
-            )
-        } else if d.contains("kde") {
-            (
-                "KDE Plasma (KWin, Wayland)",
-                "treeglass has no input path for KWin on Wayland (it would need KWin's fake \
-                 input or EIS interfaces). Semantic writes work; for keys and clicks, log in \
-                 to a Plasma (X11) session",
             )
         } else {
             (

@@ -165,6 +165,21 @@ fn geometry(origin: Origin, seen: &Seen) -> Result<(Rect, &'static str), String>
     }
 }
 
+/// The offset from the app's coordinates to the screen's where the compositor says where the
+/// client's whole surface is (KWin's buffer rectangle): a toolkit that answers relative to
+/// its surface (every row of `QUIRKS` but the window geometry's) is placed by it, when the
+/// frame is the surface's size. `None`: the other rules apply.
+pub fn place_on_surface(origin: Origin, frame: Rect, surface: Option<Rect>) -> Option<Placed> {
+    let s = surface?;
+    (origin != Origin::Geometry && same_size(frame, s) && s.width > 0 && s.height > 0).then(|| {
+        Placed {
+            dx: s.x - frame.x,
+            dy: s.y - frame.y,
+            how: "the frame is the surface the compositor places",
+        }
+    })
+}
+
 /// The offset from the app's coordinates to the screen's, or why it cannot be known.
 pub fn place(origin: Origin, seen: &Seen) -> Result<Placed, String> {
     let (g, how) = geometry(origin, seen)?;
@@ -194,6 +209,17 @@ mod tests {
 
     // Every case below was measured on headless sway 1.7; the check box positions were found
     // in a `grim` screenshot.
+
+    #[test]
+    fn a_surface_the_compositor_places_places_surface_relative_toolkits_only() {
+        // KWin 5.27: a GTK 3 window's frame is its whole surface, shadow included.
+        let surface = Some(r(-69, -12, 1419, 829));
+        let p = place_on_surface(Origin::SurfaceChildren, r(0, 0, 1419, 829), surface).unwrap();
+        assert_eq!((p.dx, p.dy), (-69, -12));
+        assert!(place_on_surface(Origin::Geometry, r(0, 0, 1419, 829), surface).is_none());
+        assert!(place_on_surface(Origin::Surface, r(0, 0, 1391, 800), surface).is_none());
+        assert!(place_on_surface(Origin::SurfaceEven, r(0, 0, 1419, 829), None).is_none());
+    }
 
     #[test]
     fn gtk4_floating_is_its_windows_position() {

@@ -138,6 +138,7 @@ pub fn windows(tree: &Value) -> Vec<Window> {
                 focused: n["focused"].as_bool().unwrap_or(false),
                 native: n["shell"].as_str() != Some("xwayland"),
                 tiled: !floating,
+                surface: None,
             });
         }
         for key in ["floating_nodes", "nodes"] {

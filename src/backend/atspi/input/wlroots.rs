@@ -47,17 +47,38 @@ pub struct Offered {
     pub layer_shell: bool,
 }
 
-/// What the compositor offers (one registry round trip on a connection of its own).
+/// Every global the compositor offers this program, with its version: one registry round
+/// trip on a connection of its own, once per process (or none: [`remember_globals`]). A
+/// connection to KWin costs a program it grants an interface to up to 2.4 s (KWin 5.27 reads
+/// its whole binary each time): the doctor's display check, which connected twice, ran past
+/// its deadline.
+pub fn globals() -> Result<Vec<(String, u32)>, String> {
+    GLOBALS
+        .get_or_init(|| {
+            let conn = Connection::connect_to_env()
+                .map_err(|e| format!("cannot connect to the Wayland display: {e}"))?;
+            let (globals, _queue) = registry_queue_init::<State>(&conn)
+                .map_err(|e| format!("the Wayland display did not list its globals: {e}"))?;
+            Ok(globals
+                .contents()
+                .with_list(|l| l.iter().map(|g| (g.interface.clone(), g.version)).collect()))
+        })
+        .clone()
+}
+
+static GLOBALS: std::sync::OnceLock<Result<Vec<(String, u32)>, String>> =
+    std::sync::OnceLock::new();
+
+/// The globals as another connection of this process listed them (KWin's input connection),
+/// so that [`globals`] makes none of its own.
+pub fn remember_globals(list: Vec<(String, u32)>) {
+    let _ = GLOBALS.set(Ok(list));
+}
+
+/// What the compositor offers.
 pub fn offered() -> Result<Offered, String> {
-    let conn = Connection::connect_to_env()
-        .map_err(|e| format!("cannot connect to the Wayland display: {e}"))?;
-    let (globals, _queue) = registry_queue_init::<State>(&conn)
-        .map_err(|e| format!("the Wayland display did not list its globals: {e}"))?;
-    let has = |name: &str| {
-        globals
-            .contents()
-            .with_list(|l| l.iter().any(|g| g.interface == name))
-    };
+    let globals = globals()?;
+    let has = |name: &str| globals.iter().any(|(g, _)| g == name);
     Ok(Offered {
         keyboard: has(KEYBOARD_GLOBAL),
         pointer: has(POINTER_GLOBAL),

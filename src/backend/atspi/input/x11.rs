@@ -149,6 +149,7 @@ impl X {
                 focused: false,
                 native: true,
                 tiled: false,
+                surface: None,
             });
         }
         out.sort_by_key(|t| std::cmp::Reverse(i64::from(t.rect.width) * i64::from(t.rect.height)));
@@ -415,6 +416,7 @@ impl Input for X11Input {
                         focused: false,
                         native: true,
                         tiled: false,
+                        surface: None,
                     })
                     .collect()
             })

@@ -1,0 +1,55 @@
+//! What the Wayland test binaries (`tests/wayland.rs` on sway, `tests/kwin.rs` on KWin) share:
+//! a write's result and its checks, and pyatspi's reading of an element's extents.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// `set --json` / `invoke --json`: (exit code, result).
+pub fn result(o: Output) -> (i32, Value) {
+    let code = o.status.code().unwrap_or(-1);
+    (code, super::json_of(&o))
+}
+
+/// Fails unless the write was verified, on `path`.
+pub fn verified(code: i32, v: &Value, path: &str) {
+    assert_eq!(
+        (code, v["outcome"].as_str().unwrap_or("?")),
+        (0, "verified"),
+        "{v:#}"
+    );
+    assert_eq!(v["path"], path, "{v:#}");
+}
+
+/// Whether an element pyatspi read is checked.
+pub fn checked(seen: &Value) -> bool {
+    seen["states"]
+        .as_array()
+        .is_some_and(|a| a.iter().any(|s| s == "checked"))
+}
+
+/// pyatspi's extents of the element with this treeglass id, relative to its window.
+pub fn pyatspi_extents(pid: u32, id: &str) -> Vec<i64> {
+    let path = &id[id.find('/').expect("a treeglass id has a path")..];
+    let script = format!(
+        r#"
+import pyatspi, json, sys
+for app in pyatspi.Registry.getDesktop(0):
+    if app is None or app.get_process_id() != {pid}: continue
+    stack = [app]
+    while stack:
+        n = stack.pop()
+        if n.path == "{path}":
+            e = n.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+            print(json.dumps([e.x, e.y, e.width, e.height])); sys.exit(0)
+        stack.extend(c for c in n if c is not None)
+sys.exit(1)
+"#
+    );
+    let o = Command::new("/usr/bin/python3")
+        .args(["-c", &script])
+        .output()
+        .expect("run pyatspi");
+    assert!(o.status.success(), "pyatspi found no {id}");
+    serde_json::from_slice(&o.stdout).expect("pyatspi printed JSON")
+}
