@@ -154,6 +154,26 @@ pub enum Command {
         #[arg(value_enum)]
         action: GrantAction,
     },
+    /// GNOME on Wayland: install, enable, check or remove treeglass's GNOME Shell extension,
+    /// through which GNOME Shell tells treeglass where windows are, raises them and draws the
+    /// highlight (org.treeglass.Shell1 on the shell's own session bus connection). `install`
+    /// writes the build for the running (else installed) GNOME Shell, 43-44 or 45 and later,
+    /// into $XDG_DATA_HOME/gnome-shell/extensions; GNOME Shell on Wayland loads it the next
+    /// time it starts (log out and in), then `enable`. `status` exits 1 unless GNOME Shell
+    /// answers through it.
+    GnomeExtension {
+        #[arg(value_enum)]
+        action: ExtensionAction,
+    },
+}
+
+/// What `treeglass gnome-extension` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExtensionAction {
+    Install,
+    Enable,
+    Status,
+    Remove,
 }
 
 /// What `treeglass kde-grant` does.
@@ -224,6 +244,7 @@ pub struct SessionArgs {
 pub enum Compositor {
     Sway,
     Kwin,
+    Gnome,
 }
 
 const SESSION_HELP: &str = "\
