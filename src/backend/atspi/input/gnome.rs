@@ -383,6 +383,8 @@ impl<'a> Remote<'a> {
     async fn keys(&self, syms: &[u32]) -> Result<(), String> {
         self.keysym(SHIFT_L, true).await?;
         self.keysym(SHIFT_L, false).await?;
+        // Mutter sets the session's virtual keyboard up on its first event.
+        tokio::time::sleep(Duration::from_millis(50)).await;
         for &s in syms {
             self.keysym(s, true).await?;
             self.keysym(s, false).await?;
@@ -527,6 +529,7 @@ impl Gnome {
         rd.call("NotifyPointerButton", &(BTN_LEFT, true))
             .await
             .map_err(fail)?;
+        tokio::time::sleep(Duration::from_millis(30)).await;
         rd.call("NotifyPointerButton", &(BTN_LEFT, false))
             .await
             .map_err(fail)?;

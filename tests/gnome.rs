@@ -1,0 +1,402 @@
+//! GNOME on Wayland, on a real compositor: a headless GNOME Shell 43.9 (Mutter 43) with
+//! PipeWire, and native Wayland apps — the GTK 3 fixture, gtk4-widget-factory and Chromium
+//! (`--ozone-platform=wayland`) — each started once. Windows found and raised through
+//! treeglass's GNOME Shell extension; keys and clicks through Mutter's remote desktop. Every
+//! write is verified by treeglass and checked by an independent pyatspi read.
+//!
+//! This binary brings its own session: outside one, it runs itself again inside `treeglass
+//! session --wayland=gnome`, which, under root, runs the whole stack and this binary as one
+//! unprivileged user (GNOME Shell loads the extension from its own user's home).
+//! `harness = false`: names on the command line filter the checks; `--list` lists them.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::panic::AssertUnwindSafe;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use common::matrix::{Kit, MatrixApp, pyatspi_of, pyatspi_read};
+use common::{FixtureApp, json_of, treeglass};
+use serde_json::Value;
+
+/// The checks, in the order they run (they share the apps).
+const CHECKS: &[&str] = &[
+    "extension_answers_at_the_shells_name",
+    "gtk3_fixture_semantic_writes",
+    "gtk4_check_box_by_pointer",
+    "chromium_textarea_by_keyboard",
+    "a_keysym_the_keymap_lacks_is_not_verified",
+    "doctor_lists_the_shells_windows",
+    "no_extension_sends_nothing",
+];
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--list") {
+        for c in CHECKS {
+            println!("{c}: test");
+        }
+        return;
+    }
+    if args.iter().any(|a| a == "--ignored") {
+        return;
+    }
+    let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+    let chosen: Vec<&str> = CHECKS
+        .iter()
+        .copied()
+        .filter(|c| filters.is_empty() || filters.iter().any(|f| c.contains(f.as_str())))
+        .collect();
+    if chosen.is_empty() {
+        return;
+    }
+    let in_gnome = std::env::var("TREEGLASS_A11Y_SESSION").as_deref() == Ok("wayland")
+        && std::env::var("XDG_CURRENT_DESKTOP").as_deref() == Ok("GNOME");
+    if !in_gnome {
+        let started = Instant::now();
+        let exe = std::env::current_exe().expect("this test's own path");
+        let status = Command::new(env!("CARGO_BIN_EXE_treeglass"))
+            .args(["session", "--wayland=gnome", "--"])
+            .arg(exe)
+            .args(&chosen)
+            .status()
+            .expect("start treeglass session --wayland=gnome");
+        println!(
+            "GNOME Shell session and checks: {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+        std::process::exit(status.code().unwrap_or(1));
+    }
+    std::process::exit(run(&chosen));
+}
+
+/// The apps, started on first need and shared by the checks.
+#[derive(Default)]
+struct Apps {
+    fixture: Option<FixtureApp>,
+    gtk4: Option<MatrixApp>,
+    chromium: Option<MatrixApp>,
+}
+
+impl Apps {
+    fn gtk4(&mut self) -> &mut MatrixApp {
+        self.gtk4.get_or_insert_with(|| MatrixApp::start(Kit::Gtk4))
+    }
+    fn fixture(&mut self) -> &mut FixtureApp {
+        self.fixture
+            .get_or_insert_with(|| FixtureApp::start("gnome"))
+    }
+    fn chromium(&mut self) -> &mut MatrixApp {
+        self.chromium
+            .get_or_insert_with(|| MatrixApp::start(Kit::Chromium))
+    }
+}
+
+fn run(chosen: &[&str]) -> i32 {
+    println!("\nrunning {} checks on headless GNOME Shell", chosen.len());
+    let mut apps = Apps::default();
+    let mut failed = Vec::new();
+    for name in chosen {
+        let started = Instant::now();
+        let r = std::panic::catch_unwind(AssertUnwindSafe(|| match *name {
+            "extension_answers_at_the_shells_name" => extension_answers(),
+            "gtk3_fixture_semantic_writes" => gtk3_fixture_semantic_writes(&mut apps),
+            "gtk4_check_box_by_pointer" => gtk4_pointer(&mut apps),
+            "chromium_textarea_by_keyboard" => chromium(&mut apps),
+            "a_keysym_the_keymap_lacks_is_not_verified" => dropped_keysym(&mut apps),
+            "doctor_lists_the_shells_windows" => doctor(&mut apps),
+            "no_extension_sends_nothing" => no_extension(&mut apps),
+            other => panic!("no check {other}"),
+        }));
+        let ok = r.is_ok();
+        println!(
+            "test {name} ... {} ({:.1} s)",
+            if ok { "ok" } else { "FAILED" },
+            started.elapsed().as_secs_f64()
+        );
+        if !ok {
+            failed.push(*name);
+        }
+    }
+    println!(
+        "\ntest result: {}. {} passed; {} failed",
+        if failed.is_empty() { "ok" } else { "FAILED" },
+        chosen.len() - failed.len(),
+        failed.len()
+    );
+    if failed.is_empty() {
+        0
+    } else {
+        println!("failures: {failed:?}");
+        101
+    }
+}
+
+// ---- helpers ----------------------------------------------------------------------------
+
+fn result(o: Output) -> (i32, Value) {
+    let code = o.status.code().unwrap_or(-1);
+    (code, json_of(&o))
+}
+
+fn verified(code: i32, v: &Value, path: &str) {
+    assert_eq!(
+        (code, v["outcome"].as_str().unwrap_or("?")),
+        (0, "verified"),
+        "{v:#}"
+    );
+    assert_eq!(v["path"], path, "{v:#}");
+}
+
+fn checked(seen: &Value) -> bool {
+    seen["states"]
+        .as_array()
+        .is_some_and(|a| a.iter().any(|s| s == "checked"))
+}
+
+/// A D-Bus call of this test's own (`gdbus`, not treeglass).
+fn gdbus(args: &[&str]) -> Output {
+    Command::new("gdbus")
+        .args(["call", "--session"])
+        .args(args)
+        .output()
+        .expect("run gdbus")
+}
+
+/// Sets the shell's enabled extensions through GIO's key-file settings, which GNOME Shell
+/// watches, and waits until the extension answers (or no longer does).
+fn extension_enabled(on: bool) {
+    let list = if on {
+        "['treeglass@treeglass.github.io']"
+    } else {
+        "@as []"
+    };
+    let o = Command::new("gsettings")
+        .args(["set", "org.gnome.shell", "enabled-extensions", list])
+        .output()
+        .expect("run gsettings");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let o = gdbus(&[
+            "--dest",
+            "org.gnome.Shell",
+            "--object-path",
+            "/org/treeglass/Shell",
+            "--method",
+            "org.treeglass.Shell1.Version",
+        ]);
+        if o.status.success() == on {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "GNOME Shell never {} the extension",
+            if on { "enabled" } else { "disabled" }
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+// ---- the checks -------------------------------------------------------------------------
+
+/// The extension the session installed answers at GNOME Shell's own name, and `status` says so.
+fn extension_answers() {
+    let o = treeglass(&["gnome-extension", "status"]);
+    let out = common::stdout(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("GNOME Shell 43.9 answers through it"), "{out}");
+    assert!(out.contains("Legacy build"), "{out}");
+}
+
+/// Reads, targets and semantic writes need no input path.
+fn gtk3_fixture_semantic_writes(apps: &mut Apps) {
+    let app = apps.fixture();
+    let arg = app.app_arg();
+    let (code, v) = result(treeglass(&[
+        "set",
+        "text \"Full name\"",
+        "Grace Hopper",
+        "--app",
+        &arg,
+        "--json",
+    ]));
+    verified(code, &v, "semantic");
+    assert_eq!(app.state()["full_name"], "Grace Hopper");
+    for want in [true, false] {
+        let (code, v) = result(treeglass(&[
+            "set",
+            "check-box \"Subscribe\"",
+            &want.to_string(),
+            "--app",
+            &arg,
+            "--json",
+        ]));
+        verified(code, &v, "semantic");
+        assert_eq!(app.state()["subscribe"], want);
+    }
+    common::assert_answers(app.pid, "the GTK 3 fixture", "semantic writes on GNOME");
+}
+
+/// GTK 4.8's check boxes have no action: a click at the centre through Mutter's remote
+/// desktop, placed by the frame rectangle the extension reports.
+fn gtk4_pointer(apps: &mut Apps) {
+    let app = apps.gtk4();
+    let pid = app.pid;
+    for (target, want) in [
+        ("check-box \"checkbutton\" #2", "true"),
+        ("check-box \"checkbutton\" #2", "false"),
+        ("check-box \"checkbutton\" #1", "false"),
+        ("check-box \"checkbutton\" #1", "true"),
+    ] {
+        let (code, v) = result(app.treeglass(&["set", target, want, "--json"]));
+        verified(code, &v, "pointer");
+        let acks = v["acks"].to_string();
+        assert!(acks.contains("via Mutter remote desktop pointer"), "{acks}");
+        assert_eq!(checked(&pyatspi_of(pid, &v)), want == "true", "{target}");
+        app.assert_alive("a pointer write");
+    }
+}
+
+/// Web content ignores the semantic text calls: typed through Mutter's remote desktop.
+fn chromium(apps: &mut Apps) {
+    let app = apps.chromium();
+    let pid = app.pid;
+    for (target, text) in [
+        ("text \"Full name:\"", "Ada Lovelace"),
+        ("text \"Notes:\"", "line one\nline two"),
+        ("text \"Notes:\"", "The quick brown fox"),
+    ] {
+        let (code, v) = result(app.treeglass(&["set", target, text, "--json"]));
+        verified(code, &v, "keyboard");
+        assert!(
+            v["acks"]
+                .to_string()
+                .contains("via Mutter remote desktop keyboard"),
+            "{v:#}"
+        );
+        assert_eq!(pyatspi_of(pid, &v)["text"], text, "replaced, not appended");
+        app.assert_alive("a keyboard write");
+    }
+}
+
+/// Mutter drops a keysym its keymap (US here) lacks without a word: the write is not called
+/// verified, and the field does not hold the text.
+fn dropped_keysym(apps: &mut Apps) {
+    let app = apps.chromium();
+    let pid = app.pid;
+    let (code, v) = result(app.treeglass(&["set", "text \"Full name:\"", "Zoë", "--json"]));
+    assert_ne!(v["outcome"], "verified", "{v:#}");
+    assert_ne!(code, 0, "{v:#}");
+    assert_ne!(pyatspi_of(pid, &v)["text"], "Zoë", "{v:#}");
+    app.assert_alive("a dropped keysym");
+}
+
+/// `doctor` on GNOME: the desktop and its version, the input and highlight paths, every window
+/// with its owner from the extension, and no app flagged that is on the bus.
+fn doctor(apps: &mut Apps) {
+    let fixture_pid = apps.fixture().pid;
+    let gtk4_pid = apps.gtk4().pid;
+    let v = json_of(&treeglass(&["doctor", "--json"]));
+    let check = |name: &str| -> Value {
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name} check: {v:#}"))
+    };
+    let windows = check("windows");
+    assert_eq!(windows["status"], "ok", "{windows:#}");
+    assert!(
+        windows["detail"]
+            .as_str()
+            .unwrap()
+            .contains("from GNOME Shell (treeglass's extension)"),
+        "{windows:#}"
+    );
+    let display = check("display");
+    assert_eq!(display["status"], "ok", "{display:#}");
+    let d = display["detail"].as_str().unwrap();
+    for want in [
+        "GNOME Shell 43.9 (Mutter, Wayland)",
+        "keys: Mutter remote desktop keyboard",
+        "clicks: Mutter remote desktop pointer (absolute",
+        "highlight: treeglass's GNOME Shell extension",
+    ] {
+        assert!(d.contains(want), "{want:?} in {d}");
+    }
+    for pid in [fixture_pid, gtk4_pid] {
+        let app = v["apps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["pid"].as_u64() == Some(u64::from(pid)))
+            .unwrap_or_else(|| panic!("doctor lists {pid}: {v:#}"));
+        assert_eq!(app["status"], "ok", "{app:#}");
+        assert!(
+            app["window"]["id"]
+                .as_str()
+                .unwrap()
+                .starts_with("GNOME Shell "),
+            "{app:#}"
+        );
+    }
+    let flagged: Vec<&Value> = v["apps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["status"] != "ok" && a["status"] != "skip")
+        .collect();
+    assert!(flagged.is_empty(), "no false warning: {flagged:#?}");
+}
+
+/// With the extension disabled, a write that needs the pointer is refused before anything is
+/// sent and says what to run; doctor says the same; the check box is as it was.
+fn no_extension(apps: &mut Apps) {
+    let app = apps.gtk4();
+    let pid = app.pid;
+    let target = "check-box \"checkbutton\" #2";
+    let id = json_of(&app.treeglass(&["find", target, "--json"]))["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = &id[id.find('/').unwrap()..];
+    let was = checked(&pyatspi_read(pid, &[&id])[path]);
+    extension_enabled(false);
+    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        let (code, v) = result(app.treeglass(&["set", target, &(!was).to_string(), "--json"]));
+        assert_eq!(v["outcome"], "refused", "{v:#}");
+        assert_ne!(code, 0);
+        assert_eq!(v["dispatched"], false, "{v:#}");
+        assert!(
+            v.to_string().contains("gnome-extension install"),
+            "says what to run: {v:#}"
+        );
+        assert_eq!(
+            checked(&pyatspi_read(pid, &[&id])[path]),
+            was,
+            "nothing was sent"
+        );
+        let d = json_of(&treeglass(&["doctor", "--json"]));
+        let display = d["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "display")
+            .cloned()
+            .unwrap();
+        assert_eq!(display["status"], "warn", "{display:#}");
+        assert!(
+            display.to_string().contains("gnome-extension install"),
+            "{display:#}"
+        );
+    }));
+    extension_enabled(true);
+    if let Err(e) = outcome {
+        std::panic::resume_unwind(e);
+    }
+    app.assert_alive("a refused write");
+}
