@@ -17,6 +17,7 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use common::matrix::{Kit, MatrixApp, pyatspi_of, pyatspi_read};
+use common::tmux::Tmux;
 use common::{FixtureApp, json_of, treeglass};
 use serde_json::Value;
 
@@ -29,6 +30,7 @@ const CHECKS: &[&str] = &[
     "a_keysym_the_keymap_lacks_is_not_verified",
     "doctor_lists_the_shells_windows",
     "no_extension_sends_nothing",
+    "highlight_held_over_the_element",
 ];
 
 fn main() {
@@ -56,7 +58,10 @@ fn main() {
     if !in_gnome {
         let started = Instant::now();
         let exe = std::env::current_exe().expect("this test's own path");
+        // The test's own oracle (screenshots, where GNOME put a window) uses GNOME Shell's
+        // private interfaces, which only --unsafe-mode opens; treeglass never calls them.
         let status = Command::new(env!("CARGO_BIN_EXE_treeglass"))
+            .env("TREEGLASS_GNOME_UNSAFE_MODE", "1")
             .args(["session", "--wayland=gnome", "--"])
             .arg(exe)
             .args(&chosen)
@@ -107,6 +112,7 @@ fn run(chosen: &[&str]) -> i32 {
             "a_keysym_the_keymap_lacks_is_not_verified" => dropped_keysym(&mut apps),
             "doctor_lists_the_shells_windows" => doctor(&mut apps),
             "no_extension_sends_nothing" => no_extension(&mut apps),
+            "highlight_held_over_the_element" => highlight(&mut apps),
             other => panic!("no check {other}"),
         }));
         let ok = r.is_ok();
@@ -399,4 +405,183 @@ fn no_extension(apps: &mut Apps) {
         std::panic::resume_unwind(e);
     }
     app.assert_alive("a refused write");
+}
+
+/// This test's own reading of GNOME Shell (its `Eval`, open in the test's session only): the
+/// value of a JavaScript expression, as JSON.
+fn shell_eval(js: &str) -> Value {
+    let o = gdbus(&[
+        "--dest",
+        "org.gnome.Shell",
+        "--object-path",
+        "/org/gnome/Shell",
+        "--method",
+        "org.gnome.Shell.Eval",
+        js,
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "Shell.Eval: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // (true, '…')
+    let start = out
+        .find('\'')
+        .unwrap_or_else(|| panic!("Shell.Eval answered {out}"));
+    let end = out.rfind('\'').unwrap();
+    assert!(out.starts_with("(true"), "Shell.Eval failed: {out}");
+    serde_json::from_str(&out[start + 1..end]).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+/// Where GNOME Shell put the frame of process `pid`'s window (the test's own reading).
+fn frame_of(pid: u32) -> (i64, i64) {
+    let v = shell_eval(&format!(
+        "global.get_window_actors().map(a => a.meta_window).filter(w => w.get_pid() === {pid})\
+         .map(w => {{ const r = w.get_frame_rect(); return [r.x, r.y]; }})"
+    ));
+    let r = &v[0];
+    (r[0].as_i64().unwrap(), r[1].as_i64().unwrap())
+}
+
+/// A screenshot through GNOME Shell's own Screenshot interface (the test's session only), and
+/// the colours at `points`, read by GdkPixbuf.
+fn pixels(points: &[(i64, i64)]) -> Vec<[u8; 3]> {
+    let dir = std::env::var("TREEGLASS_A11Y_SESSION_DIR").unwrap();
+    let file = format!("{dir}/shot-{}.png", Instant::now().elapsed().as_nanos());
+    let o = gdbus(&[
+        "--dest",
+        "org.gnome.Shell.Screenshot",
+        "--object-path",
+        "/org/gnome/Shell/Screenshot",
+        "--method",
+        "org.gnome.Shell.Screenshot.Screenshot",
+        "false",
+        "false",
+        &file,
+    ]);
+    assert!(
+        o.status.success() && String::from_utf8_lossy(&o.stdout).starts_with("(true"),
+        "Screenshot: {} {}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let pts = serde_json::to_string(points).unwrap();
+    let script = format!(
+        r#"
+import gi, json
+gi.require_version("GdkPixbuf", "2.0")
+from gi.repository import GdkPixbuf
+p = GdkPixbuf.Pixbuf.new_from_file({file:?})
+d = p.get_pixels(); n = p.get_n_channels(); s = p.get_rowstride()
+print(json.dumps([list(d[y * s + x * n: y * s + x * n + 3]) for x, y in json.loads({pts:?})]))
+"#
+    );
+    let o = Command::new("/usr/bin/python3")
+        .args(["-c", &script])
+        .output()
+        .expect("run python3");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let _ = std::fs::remove_file(&file);
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// pyatspi's extents of the element with this treeglass id, relative to its window.
+fn pyatspi_extents(pid: u32, id: &str) -> Vec<i64> {
+    let path = &id[id.find('/').unwrap()..];
+    let script = format!(
+        r#"
+import pyatspi, json, sys
+for app in pyatspi.Registry.getDesktop(0):
+    if app is None or app.get_process_id() != {pid}: continue
+    stack = [app]
+    while stack:
+        n = stack.pop()
+        if n.path == "{path}":
+            e = n.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+            print(json.dumps([e.x, e.y, e.width, e.height])); sys.exit(0)
+        stack.extend(c for c in n if c is not None)
+sys.exit(1)
+"#
+    );
+    let o = Command::new("/usr/bin/python3")
+        .args(["-c", &script])
+        .output()
+        .expect("run pyatspi");
+    assert!(o.status.success(), "pyatspi found no {id}");
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// The TUI's highlight on a GTK 4 check box: while it is held, a screenshot taken by GNOME
+/// Shell (not treeglass) shows the frame's colour just outside the element's rectangle
+/// (pyatspi's extents plus the frame rectangle GNOME Shell reports to this test) and not at its
+/// centre; after the TUI quits, the frame is gone.
+fn highlight(apps: &mut Apps) {
+    let app = apps.gtk4();
+    let pid = app.pid;
+    let (wx, wy) = frame_of(pid);
+    let target = "check-box \"checkbutton\" #2";
+    let found = json_of(&treeglass(&[
+        "find",
+        target,
+        "--pid",
+        &pid.to_string(),
+        "--json",
+    ]));
+    assert_eq!(found["outcome"], "unique", "{found:#}");
+    let id = found["id"].as_str().unwrap().to_string();
+    let e = pyatspi_extents(pid, &id);
+    let (ex, ey, ew, eh) = (e[0] + wx, e[1] + wy, e[2], e[3]);
+    let t = i64::from(treeglass::tui::highlight::THICKNESS);
+    // The middle of each of the frame's four bars, and the element's centre.
+    let ring = [
+        (ex - t / 2 - 1, ey + eh / 2),
+        (ex + ew + t / 2, ey + eh / 2),
+        (ex + ew / 2, ey - t / 2 - 1),
+        (ex + ew / 2, ey + eh + t / 2),
+    ];
+    let centre = (ex + ew / 2, ey + eh / 2);
+    let magenta = |p: &[u8; 3]| p[0] > 200 && p[1] < 60 && p[2] > 200;
+    let mut points = ring.to_vec();
+    points.push(centre);
+    let before = pixels(&points);
+    assert!(!before.iter().any(magenta), "no frame yet: {before:?}");
+
+    let tmux = Tmux::new();
+    tmux.start(&["--pid", &pid.to_string()]);
+    tmux.wait_for("GTK Widget Factory", Duration::from_secs(30));
+    tmux.keys(&["/"]);
+    tmux.type_text(target);
+    tmux.wait_for("unique", Duration::from_secs(10));
+    tmux.keys(&["Enter"]);
+    tmux.keys(&["o"]);
+    let s = tmux.wait_for("framed on screen (held", Duration::from_secs(10));
+    assert!(!s.contains("highlight  none"), "{s}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let seen = pixels(&points);
+        if seen[..4].iter().all(magenta) && !magenta(&seen[4]) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no frame around ({ex}, {ey}, {ew}×{eh}) in GNOME Shell's screenshot: {seen:?}\n{}",
+            tmux.screen()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    tmux.keys(&["q"]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let seen = pixels(&points);
+        if !seen.iter().any(magenta) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the frame outlived the TUI: {seen:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    app.assert_alive("the highlight");
 }
