@@ -246,21 +246,30 @@ fn gtk3_fixture_semantic_writes(apps: &mut Apps) {
 }
 
 /// GTK 4.8's check boxes have no action: a click at the centre through Mutter's remote
-/// desktop, placed by the frame rectangle the extension reports.
+/// desktop, placed by the frame rectangle the extension reports — where GNOME Shell first put
+/// the window, then where this test's own call moved it (a position taken from the app alone
+/// would miss).
 fn gtk4_pointer(apps: &mut Apps) {
     let app = apps.gtk4();
     let pid = app.pid;
-    for (target, want) in [
-        ("check-box \"checkbutton\" #2", "true"),
-        ("check-box \"checkbutton\" #2", "false"),
-        ("check-box \"checkbutton\" #1", "false"),
-        ("check-box \"checkbutton\" #1", "true"),
+    for (moved, target, want) in [
+        (false, "check-box \"checkbutton\" #2", "true"),
+        (false, "check-box \"checkbutton\" #2", "false"),
+        (true, "check-box \"checkbutton\" #1", "false"),
+        (true, "check-box \"checkbutton\" #1", "true"),
     ] {
+        if moved && frame_of(pid) != (117, 63) {
+            move_to(pid, 117, 63);
+        }
         let (code, v) = result(app.treeglass(&["set", target, want, "--json"]));
         verified(code, &v, "pointer");
         let acks = v["acks"].to_string();
         assert!(acks.contains("via Mutter remote desktop pointer"), "{acks}");
-        assert_eq!(checked(&pyatspi_of(pid, &v)), want == "true", "{target}");
+        assert_eq!(
+            checked(&pyatspi_of(pid, &v)),
+            want == "true",
+            "moved {moved}: {target}"
+        );
         app.assert_alive("a pointer write");
     }
 }
@@ -442,6 +451,25 @@ fn frame_of(pid: u32) -> (i64, i64) {
     ));
     let r = &v[0];
     (r[0].as_i64().unwrap(), r[1].as_i64().unwrap())
+}
+
+/// Moves the frame of process `pid`'s window to (x, y) (the test's own call), and waits until
+/// GNOME Shell says it is there.
+fn move_to(pid: u32, x: i64, y: i64) {
+    shell_eval(&format!(
+        "global.get_window_actors().map(a => a.meta_window).filter(w => w.get_pid() === {pid})\
+         .map(w => {{ w.unmaximize(3); w.move_frame(true, {x}, {y}); return 1; }})"
+    ));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while frame_of(pid) != (x, y) {
+        assert!(
+            Instant::now() < deadline,
+            "GNOME Shell never moved {pid} to {x},{y}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // The app draws at its new place before it is read.
+    std::thread::sleep(Duration::from_millis(300));
 }
 
 /// A screenshot through GNOME Shell's own Screenshot interface (the test's session only), and

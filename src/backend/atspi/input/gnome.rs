@@ -433,10 +433,15 @@ pub fn highlight_here() -> Result<String, String> {
     })
 }
 
-/// The version of GNOME Shell and of the extension, as the extension says (blocking).
+/// The version of GNOME Shell, as the extension says, once Mutter's remote desktop is there
+/// too (blocking).
 fn probe() -> Result<String, String> {
     on_own_runtime(async {
-        let v = Shell::connect().await?.version().await?;
+        let shell = Shell::connect().await?;
+        let v = shell.version().await?;
+        owner(&shell.conn, RD).await.map_err(|e| {
+            format!("Mutter's remote desktop ({RD}) is not on the session bus: {e}")
+        })?;
         Ok(v["shell"].as_str().unwrap_or("?").to_string())
     })
 }
