@@ -26,6 +26,7 @@ const CHECKS: &[&str] = &[
     "extension_answers_at_the_shells_name",
     "gtk3_fixture_semantic_writes",
     "gtk4_check_box_by_pointer",
+    "gtk4_check_box_by_relative_pointer_without_pipewire",
     "chromium_textarea_by_keyboard",
     "a_keysym_the_keymap_lacks_is_not_verified",
     "doctor_lists_the_shells_windows",
@@ -108,6 +109,7 @@ fn run(chosen: &[&str]) -> i32 {
             "extension_answers_at_the_shells_name" => extension_answers(),
             "gtk3_fixture_semantic_writes" => gtk3_fixture_semantic_writes(&mut apps),
             "gtk4_check_box_by_pointer" => gtk4_pointer(&mut apps),
+            "gtk4_check_box_by_relative_pointer_without_pipewire" => gtk4_relative(&mut apps),
             "chromium_textarea_by_keyboard" => chromium(&mut apps),
             "a_keysym_the_keymap_lacks_is_not_verified" => dropped_keysym(&mut apps),
             "doctor_lists_the_shells_windows" => doctor(&mut apps),
@@ -271,6 +273,39 @@ fn gtk4_pointer(apps: &mut Apps) {
             "moved {moved}: {target}"
         );
         app.assert_alive("a pointer write");
+    }
+}
+
+/// Without PipeWire (treeglass told of none: its socket name points nowhere), no screen cast
+/// stream places the pointer: it is pushed to the bottom-right corner and moved back by the
+/// difference, and the click lands all the same.
+fn gtk4_relative(apps: &mut Apps) {
+    let app = apps.gtk4();
+    let pid = app.pid;
+    for want in ["false", "true"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_treeglass"))
+            .env("PIPEWIRE_REMOTE", "treeglass-test-no-pipewire")
+            .args([
+                "--backend",
+                "atspi",
+                "set",
+                "check-box \"checkbutton\" #2",
+                want,
+            ])
+            .args(["--json", "--pid", &pid.to_string()])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let (code, v) = result(o);
+        verified(code, &v, "pointer");
+        assert!(
+            v["acks"]
+                .to_string()
+                .contains("relative, from the bottom-right corner"),
+            "{v:#}"
+        );
+        assert_eq!(checked(&pyatspi_of(pid, &v)), want == "true");
+        app.assert_alive("a relative pointer write");
     }
 }
 

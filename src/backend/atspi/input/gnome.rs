@@ -531,10 +531,13 @@ impl Gnome {
             }
         }
         self.pointer_at(x, y).await?;
+        // The app sees the pointer enter before the button (a GTK 4 check box pressed in the
+        // same instant as the pointer arrived was focused but not toggled).
+        tokio::time::sleep(Duration::from_millis(50)).await;
         rd.call("NotifyPointerButton", &(BTN_LEFT, true))
             .await
             .map_err(fail)?;
-        tokio::time::sleep(Duration::from_millis(30)).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
         rd.call("NotifyPointerButton", &(BTN_LEFT, false))
             .await
             .map_err(fail)?;
