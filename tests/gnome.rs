@@ -282,7 +282,14 @@ fn gtk4_pointer(apps: &mut Apps) {
 fn gtk4_relative(apps: &mut Apps) {
     let app = apps.gtk4();
     let pid = app.pid;
-    for want in ["false", "true"] {
+    let target = "check-box \"checkbutton\" #2";
+    let id = json_of(&app.treeglass(&["find", target, "--json"]))["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let was = checked(&pyatspi_read(pid, &[&id])[&id[id.find('/').unwrap()..]]);
+    for want in [!was, was].map(|b| b.to_string()) {
+        let want = want.as_str();
         let o = Command::new(env!("CARGO_BIN_EXE_treeglass"))
             .env("PIPEWIRE_REMOTE", "treeglass-test-no-pipewire")
             .args([
