@@ -32,6 +32,7 @@ const CHECKS: &[&str] = &[
     "doctor_lists_the_shells_windows",
     "no_extension_sends_nothing",
     "highlight_held_over_the_element",
+    "highlight_on_chromium_placed_by_the_buffer",
 ];
 
 fn main() {
@@ -114,7 +115,21 @@ fn run(chosen: &[&str]) -> i32 {
             "a_keysym_the_keymap_lacks_is_not_verified" => dropped_keysym(&mut apps),
             "doctor_lists_the_shells_windows" => doctor(&mut apps),
             "no_extension_sends_nothing" => no_extension(&mut apps),
-            "highlight_held_over_the_element" => highlight(&mut apps),
+            "highlight_held_over_the_element" => {
+                let pid = apps.gtk4().pid;
+                highlight(
+                    pid,
+                    "check-box \"checkbutton\" #2",
+                    "GTK Widget Factory",
+                    "frame",
+                );
+                apps.gtk4().assert_alive("the highlight");
+            }
+            "highlight_on_chromium_placed_by_the_buffer" => {
+                let pid = apps.chromium().pid;
+                highlight(pid, "text \"Full name:\"", "Chromium", "buffer");
+                apps.chromium().assert_alive("the highlight");
+            }
             other => panic!("no check {other}"),
         }));
         let ok = r.is_ok();
@@ -487,9 +502,15 @@ fn shell_eval(js: &str) -> Value {
 
 /// Where GNOME Shell put the frame of process `pid`'s window (the test's own reading).
 fn frame_of(pid: u32) -> (i64, i64) {
+    rect_of(pid, "frame")
+}
+
+/// The corner of process `pid`'s window's `frame` or `buffer` rectangle, as GNOME Shell says
+/// to this test.
+fn rect_of(pid: u32, which: &str) -> (i64, i64) {
     let v = shell_eval(&format!(
         "global.get_window_actors().map(a => a.meta_window).filter(w => w.get_pid() === {pid})\
-         .map(w => {{ const r = w.get_frame_rect(); return [r.x, r.y]; }})"
+         .map(w => {{ const r = w.get_{which}_rect(); return [r.x, r.y]; }})"
     ));
     let r = &v[0];
     (r[0].as_i64().unwrap(), r[1].as_i64().unwrap())
@@ -582,15 +603,13 @@ sys.exit(1)
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
-/// The TUI's highlight on a GTK 4 check box: while it is held, a screenshot taken by GNOME
-/// Shell (not treeglass) shows the frame's colour just outside the element's rectangle
-/// (pyatspi's extents plus the frame rectangle GNOME Shell reports to this test) and not at its
-/// centre; after the TUI quits, the frame is gone.
-fn highlight(apps: &mut Apps) {
-    let app = apps.gtk4();
-    let pid = app.pid;
-    let (wx, wy) = frame_of(pid);
-    let target = "check-box \"checkbutton\" #2";
+/// The TUI's highlight on an element: while it is held, a screenshot taken by GNOME Shell (not
+/// treeglass) shows the frame's colour just outside the element's rectangle (pyatspi's window
+/// extents plus the window's `frame` rectangle for GTK 4, its `buffer` rectangle for Chromium,
+/// as GNOME Shell reports them to this test) and not at its centre; after the TUI quits, the
+/// frame is gone.
+fn highlight(pid: u32, target: &str, title: &str, origin: &str) {
+    let (wx, wy) = rect_of(pid, origin);
     let found = json_of(&treeglass(&[
         "find",
         target,
@@ -619,7 +638,7 @@ fn highlight(apps: &mut Apps) {
 
     let tmux = Tmux::new();
     tmux.start(&["--pid", &pid.to_string()]);
-    tmux.wait_for("GTK Widget Factory", Duration::from_secs(30));
+    tmux.wait_for(title, Duration::from_secs(30));
     tmux.keys(&["/"]);
     tmux.type_text(target);
     tmux.wait_for("unique", Duration::from_secs(10));
@@ -653,5 +672,4 @@ fn highlight(apps: &mut Apps) {
         );
         std::thread::sleep(Duration::from_millis(200));
     }
-    app.assert_alive("the highlight");
 }
