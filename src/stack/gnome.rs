@@ -199,16 +199,24 @@ impl Stack {
             },
         )
         .await?;
-        // It starts in the overview: Escape, through Mutter's remote desktop, closes it.
+        // It starts in the overview, shown once its start-up is done (the extension may answer
+        // before): Escape, through Mutter's remote desktop, closes it.
+        let mut seen_open = false;
         let mut closed = false;
-        for _ in 0..10 {
-            let open = shell.listing().await.map(|l| l.overview);
-            if open == Ok(false) {
-                closed = true;
-                break;
+        let waited = std::time::Instant::now();
+        while waited.elapsed() < Duration::from_secs(10) {
+            match shell.listing().await.map(|l| l.overview) {
+                Ok(true) => {
+                    seen_open = true;
+                    let _ = shell.press_escape().await;
+                    tokio::time::sleep(Duration::from_millis(300)).await;
+                }
+                Ok(false) if seen_open || waited.elapsed() > Duration::from_secs(5) => {
+                    closed = true;
+                    break;
+                }
+                _ => tokio::time::sleep(Duration::from_millis(100)).await,
             }
-            let _ = shell.press_escape().await;
-            tokio::time::sleep(Duration::from_millis(300)).await;
         }
         if !closed {
             return Err(Stop::stack(
