@@ -277,6 +277,14 @@ fn gtk4_pointer(apps: &mut Apps) {
     ] {
         if moved && frame_of(pid) != (117, 63) {
             move_to(pid, 117, 63);
+            // The overview over every window, which would take the click: raising the window
+            // closes it first.
+            shell_eval("Main.overview.show(), 1");
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while shell_eval("Main.overview.visible") != true {
+                assert!(Instant::now() < deadline, "the overview never showed");
+                std::thread::sleep(Duration::from_millis(100));
+            }
         }
         let (code, v) = result(app.treeglass(&["set", target, want, "--json"]));
         verified(code, &v, "pointer");
