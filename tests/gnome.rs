@@ -200,6 +200,11 @@ fn extension_enabled(on: bool) {
         .output()
         .expect("run gsettings");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    extension_answers_now(on);
+}
+
+/// Waits until the extension answers at GNOME Shell's name (or no longer does).
+fn extension_answers_now(on: bool) {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let o = gdbus(&[
@@ -474,7 +479,15 @@ fn no_extension(apps: &mut Apps) {
             "{display:#}"
         );
     }));
-    extension_enabled(true);
+    // Enabled again as a user would: `treeglass gnome-extension enable`.
+    let o = treeglass(&["gnome-extension", "enable"]);
+    let enabled = o.status.success();
+    if enabled {
+        extension_answers_now(true);
+    } else {
+        extension_enabled(true);
+    }
+    assert!(enabled, "gnome-extension enable: {}", common::stdout(&o));
     if let Err(e) = outcome {
         std::panic::resume_unwind(e);
     }

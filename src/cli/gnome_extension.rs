@@ -32,7 +32,7 @@ pub async fn run(action: ExtensionAction) -> Result<(String, i32), Error> {
         ExtensionAction::Enable => {
             let conn = zbus::Connection::session()
                 .await
-                .map_err(|x| e(x.to_string()))?;
+                .map_err(|x| e(format!("cannot connect to the session bus: {x}")))?;
             let reply = conn
                 .call_method(
                     Some("org.gnome.Shell"),
