@@ -131,6 +131,9 @@ async fn run(
     if let Some(Command::KdeGrant { action }) = &cli.command {
         return cli::kde_grant::run(*action).map(text);
     }
+    if let Some(Command::GnomeExtension { action }) = &cli.command {
+        return cli::gnome_extension::run(*action).await.map(text);
+    }
     // The clipboard needs no accessibility backend.
     if let Some(Command::Clipboard(cmd)) = &cli.command {
         let cmd = cmd.clone();
@@ -198,6 +201,7 @@ async fn run(
         | Some(Command::Completions { .. })
         | Some(Command::Man)
         | Some(Command::KdeGrant { .. })
+        | Some(Command::GnomeExtension { .. })
         | Some(Command::Session(_)) => Err(Error::other("unreachable: handled above")),
         None => {
             let args = cli::TreeArgs {

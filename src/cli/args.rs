@@ -154,6 +154,26 @@ pub enum Command {
         #[arg(value_enum)]
         action: GrantAction,
     },
+    /// GNOME on Wayland: install, enable, check or remove treeglass's GNOME Shell extension,
+    /// through which GNOME Shell tells treeglass where windows are, raises them and draws the
+    /// highlight (org.treeglass.Shell1 on the shell's own session bus connection). `install`
+    /// writes the build for the running (else installed) GNOME Shell, 43-44 or 45 and later,
+    /// into $XDG_DATA_HOME/gnome-shell/extensions; GNOME Shell on Wayland loads it the next
+    /// time it starts (log out and in), then `enable`. `status` exits 1 unless GNOME Shell
+    /// answers through it.
+    GnomeExtension {
+        #[arg(value_enum)]
+        action: ExtensionAction,
+    },
+}
+
+/// What `treeglass gnome-extension` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExtensionAction {
+    Install,
+    Enable,
+    Status,
+    Remove,
 }
 
 /// What `treeglass kde-grant` does.
@@ -174,7 +194,10 @@ pub struct SessionArgs {
     /// virtual backend, QPainter compositing, one 1280x800 output; run as root, the whole
     /// stack and CMD run as the unprivileged user, as in a desktop session: KWin grants its
     /// input interface by the client's executable, which it cannot see in another user's
-    /// process). The user is created when missing.
+    /// process), or `gnome` (a headless GNOME Shell, 1280x800, with an empty system bus of its
+    /// own, PipeWire, WirePlumber and GIO's key-file settings, and treeglass's GNOME Shell
+    /// extension installed and enabled; as with KWin, the whole stack and CMD run as the
+    /// unprivileged user). The user is created when missing.
     #[arg(
         long,
         value_name = "COMPOSITOR",
@@ -224,6 +247,7 @@ pub struct SessionArgs {
 pub enum Compositor {
     Sway,
     Kwin,
+    Gnome,
 }
 
 const SESSION_HELP: &str = "\
@@ -232,7 +256,8 @@ directory, /tmp/a11y-session.XXXXXXXX), each waited for before the next:
   1. a private session bus (dbus-daemon; no service directory, so nothing is activated),
   2. Xvfb on a free display (1600x1200x24), or with --wayland a headless sway (with
      --wayland=kwin a headless KWin, run from a copy of kwin_wayland without its file
-     capability, which a container may not grant),
+     capability, which a container may not grant; with --wayland=gnome an empty system bus,
+     PipeWire, WirePlumber, then a headless GNOME Shell, its overview closed),
   3. at-spi-bus-launcher --launch-immediately (which starts the accessibility bus),
   then org.a11y.Status.IsEnabled=true,
   4. at-spi2-registryd on that bus,
@@ -241,7 +266,10 @@ then CMD, with this environment:
   DISPLAY (with --wayland instead WAYLAND_DISPLAY, SWAYSOCK, XDG_SESSION_TYPE=wayland,
   XDG_CURRENT_DESKTOP=sway; with --wayland=kwin WAYLAND_DISPLAY, XDG_SESSION_TYPE=wayland,
   XDG_CURRENT_DESKTOP=KDE, KDE_SESSION_VERSION=5 and HOME, XDG_CONFIG_HOME, XDG_DATA_HOME and
-  XDG_CACHE_HOME in the session directory), DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR,
+  XDG_CACHE_HOME in the session directory; with --wayland=gnome as with kwin, but
+  XDG_CURRENT_DESKTOP=GNOME, GSETTINGS_BACKEND=keyfile and DBUS_SYSTEM_BUS_ADDRESS, and
+  GNOME Shell runs with --unsafe-mode only when TREEGLASS_GNOME_UNSAFE_MODE=1, for a test's
+  own screenshots), DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR,
   GSETTINGS_BACKEND=memory,
   A11Y_BUS_ADDRESS, TREEGLASS_A11Y_SESSION=1 (=wayland with --wayland),
   TREEGLASS_A11Y_SESSION_DIR (the session directory); NO_AT_BRIDGE and AT_SPI_BUS_ADDRESS unset.

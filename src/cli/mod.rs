@@ -18,6 +18,7 @@
 pub mod args;
 pub mod audit;
 pub mod clipboard;
+pub mod gnome_extension;
 pub mod kde_grant;
 pub mod progress;
 pub mod read;

@@ -39,6 +39,7 @@ pub async fn run(args: SessionArgs) -> Result<i32, Error> {
         wayland: args.wayland.map(|c| match c {
             super::args::Compositor::Sway => stack::Compositor::Sway,
             super::args::Compositor::Kwin => stack::Compositor::Kwin,
+            super::args::Compositor::Gnome => stack::Compositor::Gnome,
         }),
         user: args
             .user

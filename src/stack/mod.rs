@@ -26,6 +26,7 @@
 //! whatever was left behind below this process, which is the subreaper of its descendants.
 
 mod app;
+mod gnome;
 pub mod procs;
 pub mod words;
 
@@ -81,6 +82,7 @@ const POLL: Duration = Duration::from_millis(10);
 pub enum Compositor {
     Sway,
     Kwin,
+    Gnome,
 }
 
 /// What `treeglass session` was asked to do.
@@ -371,6 +373,7 @@ impl Stack {
         match self.opts.wayland {
             Some(Compositor::Sway) => self.sway(sway_user, signals).await?,
             Some(Compositor::Kwin) => self.kwin(signals).await?,
+            Some(Compositor::Gnome) => self.gnome(signals).await?,
             None => self.xvfb(signals).await?,
         }
         let a11y = self.a11y_bus(&session, signals).await?;
@@ -461,7 +464,10 @@ impl Stack {
                 )
             })?;
         let mut sway_user = None;
-        if self.opts.wayland == Some(Compositor::Kwin) {
+        if matches!(
+            self.opts.wayland,
+            Some(Compositor::Kwin | Compositor::Gnome)
+        ) {
             return self.prepare_kwin_dir(run).map(|()| None);
         }
         if self.opts.wayland.is_some() && rustix::process::geteuid().is_root() {
@@ -1061,6 +1067,7 @@ fn check_tools(opts: &Options) -> Result<(), Stop> {
     let (display, tool, package) = match opts.wayland {
         Some(Compositor::Sway) => ("sway", "sway", "sway"),
         Some(Compositor::Kwin) => ("KWin", "kwin_wayland", "kwin-wayland"),
+        Some(Compositor::Gnome) => ("GNOME Shell", "gnome-shell", "gnome-shell"),
         None => ("Xvfb", "Xvfb", "xvfb"),
     };
     let mut tools = vec![

@@ -79,6 +79,8 @@ pub fn unsupported_here(display: Option<&str>, session_type: Option<&str>) -> Op
 }
 
 #[cfg(target_os = "linux")]
+mod gnome;
+#[cfg(target_os = "linux")]
 mod wayland;
 #[cfg(target_os = "linux")]
 mod x11;
@@ -87,9 +89,14 @@ mod x11;
 mod imp {
     use super::FrameWindow;
 
-    /// The layer-shell overlay on Wayland, the frame window on X11.
+    /// treeglass's extension on GNOME, the layer-shell overlay on other Wayland compositors, the
+    /// frame window on X11.
     pub fn start() -> Result<(FrameWindow, (u32, u32)), String> {
-        if std::env::var_os("WAYLAND_DISPLAY").is_some_and(|d| !d.is_empty()) {
+        let gnome = std::env::var("XDG_CURRENT_DESKTOP")
+            .is_ok_and(|d| d.to_ascii_lowercase().contains("gnome"));
+        if std::env::var_os("WAYLAND_DISPLAY").is_some_and(|d| !d.is_empty()) && gnome {
+            super::gnome::start()
+        } else if std::env::var_os("WAYLAND_DISPLAY").is_some_and(|d| !d.is_empty()) {
             super::wayland::start()
         } else {
             super::x11::start()

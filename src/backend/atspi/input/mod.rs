@@ -10,7 +10,10 @@
 //! - KDE Plasma on Wayland (`kwin.rs`, `fake_input.rs`): windows and raising through a KWin
 //!   script over D-Bus; keys and clicks through KWin's fake input, which KWin grants by a
 //!   `.desktop` file (`treeglass kde-grant install`).
-//! - GNOME on Wayland, and Wayland compositors without sway's IPC: [`NoInput`],
+//! - GNOME on Wayland (`gnome.rs`): windows, raising and the highlight through treeglass's
+//!   GNOME Shell extension (`treeglass gnome-extension install`); keys and clicks through
+//!   Mutter's remote desktop interface.
+//! - Wayland compositors without sway's IPC: [`NoInput`],
 //!   which refuses before anything is sent and says what would make it work. (The registry's
 //!   keys and clicks answer "true" on Wayland and do nothing: at-spi2-core sends them through
 //!   XTest only when `$WAYLAND_DISPLAY` is unset.)
@@ -19,6 +22,7 @@
 //! talks to an application.
 
 pub mod fake_input;
+pub mod gnome;
 pub mod keymap;
 pub mod kwin;
 pub mod placement;
@@ -111,6 +115,23 @@ pub fn window_list() -> Result<(String, Vec<OwnedWindow>), String> {
             .collect();
         return Ok(("KWin's window list".into(), list));
     }
+    if set("WAYLAND_DISPLAY")
+        && sway::Ipc::from_env().is_none()
+        && current_desktop().contains("gnome")
+    {
+        let list = gnome::window_list()?
+            .into_iter()
+            .map(|w| OwnedWindow {
+                pid: w.window.pid,
+                window: w.window.id,
+                label: format!("GNOME Shell {}", w.window.id),
+                width: w.window.rect.width.max(0) as u32,
+                height: w.window.rect.height.max(0) as u32,
+                title: w.window.title,
+            })
+            .collect();
+        return Ok(("GNOME Shell (treeglass's extension)".into(), list));
+    }
     if set("WAYLAND_DISPLAY") {
         let Some(ipc) = sway::Ipc::from_env() else {
             return Err(format!(
@@ -143,6 +164,9 @@ pub fn window_list() -> Result<(String, Vec<OwnedWindow>), String> {
 /// globals), or why it cannot: a layer-shell overlay on Wayland, an X11 frame window on X11.
 pub fn highlight_here() -> Result<String, String> {
     let set = |v: &str| std::env::var_os(v).is_some_and(|s| !s.is_empty());
+    if set("WAYLAND_DISPLAY") && current_desktop().contains("gnome") {
+        return gnome::highlight_here();
+    }
     if set("WAYLAND_DISPLAY") {
         return match wlroots::offered()?.layer_shell {
             true => Ok(format!(
@@ -222,6 +246,9 @@ pub fn choose(caller: &Caller) -> std::sync::Arc<dyn Input> {
         }
         if current_desktop().contains("kde") {
             return std::sync::Arc::new(kwin::Kwin::new());
+        }
+        if current_desktop().contains("gnome") {
+            return std::sync::Arc::new(gnome::Gnome::new());
         }
         return std::sync::Arc::new(NoInput::wayland());
     }

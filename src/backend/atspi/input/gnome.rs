@@ -1,0 +1,824 @@
+//! GNOME on Wayland (GNOME Shell, Mutter): where windows are, raising one and the highlight
+//! through treeglass's GNOME Shell extension; keys and clicks through Mutter's remote desktop
+//! interface.
+//!
+//! - The extension (`assets/gnome-extension`, installed by `treeglass gnome-extension
+//!   install`, [`extension`]) exports `org.treeglass.Shell1` at `/org/treeglass/Shell` on the
+//!   shell's own session bus connection. It is called at the unique name that owns
+//!   `org.gnome.Shell`, so whatever answers is the shell itself. It lists the windows (pid,
+//!   title, frame and buffer rectangles, the pointer's position), activates one, and draws or
+//!   clears the highlight (an `St.Widget` added as chrome that takes no input).
+//!   GNOME Shell's own `Eval`, `Introspect` and `Screenshot` are never called: a user's
+//!   session refuses them.
+//! - Keys: `org.gnome.Mutter.RemoteDesktop`, a session per write (`CreateSession`, `Start`,
+//!   `NotifyKeyboardKeysym`, `Stop`). Mutter drops the first key of a session, so a Shift is
+//!   pressed first; it drops a keysym its keymap lacks without a word, which the write's
+//!   read-back then shows.
+//! - Clicks: with PipeWire, a ScreenCast session linked to the remote desktop one
+//!   (`remote-desktop-session-id`) records the monitor, and the pointer moves to the stream's
+//!   absolute position; without it, relative motion from the bottom-right corner, where Mutter
+//!   clamps the pointer (the top-left is the Activities hot corner). Either way the pointer's
+//!   position is read back from the extension before the button is pressed, and the session
+//!   is stopped as soon as the click is sent (GNOME shows "screen is being shared" while it
+//!   runs).
+//!
+//! Measured on GNOME Shell 43.9 / Mutter 43.8 (Debian 12). The extension's GNOME 45+ build
+//! (ES modules) is not verified on a real GNOME 45 or later session.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use serde_json::Value;
+use zbus::zvariant::{OwnedObjectPath, Value as ZValue};
+
+use super::{Rect, Window};
+use crate::backend::{BackendError, Key};
+
+/// GNOME Shell's D-Bus name.
+pub const SHELL: &str = "org.gnome.Shell";
+/// The extension's object and interface on the shell's connection.
+const PATH: &str = "/org/treeglass/Shell";
+const IFACE: &str = "org.treeglass.Shell1";
+const RD: &str = "org.gnome.Mutter.RemoteDesktop";
+const SC: &str = "org.gnome.Mutter.ScreenCast";
+/// The evdev code of the left button.
+const BTN_LEFT: i32 = 0x110;
+/// Shift_L: the harmless key that Mutter's first-key drop eats.
+const SHIFT_L: u32 = 0xffe1;
+/// How long one call may take.
+const CALL: Duration = Duration::from_secs(3);
+
+/// What doctor and a refused write say when the extension does not answer.
+pub const EXTENSION_MISSING: &str = "treeglass's GNOME Shell extension does not answer: run \
+     `treeglass gnome-extension install`, log out and in again (GNOME Shell on Wayland loads \
+     new extensions only when it starts), then `treeglass gnome-extension enable`";
+
+/// One window as the extension reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellWindow {
+    pub window: Window,
+    /// The client's whole surface (its client-side shadow included).
+    pub buffer: Rect,
+}
+
+/// What the extension's `Windows` answers.
+#[derive(Debug, Clone, Default)]
+pub struct Listing {
+    pub windows: Vec<ShellWindow>,
+    /// Where the pointer is (global coordinates).
+    pub pointer: Option<(i32, i32)>,
+    /// The screen's size.
+    pub screen: Option<(i32, i32)>,
+    /// The overview is shown.
+    pub overview: bool,
+}
+
+fn rect(v: &Value) -> Rect {
+    let n = |k: &str| v[k].as_i64().unwrap_or(0) as i32;
+    Rect {
+        x: n("x"),
+        y: n("y"),
+        width: n("width"),
+        height: n("height"),
+    }
+}
+
+/// The extension's answer to `Windows`, parsed; windows with no process are left out.
+pub fn parse_listing(v: &Value) -> Listing {
+    let mut windows = Vec::new();
+    for w in v["windows"].as_array().map(Vec::as_slice).unwrap_or(&[]) {
+        let (Some(id), Some(pid)) = (
+            w["id"].as_u64(),
+            w["pid"]
+                .as_u64()
+                .filter(|&p| p > 0 && p <= u64::from(u32::MAX)),
+        ) else {
+            continue;
+        };
+        windows.push(ShellWindow {
+            buffer: rect(&w["buffer"]),
+            window: Window {
+                id,
+                pid: pid as u32,
+                title: w["title"].as_str().unwrap_or_default().to_string(),
+                rect: rect(&w["frame"]),
+                visible: w["shown"].as_bool().unwrap_or(false),
+                focused: w["active"].as_bool().unwrap_or(false),
+                native: w["wayland"].as_bool().unwrap_or(true),
+                tiled: false,
+                surface: None,
+            },
+        });
+    }
+    let pair = |p: &Value, a: &str, b: &str| Some((p[a].as_i64()? as i32, p[b].as_i64()? as i32));
+    Listing {
+        windows,
+        pointer: pair(&v["pointer"], "x", "y"),
+        screen: pair(&v["screen"], "width", "height"),
+        overview: v["overview"].as_bool().unwrap_or(false),
+    }
+}
+
+impl ShellWindow {
+    fn into_window(self) -> Window {
+        Window {
+            surface: Some(self.buffer),
+            ..self.window
+        }
+    }
+}
+
+async fn session_bus() -> Result<zbus::Connection, String> {
+    tokio::time::timeout(CALL, zbus::Connection::session())
+        .await
+        .map_err(|_| "the session bus did not answer within 3 s".to_string())?
+        .map_err(|e| format!("cannot connect to the session bus: {e}"))
+}
+
+async fn call<B>(
+    conn: &zbus::Connection,
+    dest: &str,
+    path: &str,
+    iface: &str,
+    method: &str,
+    body: &B,
+) -> Result<zbus::Message, String>
+where
+    B: serde::Serialize + zbus::zvariant::DynamicType,
+{
+    tokio::time::timeout(
+        CALL,
+        conn.call_method(Some(dest), path, Some(iface), method, body),
+    )
+    .await
+    .map_err(|_| format!("{iface}.{method}: no answer within 3 s"))?
+    .map_err(|e| format!("{iface}.{method}: {e}"))
+}
+
+/// The unique name that owns `name` on the bus.
+async fn owner(conn: &zbus::Connection, name: &str) -> Result<String, String> {
+    call(
+        conn,
+        "org.freedesktop.DBus",
+        "/org/freedesktop/DBus",
+        "org.freedesktop.DBus",
+        "GetNameOwner",
+        &(name,),
+    )
+    .await?
+    .body()
+    .deserialize::<String>()
+    .map_err(|e| e.to_string())
+}
+
+/// treeglass's extension, reached on GNOME Shell's own connection.
+pub struct Shell {
+    conn: zbus::Connection,
+    /// The unique name of `org.gnome.Shell`'s owner: every call goes there.
+    shell: String,
+}
+
+impl Shell {
+    /// Connects, finds GNOME Shell's unique name, and checks that the extension answers there.
+    pub async fn connect() -> Result<Shell, String> {
+        let conn = session_bus().await?;
+        Shell::on(conn).await
+    }
+
+    pub async fn on(conn: zbus::Connection) -> Result<Shell, String> {
+        let shell = owner(&conn, SHELL)
+            .await
+            .map_err(|e| format!("GNOME Shell is not on the session bus ({SHELL}: {e})"))?;
+        let me = Shell { conn, shell };
+        me.version().await.map_err(|e| {
+            if e.contains("UnknownMethod") || e.contains("UnknownObject") || e.contains("No such") {
+                EXTENSION_MISSING.to_string()
+            } else {
+                format!("treeglass's GNOME Shell extension: {e}")
+            }
+        })?;
+        Ok(me)
+    }
+
+    async fn ask<B>(&self, method: &str, body: &B) -> Result<zbus::Message, String>
+    where
+        B: serde::Serialize + zbus::zvariant::DynamicType,
+    {
+        call(&self.conn, &self.shell, PATH, IFACE, method, body).await
+    }
+
+    /// The extension's and the shell's versions (`{"extension": 1, "shell": "43.9"}`).
+    pub async fn version(&self) -> Result<Value, String> {
+        let s: String = self
+            .ask("Version", &())
+            .await?
+            .body()
+            .deserialize()
+            .map_err(|e| e.to_string())?;
+        serde_json::from_str(&s).map_err(|e| format!("Version answered oddly: {e}"))
+    }
+
+    pub async fn listing(&self) -> Result<Listing, String> {
+        let s: String = self
+            .ask("Windows", &())
+            .await?
+            .body()
+            .deserialize()
+            .map_err(|e| e.to_string())?;
+        let v: Value =
+            serde_json::from_str(&s).map_err(|e| format!("Windows answered oddly: {e}"))?;
+        Ok(parse_listing(&v))
+    }
+
+    /// Makes the window the active one; false when it is gone.
+    pub async fn activate(&self, id: u64) -> Result<bool, String> {
+        self.ask("Activate", &(id,))
+            .await?
+            .body()
+            .deserialize()
+            .map_err(|e| e.to_string())
+    }
+
+    /// Draws the highlight's frame, `thickness` pixels outside the rectangle.
+    pub async fn highlight(&self, r: Rect, thickness: i32) -> Result<(), String> {
+        self.ask("Highlight", &(r.x, r.y, r.width, r.height, thickness))
+            .await
+            .map(|_| ())
+    }
+
+    pub async fn clear(&self) -> Result<(), String> {
+        self.ask("Clear", &()).await.map(|_| ())
+    }
+
+    /// Escape through Mutter's remote desktop (what closes the overview).
+    pub async fn press_escape(&self) -> Result<(), String> {
+        let rd = Remote::start(&self.conn, false).await?;
+        let r = rd.keys(&[0xff1b]).await;
+        rd.stop().await;
+        r
+    }
+}
+
+/// Whether a PipeWire daemon is there for Mutter's screen cast (its socket).
+pub fn pipewire_running() -> bool {
+    let Some(dir) = std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) else {
+        return false;
+    };
+    let name = std::env::var_os("PIPEWIRE_REMOTE").unwrap_or_else(|| "pipewire-0".into());
+    std::path::Path::new(&dir).join(name).exists()
+}
+
+/// One Mutter remote desktop session, stopped when done.
+struct Remote<'a> {
+    conn: &'a zbus::Connection,
+    path: String,
+    /// The linked screen cast's stream, for absolute pointer motion.
+    stream: Option<String>,
+}
+
+impl<'a> Remote<'a> {
+    /// Creates and starts a session; with `stream`, a linked screen cast of the monitor first.
+    async fn start(conn: &'a zbus::Connection, stream: bool) -> Result<Remote<'a>, String> {
+        let path: OwnedObjectPath = call(
+            conn,
+            RD,
+            "/org/gnome/Mutter/RemoteDesktop",
+            RD,
+            "CreateSession",
+            &(),
+        )
+        .await
+        .map_err(|e| format!("Mutter's remote desktop: {e}"))?
+        .body()
+        .deserialize()
+        .map_err(|e| e.to_string())?;
+        let mut me = Remote {
+            conn,
+            path: path.to_string(),
+            stream: None,
+        };
+        if stream {
+            match me.link_stream().await {
+                Ok(s) => me.stream = Some(s),
+                Err(e) => {
+                    me.stop().await;
+                    return Err(e);
+                }
+            }
+        }
+        if let Err(e) = me.call("Start", &()).await {
+            me.stop().await;
+            return Err(e);
+        }
+        Ok(me)
+    }
+
+    async fn link_stream(&self) -> Result<String, String> {
+        let id: zbus::zvariant::OwnedValue = call(
+            self.conn,
+            RD,
+            &self.path,
+            "org.freedesktop.DBus.Properties",
+            "Get",
+            &(format!("{RD}.Session"), "SessionId"),
+        )
+        .await?
+        .body()
+        .deserialize()
+        .map_err(|e| e.to_string())?;
+        let id = String::try_from(id).map_err(|e| format!("SessionId: {e}"))?;
+        let mut opts: HashMap<&str, ZValue> = HashMap::new();
+        opts.insert("remote-desktop-session-id", ZValue::from(id));
+        let sc: OwnedObjectPath = call(
+            self.conn,
+            SC,
+            "/org/gnome/Mutter/ScreenCast",
+            SC,
+            "CreateSession",
+            &(opts,),
+        )
+        .await?
+        .body()
+        .deserialize()
+        .map_err(|e| e.to_string())?;
+        let none: HashMap<&str, ZValue> = HashMap::new();
+        let stream: OwnedObjectPath = call(
+            self.conn,
+            SC,
+            sc.as_str(),
+            &format!("{SC}.Session"),
+            "RecordMonitor",
+            &("", none),
+        )
+        .await?
+        .body()
+        .deserialize()
+        .map_err(|e| e.to_string())?;
+        Ok(stream.to_string())
+    }
+
+    async fn call<B>(&self, method: &str, body: &B) -> Result<zbus::Message, String>
+    where
+        B: serde::Serialize + zbus::zvariant::DynamicType,
+    {
+        call(
+            self.conn,
+            RD,
+            &self.path,
+            &format!("{RD}.Session"),
+            method,
+            body,
+        )
+        .await
+    }
+
+    async fn keysym(&self, sym: u32, down: bool) -> Result<(), String> {
+        self.call("NotifyKeyboardKeysym", &(sym, down))
+            .await
+            .map(|_| ())
+    }
+
+    /// Presses and releases each keysym, after the Shift that Mutter drops.
+    async fn keys(&self, syms: &[u32]) -> Result<(), String> {
+        self.keysym(SHIFT_L, true).await?;
+        self.keysym(SHIFT_L, false).await?;
+        // Mutter sets the session's virtual keyboard up on its first event.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        for &s in syms {
+            self.keysym(s, true).await?;
+            self.keysym(s, false).await?;
+        }
+        Ok(())
+    }
+
+    async fn stop(&self) {
+        let _ = self.call("Stop", &()).await;
+    }
+}
+
+/// GNOME on Wayland: the extension for windows, Mutter's remote desktop for input.
+#[derive(Default)]
+pub struct Gnome {
+    shell: tokio::sync::OnceCell<Shell>,
+    /// Whether the extension answers (asked on first need, for the synchronous parts).
+    probed: OnceLock<Result<String, String>>,
+}
+
+/// Runs `f` to completion on a runtime of its own, on a thread of its own.
+fn on_own_runtime<T: Send + 'static>(
+    f: impl std::future::Future<Output = Result<T, String>> + Send + 'static,
+) -> Result<T, String> {
+    std::thread::spawn(move || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start a runtime: {e}"))?
+            .block_on(f)
+    })
+    .join()
+    .map_err(|_| "the thread asking GNOME Shell failed".to_string())?
+}
+
+/// Every window GNOME Shell shows, with its owner (blocking: the doctor's list).
+pub fn window_list() -> Result<Vec<ShellWindow>, String> {
+    on_own_runtime(async { Ok(Shell::connect().await?.listing().await?.windows) })
+}
+
+/// The highlight path here, or why there is none (blocking).
+pub fn highlight_here() -> Result<String, String> {
+    on_own_runtime(async {
+        Shell::connect().await?;
+        Ok("treeglass's GNOME Shell extension (a frame added as shell chrome)".to_string())
+    })
+}
+
+/// The version of GNOME Shell, as the extension says, once Mutter's remote desktop is there
+/// too (blocking).
+fn probe() -> Result<String, String> {
+    on_own_runtime(async {
+        let shell = Shell::connect().await?;
+        let v = shell.version().await?;
+        owner(&shell.conn, RD).await.map_err(|e| {
+            format!("Mutter's remote desktop ({RD}) is not on the session bus: {e}")
+        })?;
+        Ok(v["shell"].as_str().unwrap_or("?").to_string())
+    })
+}
+
+impl Gnome {
+    pub fn new() -> Gnome {
+        Gnome::default()
+    }
+
+    fn probed(&self) -> Result<String, String> {
+        self.probed.get_or_init(probe).clone()
+    }
+
+    async fn shell(&self) -> Result<&Shell, BackendError> {
+        self.shell
+            .get_or_try_init(Shell::connect)
+            .await
+            .map_err(BackendError::NoInput)
+    }
+
+    async fn listing(&self) -> Result<Listing, BackendError> {
+        self.shell()
+            .await?
+            .listing()
+            .await
+            .map_err(|e| BackendError::NoInput(format!("GNOME Shell's window list: {e}")))
+    }
+
+    /// A remote desktop session on the extension's connection (the same bus).
+    async fn remote(&self, stream: bool) -> Result<Remote<'_>, BackendError> {
+        let shell = self.shell().await?;
+        Remote::start(&shell.conn, stream)
+            .await
+            .map_err(BackendError::NoInput)
+    }
+
+    /// Waits until the extension sees the pointer at (x, y).
+    async fn pointer_at(&self, x: i32, y: i32) -> Result<(), BackendError> {
+        let until = std::time::Instant::now() + Duration::from_millis(1000);
+        loop {
+            let l = self.listing().await?;
+            if l.pointer == Some((x, y)) {
+                return Ok(());
+            }
+            if std::time::Instant::now() >= until {
+                return Err(BackendError::NoInput(format!(
+                    "Mutter did not move the pointer to {x}, {y} (GNOME Shell has it at {}): \
+                     nothing was clicked",
+                    l.pointer
+                        .map(|(a, b)| format!("{a}, {b}"))
+                        .unwrap_or_else(|| "no position".into())
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    async fn click_in(&self, rd: &Remote<'_>, x: i32, y: i32) -> Result<(), BackendError> {
+        let fail = |e: String| BackendError::NoInput(format!("Mutter's remote desktop: {e}"));
+        match &rd.stream {
+            Some(stream) => {
+                // The first motion of a session may be dropped too: moved twice.
+                for _ in 0..2 {
+                    rd.call(
+                        "NotifyPointerMotionAbsolute",
+                        &(stream.as_str(), f64::from(x), f64::from(y)),
+                    )
+                    .await
+                    .map_err(fail)?;
+                }
+            }
+            None => {
+                // Clamped at the bottom-right corner, then back by the difference.
+                let (w, h) = self.listing().await?.screen.ok_or_else(|| {
+                    BackendError::NoInput("GNOME Shell did not say the screen's size".into())
+                })?;
+                rd.call("NotifyPointerMotionRelative", &(1e5_f64, 1e5_f64))
+                    .await
+                    .map_err(fail)?;
+                self.pointer_at(w - 1, h - 1).await?;
+                rd.call(
+                    "NotifyPointerMotionRelative",
+                    &(f64::from(x - (w - 1)), f64::from(y - (h - 1))),
+                )
+                .await
+                .map_err(fail)?;
+            }
+        }
+        self.pointer_at(x, y).await?;
+        // The app sees the pointer enter before the button (a GTK 4 check box pressed in the
+        // same instant as the pointer arrived was focused but not toggled).
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        rd.call("NotifyPointerButton", &(BTN_LEFT, true))
+            .await
+            .map_err(fail)?;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        rd.call("NotifyPointerButton", &(BTN_LEFT, false))
+            .await
+            .map_err(fail)?;
+        Ok(())
+    }
+}
+
+#[async_trait::async_trait]
+impl super::Input for Gnome {
+    fn desktop(&self) -> String {
+        match self.probed() {
+            Ok(v) => format!("GNOME Shell {v} (Mutter, Wayland)"),
+            Err(_) => "GNOME (Mutter, Wayland)".into(),
+        }
+    }
+
+    fn keyboard(&self) -> Result<String, String> {
+        self.probed()?;
+        Ok("Mutter remote desktop keyboard".into())
+    }
+
+    fn pointer(&self) -> Result<String, String> {
+        self.probed()?;
+        Ok(if pipewire_running() {
+            "Mutter remote desktop pointer (absolute, through a screen cast stream)".into()
+        } else {
+            "Mutter remote desktop pointer (relative, from the bottom-right corner; no PipeWire)"
+                .into()
+        })
+    }
+
+    fn coordinates(&self) -> super::Coordinates {
+        super::Coordinates::Window
+    }
+
+    async fn windows_of(&self, pid: u32) -> Result<Vec<Window>, BackendError> {
+        let mut w: Vec<Window> = self
+            .listing()
+            .await?
+            .windows
+            .into_iter()
+            .filter(|w| w.window.pid == pid)
+            .map(ShellWindow::into_window)
+            .collect();
+        w.sort_by_key(|w| std::cmp::Reverse(i64::from(w.rect.width) * i64::from(w.rect.height)));
+        Ok(w)
+    }
+
+    async fn all_windows(&self) -> Result<Vec<Window>, String> {
+        Ok(self
+            .listing()
+            .await
+            .map_err(|e| e.to_string())?
+            .windows
+            .into_iter()
+            .map(ShellWindow::into_window)
+            .collect())
+    }
+
+    async fn activate(&self, window: &Window) -> Result<(), BackendError> {
+        let id = window.id;
+        let found = self
+            .shell()
+            .await?
+            .activate(id)
+            .await
+            .map_err(|e| BackendError::NoInput(format!("raising the window: {e}")))?;
+        if !found {
+            return Err(BackendError::NoInput(
+                "raising the window: the window is gone".into(),
+            ));
+        }
+        let until = std::time::Instant::now() + Duration::from_millis(1000);
+        loop {
+            let l = self.listing().await?;
+            match l.windows.iter().find(|w| w.window.id == id) {
+                Some(w) if w.window.focused && w.window.visible => return Ok(()),
+                None => {
+                    return Err(BackendError::NoInput(
+                        "raising the window: the window is gone".into(),
+                    ));
+                }
+                Some(_) if std::time::Instant::now() >= until => {
+                    return Err(BackendError::NoInput(
+                        "raising the window: GNOME Shell did not make it the active window".into(),
+                    ));
+                }
+                Some(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+            }
+        }
+    }
+
+    async fn type_text(&self, text: &str) -> Result<(), BackendError> {
+        let syms: Vec<u32> = text.chars().map(super::keymap::keysym_of).collect();
+        let rd = self.remote(false).await?;
+        let r = rd.keys(&syms).await;
+        rd.stop().await;
+        r.map_err(|e| BackendError::NoInput(format!("Mutter's remote desktop: {e}")))
+    }
+
+    async fn key(&self, key: Key) -> Result<(), BackendError> {
+        let sym = super::keymap::keysym_of_key(key);
+        let rd = self.remote(false).await?;
+        let r = rd.keys(&[sym]).await;
+        rd.stop().await;
+        r.map_err(|e| BackendError::NoInput(format!("Mutter's remote desktop: {e}")))
+    }
+
+    async fn click(&self, x: i32, y: i32) -> Result<(), BackendError> {
+        let rd = match self.remote(pipewire_running()).await {
+            Ok(rd) => rd,
+            // No screen cast (PipeWire gone since): the relative route.
+            Err(_) if pipewire_running() => self.remote(false).await?,
+            Err(e) => return Err(e),
+        };
+        let r = self.click_in(&rd, x, y).await;
+        rd.stop().await;
+        r
+    }
+
+    async fn wait_menu_keyboard(&self, _wait: Duration) -> Result<Option<bool>, BackendError> {
+        Ok(None)
+    }
+}
+
+/// The extension's files and its installation for the current user.
+pub mod extension {
+    use std::path::PathBuf;
+
+    pub const UUID: &str = "treeglass@treeglass.github.io";
+    const CORE: &str = include_str!("../../../../assets/gnome-extension/core.js");
+    const LEGACY_HEAD: &str = include_str!("../../../../assets/gnome-extension/legacy.js");
+    const LEGACY_TAIL: &str = include_str!("../../../../assets/gnome-extension/legacy-tail.js");
+    const ESM_HEAD: &str = include_str!("../../../../assets/gnome-extension/esm.js");
+    const ESM_TAIL: &str = include_str!("../../../../assets/gnome-extension/esm-tail.js");
+    /// The version in metadata.json (the core's TG_VERSION).
+    pub const VERSION: u32 = 1;
+
+    /// Which build: GNOME Shell 43 and 44 (`imports`), or 45 and later (ES modules).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Build {
+        Legacy,
+        Modules,
+    }
+
+    impl Build {
+        /// The build for a GNOME Shell version (`43.9`, `46.0`).
+        pub fn for_shell(version: &str) -> Build {
+            match version
+                .split('.')
+                .next()
+                .and_then(|m| m.parse::<u32>().ok())
+            {
+                Some(m) if m < 45 => Build::Legacy,
+                _ => Build::Modules,
+            }
+        }
+    }
+
+    /// `extension.js` for that build.
+    pub fn script(build: Build) -> String {
+        match build {
+            Build::Legacy => format!("{LEGACY_HEAD}\n{CORE}{LEGACY_TAIL}"),
+            Build::Modules => format!("{ESM_HEAD}\n{CORE}{ESM_TAIL}"),
+        }
+    }
+
+    /// `metadata.json` for that build.
+    pub fn metadata(build: Build) -> String {
+        let versions = match build {
+            Build::Legacy => r#"["43", "44"]"#,
+            Build::Modules => r#"["45", "46", "47", "48", "49"]"#,
+        };
+        format!(
+            "{{\n  \"uuid\": \"{UUID}\",\n  \"name\": \"treeglass\",\n  \"description\": \
+             \"Lets treeglass find, raise and highlight windows (org.treeglass.Shell1 on the \
+             session bus)\",\n  \"url\": \"https://github.com/treeglass/treeglass\",\n  \
+             \"shell-version\": {versions},\n  \"version\": {VERSION}\n}}\n"
+        )
+    }
+
+    /// The user's extensions directory for it.
+    pub fn dir() -> Result<PathBuf, String> {
+        let data = std::env::var_os("XDG_DATA_HOME")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("HOME")
+                    .filter(|h| !h.is_empty())
+                    .map(|h| PathBuf::from(h).join(".local/share"))
+            })
+            .ok_or("neither $XDG_DATA_HOME nor $HOME is set")?;
+        Ok(data.join("gnome-shell/extensions").join(UUID))
+    }
+
+    /// Writes the extension's files for `build`; returns the directory.
+    pub fn install(build: Build) -> Result<PathBuf, String> {
+        let dir = dir()?;
+        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+        for (name, text) in [
+            ("extension.js", script(build)),
+            ("metadata.json", metadata(build)),
+        ] {
+            let path = dir.join(name);
+            let tmp = dir.join(format!("{name}.new"));
+            std::fs::write(&tmp, text)
+                .and_then(|()| std::fs::rename(&tmp, &path))
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
+        Ok(dir)
+    }
+
+    /// The build installed now, if its files are this treeglass's.
+    pub fn installed() -> Result<Option<Build>, String> {
+        let dir = dir()?;
+        let js = match std::fs::read_to_string(dir.join("extension.js")) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("cannot read {}: {e}", dir.display())),
+        };
+        Ok([Build::Legacy, Build::Modules]
+            .into_iter()
+            .find(|&b| script(b) == js))
+    }
+
+    pub fn remove() -> Result<bool, String> {
+        let dir = dir()?;
+        match std::fs::remove_dir_all(&dir) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(format!("cannot remove {}: {e}", dir.display())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the extension answered on GNOME Shell 43.9 for gtk4-widget-factory (trimmed).
+    const LIST: &str = r#"{"windows":[{"id":309122214,"pid":3815,"title":"GTK Widget Factory",
+      "frame":{"x":0,"y":32,"width":1405,"height":768},
+      "buffer":{"x":-14,"y":20,"width":1433,"height":797},"shown":true,"active":true,
+      "wayland":true},{"id":2,"pid":0,"title":"no process","frame":{},"buffer":{}}],
+      "pointer":{"x":640,"y":400},"screen":{"width":1280,"height":800},"overview":false}"#;
+
+    #[test]
+    fn windows_are_read_with_both_rectangles() {
+        let l = parse_listing(&serde_json::from_str(LIST).unwrap());
+        assert_eq!(l.windows.len(), 1, "a window with no process is left out");
+        let w = &l.windows[0];
+        assert_eq!((w.window.pid, w.window.id), (3815, 309122214));
+        assert_eq!(w.window.rect.y, 32);
+        assert_eq!(w.buffer.x, -14);
+        assert!(w.window.focused && w.window.visible);
+        assert_eq!(l.pointer, Some((640, 400)));
+        assert_eq!(l.screen, Some((1280, 800)));
+    }
+
+    #[test]
+    fn each_shell_gets_its_build() {
+        use extension::{Build, metadata, script};
+        assert_eq!(Build::for_shell("43.9"), Build::Legacy);
+        assert_eq!(Build::for_shell("44.2"), Build::Legacy);
+        assert_eq!(Build::for_shell("45.0"), Build::Modules);
+        assert_eq!(Build::for_shell("47.beta"), Build::Modules);
+        let legacy = script(Build::Legacy);
+        assert!(legacy.contains("imports.gi") && legacy.contains("function init()"));
+        assert!(
+            !legacy.contains("import "),
+            "no ES module syntax in the 43-44 build"
+        );
+        let esm = script(Build::Modules);
+        assert!(esm.contains("export default class") && !esm.contains("imports.gi"));
+        for s in [&legacy, &esm] {
+            for private in ["Eval", "Introspect", "Screenshot"] {
+                assert!(!s.contains(private), "{private} in the extension");
+            }
+        }
+        assert!(metadata(Build::Legacy).contains(r#"["43", "44"]"#));
+        let m: Value = serde_json::from_str(&metadata(Build::Modules)).unwrap();
+        assert_eq!(m["uuid"], extension::UUID);
+    }
+}

@@ -1,0 +1,699 @@
+//! GNOME on Wayland, on a real compositor: a headless GNOME Shell 43.9 (Mutter 43) with
+//! PipeWire, and native Wayland apps — the GTK 3 fixture, gtk4-widget-factory and Chromium
+//! (`--ozone-platform=wayland`) — each started once. Windows found and raised through
+//! treeglass's GNOME Shell extension; keys and clicks through Mutter's remote desktop. Every
+//! write is verified by treeglass and checked by an independent pyatspi read.
+//!
+//! This binary brings its own session: outside one, it runs itself again inside `treeglass
+//! session --wayland=gnome`, which, under root, runs the whole stack and this binary as one
+//! unprivileged user (GNOME Shell loads the extension from its own user's home).
+//! `harness = false`: names on the command line filter the checks; `--list` lists them.
+// It runs against the real AT-SPI bus: Linux only.
+#![cfg_attr(not(target_os = "linux"), no_main)]
+#![cfg(target_os = "linux")]
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::panic::AssertUnwindSafe;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use common::matrix::{Kit, MatrixApp, pyatspi_of, pyatspi_read};
+use common::tmux::Tmux;
+use common::{FixtureApp, json_of, treeglass};
+use serde_json::Value;
+
+/// The checks, in the order they run (they share the apps).
+const CHECKS: &[&str] = &[
+    "extension_answers_at_the_shells_name",
+    "gtk3_fixture_semantic_writes",
+    "gtk4_check_box_by_pointer",
+    "gtk4_check_box_by_relative_pointer_without_pipewire",
+    "chromium_textarea_by_keyboard",
+    "a_keysym_the_keymap_lacks_is_not_verified",
+    "doctor_lists_the_shells_windows",
+    "no_extension_sends_nothing",
+    "highlight_held_over_the_element",
+    "highlight_on_chromium_placed_by_the_buffer",
+];
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--list") {
+        for c in CHECKS {
+            println!("{c}: test");
+        }
+        return;
+    }
+    if args.iter().any(|a| a == "--ignored") {
+        return;
+    }
+    let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+    let chosen: Vec<&str> = CHECKS
+        .iter()
+        .copied()
+        .filter(|c| filters.is_empty() || filters.iter().any(|f| c.contains(f.as_str())))
+        .collect();
+    if chosen.is_empty() {
+        return;
+    }
+    let in_gnome = std::env::var("TREEGLASS_A11Y_SESSION").as_deref() == Ok("wayland")
+        && std::env::var("XDG_CURRENT_DESKTOP").as_deref() == Ok("GNOME");
+    if !in_gnome {
+        let started = Instant::now();
+        let exe = std::env::current_exe().expect("this test's own path");
+        // The test's own oracle (screenshots, where GNOME put a window) uses GNOME Shell's
+        // private interfaces, which only --unsafe-mode opens; treeglass never calls them.
+        let status = Command::new(env!("CARGO_BIN_EXE_treeglass"))
+            .env("TREEGLASS_GNOME_UNSAFE_MODE", "1")
+            .args(["session", "--wayland=gnome", "--"])
+            .arg(exe)
+            .args(&chosen)
+            .status()
+            .expect("start treeglass session --wayland=gnome");
+        println!(
+            "GNOME Shell session and checks: {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+        std::process::exit(status.code().unwrap_or(1));
+    }
+    std::process::exit(run(&chosen));
+}
+
+/// The apps, started on first need and shared by the checks.
+#[derive(Default)]
+struct Apps {
+    fixture: Option<FixtureApp>,
+    gtk4: Option<MatrixApp>,
+    chromium: Option<MatrixApp>,
+}
+
+impl Apps {
+    fn gtk4(&mut self) -> &mut MatrixApp {
+        self.gtk4.get_or_insert_with(|| MatrixApp::start(Kit::Gtk4))
+    }
+    fn fixture(&mut self) -> &mut FixtureApp {
+        self.fixture
+            .get_or_insert_with(|| FixtureApp::start("gnome"))
+    }
+    fn chromium(&mut self) -> &mut MatrixApp {
+        self.chromium
+            .get_or_insert_with(|| MatrixApp::start(Kit::Chromium))
+    }
+}
+
+fn run(chosen: &[&str]) -> i32 {
+    println!("\nrunning {} checks on headless GNOME Shell", chosen.len());
+    let mut apps = Apps::default();
+    let mut failed = Vec::new();
+    for name in chosen {
+        let started = Instant::now();
+        let r = std::panic::catch_unwind(AssertUnwindSafe(|| match *name {
+            "extension_answers_at_the_shells_name" => extension_answers(),
+            "gtk3_fixture_semantic_writes" => gtk3_fixture_semantic_writes(&mut apps),
+            "gtk4_check_box_by_pointer" => gtk4_pointer(&mut apps),
+            "gtk4_check_box_by_relative_pointer_without_pipewire" => gtk4_relative(&mut apps),
+            "chromium_textarea_by_keyboard" => chromium(&mut apps),
+            "a_keysym_the_keymap_lacks_is_not_verified" => dropped_keysym(&mut apps),
+            "doctor_lists_the_shells_windows" => doctor(&mut apps),
+            "no_extension_sends_nothing" => no_extension(&mut apps),
+            "highlight_held_over_the_element" => {
+                let pid = apps.gtk4().pid;
+                highlight(
+                    pid,
+                    "check-box \"checkbutton\" #2",
+                    "GTK Widget Factory",
+                    "frame",
+                );
+                apps.gtk4().assert_alive("the highlight");
+            }
+            "highlight_on_chromium_placed_by_the_buffer" => {
+                let pid = apps.chromium().pid;
+                highlight(pid, "text \"Full name:\"", "Chromium", "buffer");
+                apps.chromium().assert_alive("the highlight");
+            }
+            other => panic!("no check {other}"),
+        }));
+        let ok = r.is_ok();
+        println!(
+            "test {name} ... {} ({:.1} s)",
+            if ok { "ok" } else { "FAILED" },
+            started.elapsed().as_secs_f64()
+        );
+        if !ok {
+            failed.push(*name);
+        }
+    }
+    println!(
+        "\ntest result: {}. {} passed; {} failed",
+        if failed.is_empty() { "ok" } else { "FAILED" },
+        chosen.len() - failed.len(),
+        failed.len()
+    );
+    if failed.is_empty() {
+        0
+    } else {
+        println!("failures: {failed:?}");
+        101
+    }
+}
+
+// ---- helpers ----------------------------------------------------------------------------
+
+fn result(o: Output) -> (i32, Value) {
+    let code = o.status.code().unwrap_or(-1);
+    (code, json_of(&o))
+}
+
+fn verified(code: i32, v: &Value, path: &str) {
+    assert_eq!(
+        (code, v["outcome"].as_str().unwrap_or("?")),
+        (0, "verified"),
+        "{v:#}"
+    );
+    assert_eq!(v["path"], path, "{v:#}");
+}
+
+fn checked(seen: &Value) -> bool {
+    seen["states"]
+        .as_array()
+        .is_some_and(|a| a.iter().any(|s| s == "checked"))
+}
+
+/// A D-Bus call of this test's own (`gdbus`, not treeglass).
+fn gdbus(args: &[&str]) -> Output {
+    Command::new("gdbus")
+        .args(["call", "--session"])
+        .args(args)
+        .output()
+        .expect("run gdbus")
+}
+
+/// Sets the shell's enabled extensions through GIO's key-file settings, which GNOME Shell
+/// watches, and waits until the extension answers (or no longer does).
+fn extension_enabled(on: bool) {
+    let list = if on {
+        "['treeglass@treeglass.github.io']"
+    } else {
+        "@as []"
+    };
+    let o = Command::new("gsettings")
+        .args(["set", "org.gnome.shell", "enabled-extensions", list])
+        .output()
+        .expect("run gsettings");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    extension_answers_now(on);
+}
+
+/// Waits until the extension answers at GNOME Shell's name (or no longer does).
+fn extension_answers_now(on: bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let o = gdbus(&[
+            "--dest",
+            "org.gnome.Shell",
+            "--object-path",
+            "/org/treeglass/Shell",
+            "--method",
+            "org.treeglass.Shell1.Version",
+        ]);
+        if o.status.success() == on {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "GNOME Shell never {} the extension",
+            if on { "enabled" } else { "disabled" }
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+// ---- the checks -------------------------------------------------------------------------
+
+/// The extension the session installed answers at GNOME Shell's own name, and `status` says so.
+fn extension_answers() {
+    let o = treeglass(&["gnome-extension", "status"]);
+    let out = common::stdout(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("GNOME Shell 43.9 answers through it"), "{out}");
+    assert!(out.contains("Legacy build"), "{out}");
+}
+
+/// Reads, targets and semantic writes need no input path.
+fn gtk3_fixture_semantic_writes(apps: &mut Apps) {
+    let app = apps.fixture();
+    let arg = app.app_arg();
+    let (code, v) = result(treeglass(&[
+        "set",
+        "text \"Full name\"",
+        "Grace Hopper",
+        "--app",
+        &arg,
+        "--json",
+    ]));
+    verified(code, &v, "semantic");
+    assert_eq!(app.state()["full_name"], "Grace Hopper");
+    for want in [true, false] {
+        let (code, v) = result(treeglass(&[
+            "set",
+            "check-box \"Subscribe\"",
+            &want.to_string(),
+            "--app",
+            &arg,
+            "--json",
+        ]));
+        verified(code, &v, "semantic");
+        assert_eq!(app.state()["subscribe"], want);
+    }
+    common::assert_answers(app.pid, "the GTK 3 fixture", "semantic writes on GNOME");
+}
+
+/// GTK 4.8's check boxes have no action: a click at the centre through Mutter's remote
+/// desktop, placed by the frame rectangle the extension reports — where GNOME Shell first put
+/// the window, then where this test's own call moved it (a position taken from the app alone
+/// would miss).
+fn gtk4_pointer(apps: &mut Apps) {
+    let app = apps.gtk4();
+    let pid = app.pid;
+    for (moved, target, want) in [
+        (false, "check-box \"checkbutton\" #2", "true"),
+        (false, "check-box \"checkbutton\" #2", "false"),
+        (true, "check-box \"checkbutton\" #1", "false"),
+        (true, "check-box \"checkbutton\" #1", "true"),
+    ] {
+        if moved && frame_of(pid) != (117, 63) {
+            move_to(pid, 117, 63);
+            // The overview over every window, which would take the click: raising the window
+            // closes it first.
+            shell_eval("Main.overview.show(), 1");
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while shell_eval("Main.overview.visible") != true {
+                assert!(Instant::now() < deadline, "the overview never showed");
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+        let (code, v) = result(app.treeglass(&["set", target, want, "--json"]));
+        verified(code, &v, "pointer");
+        let acks = v["acks"].to_string();
+        assert!(acks.contains("via Mutter remote desktop pointer"), "{acks}");
+        assert_eq!(
+            checked(&pyatspi_of(pid, &v)),
+            want == "true",
+            "moved {moved}: {target}"
+        );
+        app.assert_alive("a pointer write");
+    }
+}
+
+/// Without PipeWire (treeglass told of none: its socket name points nowhere), no screen cast
+/// stream places the pointer: it is pushed to the bottom-right corner and moved back by the
+/// difference, and the click lands all the same.
+fn gtk4_relative(apps: &mut Apps) {
+    let app = apps.gtk4();
+    let pid = app.pid;
+    let target = "check-box \"checkbutton\" #2";
+    let id = json_of(&app.treeglass(&["find", target, "--json"]))["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let was = checked(&pyatspi_read(pid, &[&id])[&id[id.find('/').unwrap()..]]);
+    for want in [!was, was].map(|b| b.to_string()) {
+        let want = want.as_str();
+        let o = Command::new(env!("CARGO_BIN_EXE_treeglass"))
+            .env("PIPEWIRE_REMOTE", "treeglass-test-no-pipewire")
+            .args([
+                "--backend",
+                "atspi",
+                "set",
+                "check-box \"checkbutton\" #2",
+                want,
+            ])
+            .args(["--json", "--pid", &pid.to_string()])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let (code, v) = result(o);
+        verified(code, &v, "pointer");
+        assert!(
+            v["acks"]
+                .to_string()
+                .contains("relative, from the bottom-right corner"),
+            "{v:#}"
+        );
+        assert_eq!(checked(&pyatspi_of(pid, &v)), want == "true");
+        app.assert_alive("a relative pointer write");
+    }
+}
+
+/// Web content ignores the semantic text calls: typed through Mutter's remote desktop.
+fn chromium(apps: &mut Apps) {
+    let app = apps.chromium();
+    let pid = app.pid;
+    for (target, text) in [
+        ("text \"Full name:\"", "Ada Lovelace"),
+        ("text \"Notes:\"", "line one\nline two"),
+        ("text \"Notes:\"", "The quick brown fox"),
+    ] {
+        let (code, v) = result(app.treeglass(&["set", target, text, "--json"]));
+        verified(code, &v, "keyboard");
+        assert!(
+            v["acks"]
+                .to_string()
+                .contains("via Mutter remote desktop keyboard"),
+            "{v:#}"
+        );
+        assert_eq!(pyatspi_of(pid, &v)["text"], text, "replaced, not appended");
+        app.assert_alive("a keyboard write");
+    }
+}
+
+/// Mutter drops a keysym its keymap (US here) lacks without a word: the write is not called
+/// verified, and the field does not hold the text.
+fn dropped_keysym(apps: &mut Apps) {
+    let app = apps.chromium();
+    let pid = app.pid;
+    let (code, v) = result(app.treeglass(&["set", "text \"Full name:\"", "Zoë", "--json"]));
+    assert_ne!(v["outcome"], "verified", "{v:#}");
+    assert_ne!(code, 0, "{v:#}");
+    assert_ne!(pyatspi_of(pid, &v)["text"], "Zoë", "{v:#}");
+    app.assert_alive("a dropped keysym");
+}
+
+/// `doctor` on GNOME: the desktop and its version, the input and highlight paths, every window
+/// with its owner from the extension, and no app flagged that is on the bus.
+fn doctor(apps: &mut Apps) {
+    let fixture_pid = apps.fixture().pid;
+    let gtk4_pid = apps.gtk4().pid;
+    let v = json_of(&treeglass(&["doctor", "--json"]));
+    let check = |name: &str| -> Value {
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name} check: {v:#}"))
+    };
+    let windows = check("windows");
+    assert_eq!(windows["status"], "ok", "{windows:#}");
+    assert!(
+        windows["detail"]
+            .as_str()
+            .unwrap()
+            .contains("from GNOME Shell (treeglass's extension)"),
+        "{windows:#}"
+    );
+    let display = check("display");
+    assert_eq!(display["status"], "ok", "{display:#}");
+    let d = display["detail"].as_str().unwrap();
+    for want in [
+        "GNOME Shell 43.9 (Mutter, Wayland)",
+        "keys: Mutter remote desktop keyboard",
+        "clicks: Mutter remote desktop pointer (absolute",
+        "highlight: treeglass's GNOME Shell extension",
+    ] {
+        assert!(d.contains(want), "{want:?} in {d}");
+    }
+    for pid in [fixture_pid, gtk4_pid] {
+        let app = v["apps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["pid"].as_u64() == Some(u64::from(pid)))
+            .unwrap_or_else(|| panic!("doctor lists {pid}: {v:#}"));
+        assert_eq!(app["status"], "ok", "{app:#}");
+        assert!(
+            app["window"]["id"]
+                .as_str()
+                .unwrap()
+                .starts_with("GNOME Shell "),
+            "{app:#}"
+        );
+    }
+    let flagged: Vec<&Value> = v["apps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["status"] != "ok" && a["status"] != "skip")
+        .collect();
+    assert!(flagged.is_empty(), "no false warning: {flagged:#?}");
+}
+
+/// With the extension disabled, a write that needs the pointer is refused before anything is
+/// sent and says what to run; doctor says the same; the check box is as it was.
+fn no_extension(apps: &mut Apps) {
+    let app = apps.gtk4();
+    let pid = app.pid;
+    let target = "check-box \"checkbutton\" #2";
+    let id = json_of(&app.treeglass(&["find", target, "--json"]))["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = &id[id.find('/').unwrap()..];
+    let was = checked(&pyatspi_read(pid, &[&id])[path]);
+    extension_enabled(false);
+    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        let (code, v) = result(app.treeglass(&["set", target, &(!was).to_string(), "--json"]));
+        assert_eq!(v["outcome"], "refused", "{v:#}");
+        assert_ne!(code, 0);
+        assert_eq!(v["dispatched"], false, "{v:#}");
+        assert!(
+            v.to_string().contains("gnome-extension install"),
+            "says what to run: {v:#}"
+        );
+        assert_eq!(
+            checked(&pyatspi_read(pid, &[&id])[path]),
+            was,
+            "nothing was sent"
+        );
+        let d = json_of(&treeglass(&["doctor", "--json"]));
+        let display = d["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "display")
+            .cloned()
+            .unwrap();
+        assert_eq!(display["status"], "warn", "{display:#}");
+        assert!(
+            display.to_string().contains("gnome-extension install"),
+            "{display:#}"
+        );
+    }));
+    // Enabled again as a user would: `treeglass gnome-extension enable`.
+    let o = treeglass(&["gnome-extension", "enable"]);
+    let enabled = o.status.success();
+    if enabled {
+        extension_answers_now(true);
+    } else {
+        extension_enabled(true);
+    }
+    assert!(enabled, "gnome-extension enable: {}", common::stdout(&o));
+    if let Err(e) = outcome {
+        std::panic::resume_unwind(e);
+    }
+    app.assert_alive("a refused write");
+}
+
+/// This test's own reading of GNOME Shell (its `Eval`, open in the test's session only): the
+/// value of a JavaScript expression, as JSON.
+fn shell_eval(js: &str) -> Value {
+    let o = gdbus(&[
+        "--dest",
+        "org.gnome.Shell",
+        "--object-path",
+        "/org/gnome/Shell",
+        "--method",
+        "org.gnome.Shell.Eval",
+        js,
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "Shell.Eval: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // (true, '…')
+    let start = out
+        .find('\'')
+        .unwrap_or_else(|| panic!("Shell.Eval answered {out}"));
+    let end = out.rfind('\'').unwrap();
+    assert!(out.starts_with("(true"), "Shell.Eval failed: {out}");
+    serde_json::from_str(&out[start + 1..end]).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+/// Where GNOME Shell put the frame of process `pid`'s window (the test's own reading).
+fn frame_of(pid: u32) -> (i64, i64) {
+    rect_of(pid, "frame")
+}
+
+/// The corner of process `pid`'s window's `frame` or `buffer` rectangle, as GNOME Shell says
+/// to this test.
+fn rect_of(pid: u32, which: &str) -> (i64, i64) {
+    let v = shell_eval(&format!(
+        "global.get_window_actors().map(a => a.meta_window).filter(w => w.get_pid() === {pid})\
+         .map(w => {{ const r = w.get_{which}_rect(); return [r.x, r.y]; }})"
+    ));
+    let r = &v[0];
+    (r[0].as_i64().unwrap(), r[1].as_i64().unwrap())
+}
+
+/// Moves the frame of process `pid`'s window to (x, y) (the test's own call), and waits until
+/// GNOME Shell says it is there.
+fn move_to(pid: u32, x: i64, y: i64) {
+    shell_eval(&format!(
+        "global.get_window_actors().map(a => a.meta_window).filter(w => w.get_pid() === {pid})\
+         .map(w => {{ w.unmaximize(3); w.move_frame(true, {x}, {y}); return 1; }})"
+    ));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while frame_of(pid) != (x, y) {
+        assert!(
+            Instant::now() < deadline,
+            "GNOME Shell never moved {pid} to {x},{y}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // The app draws at its new place before it is read.
+    std::thread::sleep(Duration::from_millis(300));
+}
+
+/// A screenshot through GNOME Shell's own Screenshot interface (the test's session only), and
+/// the colours at `points`, read by GdkPixbuf.
+fn pixels(points: &[(i64, i64)]) -> Vec<[u8; 3]> {
+    let dir = std::env::var("TREEGLASS_A11Y_SESSION_DIR").unwrap();
+    let file = format!("{dir}/shot-{}.png", Instant::now().elapsed().as_nanos());
+    let o = gdbus(&[
+        "--dest",
+        "org.gnome.Shell.Screenshot",
+        "--object-path",
+        "/org/gnome/Shell/Screenshot",
+        "--method",
+        "org.gnome.Shell.Screenshot.Screenshot",
+        "false",
+        "false",
+        &file,
+    ]);
+    assert!(
+        o.status.success() && String::from_utf8_lossy(&o.stdout).starts_with("(true"),
+        "Screenshot: {} {}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let pts = serde_json::to_string(points).unwrap();
+    let script = format!(
+        r#"
+import gi, json
+gi.require_version("GdkPixbuf", "2.0")
+from gi.repository import GdkPixbuf
+p = GdkPixbuf.Pixbuf.new_from_file({file:?})
+d = p.get_pixels(); n = p.get_n_channels(); s = p.get_rowstride()
+print(json.dumps([list(d[y * s + x * n: y * s + x * n + 3]) for x, y in json.loads({pts:?})]))
+"#
+    );
+    let o = Command::new("/usr/bin/python3")
+        .args(["-c", &script])
+        .output()
+        .expect("run python3");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let _ = std::fs::remove_file(&file);
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// pyatspi's extents of the element with this treeglass id, relative to its window.
+fn pyatspi_extents(pid: u32, id: &str) -> Vec<i64> {
+    let path = &id[id.find('/').unwrap()..];
+    let script = format!(
+        r#"
+import pyatspi, json, sys
+for app in pyatspi.Registry.getDesktop(0):
+    if app is None or app.get_process_id() != {pid}: continue
+    stack = [app]
+    while stack:
+        n = stack.pop()
+        if n.path == "{path}":
+            e = n.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+            print(json.dumps([e.x, e.y, e.width, e.height])); sys.exit(0)
+        stack.extend(c for c in n if c is not None)
+sys.exit(1)
+"#
+    );
+    let o = Command::new("/usr/bin/python3")
+        .args(["-c", &script])
+        .output()
+        .expect("run pyatspi");
+    assert!(o.status.success(), "pyatspi found no {id}");
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// The TUI's highlight on an element: while it is held, a screenshot taken by GNOME Shell (not
+/// treeglass) shows the frame's colour just outside the element's rectangle (pyatspi's window
+/// extents plus the window's `frame` rectangle for GTK 4, its `buffer` rectangle for Chromium,
+/// as GNOME Shell reports them to this test) and not at its centre; after the TUI quits, the
+/// frame is gone.
+fn highlight(pid: u32, target: &str, title: &str, origin: &str) {
+    let (wx, wy) = rect_of(pid, origin);
+    let found = json_of(&treeglass(&[
+        "find",
+        target,
+        "--pid",
+        &pid.to_string(),
+        "--json",
+    ]));
+    assert_eq!(found["outcome"], "unique", "{found:#}");
+    let id = found["id"].as_str().unwrap().to_string();
+    let e = pyatspi_extents(pid, &id);
+    let (ex, ey, ew, eh) = (e[0] + wx, e[1] + wy, e[2], e[3]);
+    let t = i64::from(treeglass::tui::highlight::THICKNESS);
+    // The middle of each of the frame's four bars, and the element's centre.
+    let ring = [
+        (ex - t / 2 - 1, ey + eh / 2),
+        (ex + ew + t / 2, ey + eh / 2),
+        (ex + ew / 2, ey - t / 2 - 1),
+        (ex + ew / 2, ey + eh + t / 2),
+    ];
+    let centre = (ex + ew / 2, ey + eh / 2);
+    let magenta = |p: &[u8; 3]| p[0] > 200 && p[1] < 60 && p[2] > 200;
+    let mut points = ring.to_vec();
+    points.push(centre);
+    let before = pixels(&points);
+    assert!(!before.iter().any(magenta), "no frame yet: {before:?}");
+
+    let tmux = Tmux::new();
+    tmux.start(&["--pid", &pid.to_string()]);
+    tmux.wait_for(title, Duration::from_secs(30));
+    tmux.keys(&["/"]);
+    tmux.type_text(target);
+    tmux.wait_for("unique", Duration::from_secs(10));
+    tmux.keys(&["Enter"]);
+    tmux.keys(&["o"]);
+    let s = tmux.wait_for("framed on screen (held", Duration::from_secs(10));
+    assert!(!s.contains("highlight  none"), "{s}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let seen = pixels(&points);
+        if seen[..4].iter().all(magenta) && !magenta(&seen[4]) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no frame around ({ex}, {ey}, {ew}×{eh}) in GNOME Shell's screenshot: {seen:?}\n{}",
+            tmux.screen()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    tmux.keys(&["q"]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let seen = pixels(&points);
+        if !seen.iter().any(magenta) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the frame outlived the TUI: {seen:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
