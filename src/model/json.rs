@@ -51,5 +51,8 @@ pub fn node_json(snap: &Snapshot, row: usize) -> Json {
     if !n.malformed.is_empty() {
         out["malformed"] = json!(n.malformed);
     }
+    if !n.vanished.is_empty() {
+        out["vanished"] = json!(n.vanished);
+    }
     out
 }

@@ -374,6 +374,8 @@ impl AxWorker {
                         nodes: Vec::new(),
                         truncated: Some(Truncation::Timeout),
                         unreadable: 0,
+                        unreadable_elements: Vec::new(),
+                        cuts: Default::default(),
                         read_ms: started.elapsed().as_secs_f64() * 1000.0,
                     }),
                     Some(other) => Err(other),
