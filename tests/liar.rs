@@ -877,3 +877,33 @@ fn every_cap_is_named_and_the_account_says_what_was_left_out() {
     assert_eq!(v["left_out"]["managed"]["of"], 120_000, "{v:#}");
     recovered(&mut l, "caps and a managed container");
 }
+
+#[test]
+fn a_busy_app_heals_in_the_inspector_without_f5() {
+    let mut l = liar();
+    l.only(&[]);
+    let pid = l.pid;
+    let tmux = common::tmux::Tmux::new();
+    tmux.start(&["--pid", &pid.to_string()]);
+    tmux.wait_for("label \"Status\"", Duration::from_secs(30));
+    // The app renames its elements (events go out at once), then its main loop is blocked
+    // longer than a call's timeout (1.5 s): the inspector's reads of them time out, and the
+    // app answers again before the probe that follows gives up.
+    let v = l.cmd("stall 2500  renamed");
+    assert_eq!(v["ok"], true, "{v}");
+    for name in ["OK", "Slow", "Check", "Field", "Status"] {
+        let s = tmux.wait_for(&format!("\"{name} renamed\""), Duration::from_secs(4));
+        assert!(!s.contains("no answer to"), "{s}");
+    }
+    tmux.keys(&["q"]);
+    for (key, name) in [
+        ("ok", "OK"),
+        ("slow", "Slow"),
+        ("check", "Check"),
+        ("field", "Field"),
+        ("status", "Status"),
+    ] {
+        assert_eq!(l.cmd(&format!("rename {key} {name}"))["ok"], true);
+    }
+    recovered(&mut l, "a busy spell");
+}

@@ -222,6 +222,10 @@ Control protocol on stdin, one command per line; every reply is one line of JSON
     rename ELEMENT NEW NAME
                          -> {"ok": true}   set its name, emit org.a11y.atspi.Event.Object
                             PropertyChange ("accessible-name", 0, 0, <s NEW NAME>, {})
+    stall MS [SUFFIX]    -> {"ok": true}   after MS milliseconds: the main loop is blocked that
+                            long (calls wait, answered in order afterwards), as a busy toolkit's;
+                            with SUFFIX, "Body"'s children are first renamed to their name +
+                            SUFFIX (events sent at once)
     quit                 -> {"ok": true}, then exit
 At start-up, once registered (Embed answered, Id set): {"ready": true, "bus": "<unique name>",
 "pid": PID}. The registry's own calls before that (its Id Set) are answered truthfully and not
@@ -234,6 +238,7 @@ import random
 import signal
 import struct
 import sys
+import time
 
 import gi  # noqa: F401
 
@@ -1724,6 +1729,15 @@ class Liar:
                 "by_path": self.by_path,
                 "paths": {e.path: e.name for e in self.fixed},
             }
+        if cmd == "stall":
+            ms, _, suffix = rest.partition(" ")
+            if not ms.isdigit():
+                return {"ok": False, "error": "usage: stall MS [SUFFIX]"}
+            if suffix:
+                for e in self.body.kids:
+                    self.rename(e, e.name + suffix)
+            time.sleep(int(ms) / 1000)
+            return {"ok": True}
         if cmd == "exposed":
             return {"paths": sorted(self.exposed), "over": self.exposed_over}
         if cmd == "rename":
