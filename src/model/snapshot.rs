@@ -518,3 +518,66 @@ mod tests {
         assert_eq!(snap.window_of(2).as_str(), "One");
     }
 }
+
+#[cfg(test)]
+mod left_out {
+    use super::*;
+    use crate::model::{Managed, ManagedReason, NodeId, Role};
+
+    fn snap(nodes: Vec<Node>, truncated: Option<Truncation>, cuts: Cuts) -> Snapshot {
+        Snapshot {
+            id: SnapshotId(1),
+            app: Default::default(),
+            window: Default::default(),
+            nodes,
+            truncated,
+            unreadable: 0,
+            unreadable_elements: Vec::new(),
+            cuts,
+            read_ms: 0.0,
+        }
+    }
+
+    #[test]
+    fn a_cap_that_cut_without_a_count_is_null_never_zero() {
+        let root = Node::new(NodeId("r".into()), Role::Frame, "frame");
+        let s = snap(
+            vec![root.clone()],
+            Some(Truncation::NodeCap),
+            Cuts::default(),
+        );
+        let j = s.left_out_json();
+        assert!(j["by_cap"]["max_nodes"].is_null(), "{j}");
+        assert_eq!(j["by_cap"]["max_depth"], 0);
+        let s = snap(
+            vec![root],
+            Some(Truncation::SiblingCap),
+            Cuts {
+                max_children: 7,
+                ..Cuts::default()
+            },
+        );
+        assert_eq!(s.left_out_json()["by_cap"]["max_children"], 7);
+        assert!(!s.complete() && !s.all_elements());
+    }
+
+    #[test]
+    fn a_managed_container_is_complete_but_not_all_elements() {
+        let mut list = Node::new(NodeId("l".into()), Role::List, "list");
+        list.managed = Some(Box::new(Managed {
+            reason: ManagedReason::ManagesDescendants,
+            child_count: 120_000,
+            rows: None,
+            columns: None,
+            shown: 12,
+        }));
+        let s = snap(vec![list], None, Cuts::default());
+        assert!(s.complete());
+        assert!(!s.all_elements());
+        let m = &s.left_out_json()["managed"];
+        assert_eq!(
+            (m["containers"].clone(), m["shown"].clone(), m["of"].clone()),
+            (1.into(), 12.into(), 120_000.into())
+        );
+    }
+}
