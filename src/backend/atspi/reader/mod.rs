@@ -230,6 +230,21 @@ impl Walk {
         }
     }
 
+    /// Children of `obj` the cache named, whatever its count says: for an element whose own
+    /// list could not be read, what the cache told of its children is kept.
+    fn kids_cached_anyway(&self, obj: &ObjRef) -> Option<Vec<ObjRef>> {
+        if self
+            .nodes
+            .get(obj)
+            .is_some_and(|r| r.states.has(State::ManagesDescendants))
+        {
+            return None;
+        }
+        let mut kids = self.cached_kids.get(obj)?.clone();
+        kids.sort_by_key(|(i, _)| *i);
+        Some(kids.into_iter().map(|(_, k)| k).collect())
+    }
+
     /// Children of `obj` from the cache when the cache is whole for it.
     fn kids_from_cache(&self, obj: &ObjRef) -> Option<Vec<ObjRef>> {
         let raw = self.nodes.get(obj)?;
@@ -324,6 +339,7 @@ fn layout(
             }
             let mut list = match fetched.get(o) {
                 Some(k) => Some(k.clone()),
+                None if failed.contains(o) => w.kids_cached_anyway(o),
                 None => w.kids_from_cache(o),
             };
             // Never enumerated: an element that manages its descendants or has too many
@@ -1197,7 +1213,8 @@ fn build(
         window,
         nodes,
         truncated,
-        unreadable: w.unreadable,
+        // An element lost once and read after all (a cache asked again) is in the tree.
+        unreadable: w.lost.keys().filter(|o| !w.nodes.contains_key(*o)).count(),
         unreadable_elements: named_lost(w, pass),
         cuts: pass.cuts,
         read_ms: started.elapsed().as_secs_f64() * 1000.0,
@@ -1221,6 +1238,7 @@ fn named_lost(w: &Walk, pass: &Pass) -> Vec<crate::model::Unreadable> {
     let mut out: Vec<crate::model::Unreadable> = w
         .lost
         .iter()
+        .filter(|(o, _)| !w.nodes.contains_key(*o))
         .map(|(o, (call, why))| crate::model::Unreadable {
             element: o.id().0,
             parent: parent.get(o).map(|p| p.id().0).unwrap_or_default(),
