@@ -64,6 +64,8 @@ fn snapshot(n: usize) -> Snapshot {
         nodes,
         truncated: None,
         unreadable: 0,
+        unreadable_elements: Vec::new(),
+        cuts: Default::default(),
         read_ms: 0.0,
     }
 }

@@ -522,6 +522,8 @@ fn whole(nodes: Vec<Node>, read_ms: f64) -> Snapshot {
         nodes,
         truncated: None,
         unreadable: 0,
+        unreadable_elements: Vec::new(),
+        cuts: Default::default(),
         read_ms,
     }
 }

@@ -61,6 +61,8 @@ fn tree_json_has_the_documented_fields() {
         "node_count",
         "unreadable",
         "truncated",
+        "left_out",
+        "all_elements",
         "root",
     ] {
         assert!(v.get(k).is_some(), "missing {k}");

@@ -95,7 +95,7 @@ name (the true one, as `rename` left it), its key ("slow") or its path.
                        hung app. The calls it holds are answered in order when the lie goes
                        (`wake`, `unlie silent-after`, `lie none`), as a frozen toolkit answers its
                        queue when it thaws; clients have long timed out by then.
-    bad-signature=METHOD
+    bad-signature=[ELEMENT:]METHOD
                        METHOD's reply has a wrongly typed body: GetState answers (s)
                        "enabled sensitive"; GetRole (ss) ("push button", "43"); GetChildren
                        a(ss) (paths as strings); GetChildAtIndex, GetApplication, GetAccessibleAt-
@@ -103,7 +103,8 @@ name (the true one, as `rename` left it), its key ("slow") or its path.
                        GetItems the pre-2.34 form a((so)(so)(so)a(so)assusau); Properties.Get a
                        variant of the wrong type (a string property holds int32 42, an int
                        property the string "42", Parent the string of its path); any other method
-                       (s) "bad-signature", or (i) 42 where the true answer is (s). Repeatable.
+                       (s) "bad-signature", or (i) 42 where the true answer is (s). METHOD "*":
+                       every call but Peer's; with ELEMENT, only that element's. Repeatable.
     huge-strings[=MB]  "OK" gets a 1 MB name and a 10 MB description, "Slow" a 10 MB name and a
                        1 MB description (each starts with the true name; with MB, all four are
                        MB megabytes). Made once, kept; the cache carries them too.
@@ -169,6 +170,18 @@ name (the true one, as `rename` left it), its key ("slow") or its path.
     stale-cache        GetItems disagrees with the per-object calls: every name in it ends in
                        " (cached)", the check box's checked state is the opposite of the real
                        one, "Field"'s role is label (29).
+    refuse-past-end    GetChildAtIndex past an element's real children answers InvalidArgs
+                       (as some bridges do) instead of the null reference.
+    flicker            "Body"'s children flicker between reads: each GetChildren on "Body"
+                       answers, in turn, all of them and all but "Status"; ChildCount,
+                       GetChildAtIndex and the cache follow the last answer. Every element stays
+                       alive.
+    vanish-after-name  "Body"'s children die mid-read: each answers calls until it has answered
+                       its Name (Properties.Get) once, then everything on its path answers
+                       UnknownObject (the list still names it) until the lie is switched on
+                       again or off. The cache keeps them.
+    manages            "Body" says it manages its descendants (GetState and the cache): a
+                       client shows its visible part instead of listing it.
     gdbus-errors       Errors worded as GDBus (GTK 4, and anything on GDBus) words them instead of
                        at-spi2-atk: a path with no object answers UnknownMethod
                        "Object does not exist at path “P”", an interface the object lacks
@@ -202,10 +215,17 @@ Control protocol on stdin, one command per line; every reply is one line of JSON
                              "paths": {"/org/a11y/atspi/accessible/4": "Slow", ...}}
                             (per-path counts for the first 5000 paths seen, the fixed elements
                             always; the rest under "(other)")
-    calls reset          -> {"ok": true}   counters to zero
+    calls reset          -> {"ok": true}   counters to zero, `exposed` emptied
+    exposed              -> {"paths": [...], "over": bool}   every element path handed out
+                            (GetChildren, GetChildAtIndex, GetItems; the root always) since
+                            `calls reset`; "over" when more than 5000 were
     rename ELEMENT NEW NAME
                          -> {"ok": true}   set its name, emit org.a11y.atspi.Event.Object
                             PropertyChange ("accessible-name", 0, 0, <s NEW NAME>, {})
+    stall MS [SUFFIX]    -> {"ok": true}   after MS milliseconds: the main loop is blocked that
+                            long (calls wait, answered in order afterwards), as a busy toolkit's;
+                            with SUFFIX, "Body"'s children are first renamed to their name +
+                            SUFFIX (events sent at once)
     quit                 -> {"ok": true}, then exit
 At start-up, once registered (Embed answered, Id set): {"ready": true, "bus": "<unique name>",
 "pid": PID}. The registry's own calls before that (its Id Set) are answered truthfully and not
@@ -218,6 +238,7 @@ import random
 import signal
 import struct
 import sys
+import time
 
 import gi  # noqa: F401
 
@@ -261,6 +282,7 @@ ROLE_NAMES = {75: "application", 23: "frame", 39: "panel", 43: "push button", 7:
 S_ACTIVE, S_CHECKED, S_EDITABLE, S_ENABLED, S_FOCUSABLE, S_FOCUSED = 1, 4, 7, 8, 11, 12
 S_SENSITIVE, S_SHOWING, S_SINGLE_LINE, S_VISIBLE = 24, 25, 26, 30
 S_SELECTABLE_TEXT, S_CHECKABLE = 38, 41
+S_MANAGES_DESCENDANTS = 31
 BASE_STATES = {S_ENABLED, S_SENSITIVE, S_SHOWING, S_VISIBLE}
 CONTROL_STATES = BASE_STATES | {S_FOCUSABLE}
 LAYER_WIDGET, LAYER_WINDOW = 3, 7
@@ -540,6 +562,8 @@ LIES = {
     "vanish-children": (("all", "half"), True), "child-count": ("int", True),
     "no-interface": ("str", False), "dangling": (None, False), "tiny-window": (None, False),
     "slow": ("int", True), "stale-cache": (None, False), "gdbus-errors": (None, False),
+    "refuse-past-end": (None, False), "flicker": (None, False),
+    "vanish-after-name": (None, False), "manages": (None, False),
 }
 
 
@@ -644,6 +668,10 @@ class Liar:
         self.flip = {}              # path -> Name reads (flip-names)
         self.deep_seen = 0          # deepest level whose reference has been handed out
         self.dead_next = 0          # next vanished path
+        self.flicker_phase = 0      # flicker: 1 while "Body" leaves "Status" out
+        self.exposed_over = False   # more than MAX_TRACKED_PATHS were handed out
+        self.exposed = {ROOT_PATH}  # paths handed out as elements since `calls reset`
+        self.gone_after_name = set()  # vanish-after-name: paths that answered their Name
         self.huge_cache = {}        # (kind, key) -> bytes / strings, made once
         self.build_tree(opts["name"])
         for lie in opts["lies"]:
@@ -754,6 +782,8 @@ class Liar:
             self.lies.append(lie)
         if name == "silent-after":
             self.after_count = 0
+        elif name == "vanish-after-name":
+            self.gone_after_name = set()
         elif name == "bad-text":
             self.field_text = hostile("") + "typed"
             self.caret, self.selection = len(self.field_text), None
@@ -767,6 +797,8 @@ class Liar:
     def remove_lie(self, name, flush=True):
         """Switches off every instance of one lie, or all of them for "none"."""
         self.lies = [] if name == "none" else [l for l in self.lies if l[0] != name]
+        if not self.has("vanish-after-name"):
+            self.gone_after_name = set()
         if flush and not self.has("silent-after"):
             self.flush_hung()
 
@@ -848,6 +880,8 @@ class Liar:
             paths.insert(2, acc_path(DANGLING_N))
         if self.has("cycle"):
             paths.append(self.frame.path)
+        if self.has("flicker") and self.flicker_phase:
+            paths.remove(self.status.path)
         return paths
 
     def listed_children(self, e):
@@ -916,6 +950,8 @@ class Liar:
             s.add(S_CHECKED)
         if e is self.focus:
             s.add(S_FOCUSED)
+        if e is self.body and self.has("manages"):
+            s.add(S_MANAGES_DESCENDANTS)
         return s
 
     @staticmethod
@@ -1121,7 +1157,7 @@ class Liar:
             e, real = None, [CACHE]
         else:
             e = self.resolve(path)
-            if e is None:
+            if e is None or path in self.gone_after_name:
                 raise self.no_object(msg)
             real = e.ifaces
         if iface is None:  # D-Bus allows calls without an interface: take the first that fits
@@ -1139,11 +1175,21 @@ class Liar:
             raise DBusErr(ERR + "InvalidArgs",
                           self.droute_text(msg, "was supplied with invalid arguments"))
         keys = self.call_keys(msg)
-        bad = any(m in keys for m in self.lie_args("bad-signature"))
+        bad = any(self.bad_for(spec, keys, path) for spec in self.lie_args("bad-signature"))
+        if bad:
+            # A reply in a wrong form hands out no element: what it would list is not exposed.
+            exposed, over = set(self.exposed), self.exposed_over
+            try:
+                return self.dispatch_answer(e, iface, member, spec, args, msg, bad)
+            finally:
+                self.exposed, self.exposed_over = exposed, over
+        return self.dispatch_answer(e, iface, member, spec, args, msg, bad)
+
+    def dispatch_answer(self, e, iface, member, spec, args, msg, bad):
         if iface == PROPERTIES:
             return self.properties(msg, e, member, args, bad)
         if iface == INTROSPECTABLE:
-            return "s", (self.introspect(real),)
+            return "s", (self.introspect(e.ifaces if e is not None else [CACHE]),)
         if iface == CACHE:
             if bad:
                 return "a((so)(so)(so)a(so)assusau)", (self.cache_items(old_form=True),)
@@ -1153,6 +1199,18 @@ class Liar:
         if bad:
             return self.wrong_body(e, member, sig, value)
         return sig, value
+
+    def bad_for(self, spec, keys, path):
+        """Whether bad-signature=SPEC ([ELEMENT:]METHOD, METHOD "*" for any) holds for a call."""
+        what, sep, method = spec.partition(":")
+        if not sep:
+            what, method = None, spec
+        if method != "*" and method not in keys:
+            return False
+        if what is None:
+            return True
+        e = self.find(what)
+        return e is not None and e.path == path
 
     def peer(self, msg, member):
         if member == "Ping":
@@ -1202,6 +1260,8 @@ class Liar:
                 return "", ()
             raise DBusErr(ERR + "PropertyReadOnly", "Property is read-only")
         t, v = self.prop_value(e, iface, prop)
+        if (prop == "Name" and self.has("vanish-after-name") and e.parent is self.body):
+            self.gone_after_name.add(e.path)
         if bad:
             if t == "s":
                 t, v = "i", 42
@@ -1281,6 +1341,7 @@ class Liar:
             items.append((self.ref(e.path), self.ref(ROOT_PATH), self.parent_ref(e)) + middle
                          + (self.claimed_ifaces(e), name, role, self.desc_of(e),
                             self.state_words(states)))
+        self.expose([it[0][1] for it in items])
         if self.has("cycle") and not old_form:
             f = self.frame
             items.append((self.ref(f.path), self.ref(ROOT_PATH), self.ref(self.body.path),
@@ -1293,18 +1354,32 @@ class Liar:
 
     def m_Accessible_GetChildAtIndex(self, e, i):
         p = self.child_at(e, i)
+        if p is None and self.has("refuse-past-end"):
+            raise DBusErr(ERR + "InvalidArgs", "liar_app: no child at index %d" % i)
         if p is None:
             return "(so)", (self.null_ref(),)
         self.saw(p)
+        self.expose([p])
         return "(so)", (self.ref(p),)
 
     def m_Accessible_GetChildren(self, e):
         if e is self.body and "children" in self.lie_args("huge-arrays"):
             return "a(so)", self.huge_children_body()
+        if e is self.body and self.has("flicker"):
+            self.flicker_phase ^= 1
         paths = self.listed_children(e)
         for p in paths:
             self.saw(p)
+        self.expose(paths)
         return "a(so)", ([self.ref(p) for p in paths],)
+
+    def expose(self, paths):
+        """Notes element paths handed out (`exposed`), up to MAX_TRACKED_PATHS."""
+        for p in paths:
+            if len(self.exposed) >= MAX_TRACKED_PATHS:
+                self.exposed_over = True
+                return
+            self.exposed.add(p)
 
     def m_Accessible_GetIndexInParent(self, e):
         return "i", (self.index_in_parent(e),)
@@ -1645,6 +1720,7 @@ class Liar:
             if rest == "reset":
                 self.received = self.answered = 0
                 self.by_method, self.by_property, self.by_path = {}, {}, {}
+                self.exposed, self.exposed_over = {ROOT_PATH}, False
                 return {"ok": True}
             return {
                 "received": self.received, "answered": self.answered,
@@ -1653,20 +1729,34 @@ class Liar:
                 "by_path": self.by_path,
                 "paths": {e.path: e.name for e in self.fixed},
             }
+        if cmd == "stall":
+            ms, _, suffix = rest.partition(" ")
+            if not ms.isdigit():
+                return {"ok": False, "error": "usage: stall MS [SUFFIX]"}
+            if suffix:
+                for e in self.body.kids:
+                    self.rename(e, e.name + suffix)
+            time.sleep(int(ms) / 1000)
+            return {"ok": True}
+        if cmd == "exposed":
+            return {"paths": sorted(self.exposed), "over": self.exposed_over}
         if cmd == "rename":
             what, _, new = rest.partition(" ")
             e = self.find(what)
             if e is None or e.level or not new:
                 return {"ok": False, "error": "usage: rename ELEMENT NEW NAME"}
-            e.name = new
-            self.conn.emit_signal(None, e.path, "org.a11y.atspi.Event.Object", "PropertyChange",
-                                  body("siiva{sv}", ("accessible-name", 0, 0, ("s", new), {})))
+            self.rename(e, new)
             return {"ok": True}
         if cmd == "quit":
             self.reply_line({"ok": True})
             self.quit()
             return None
         return {"ok": False, "error": "unknown command %r" % cmd}
+
+    def rename(self, e, new):
+        e.name = new
+        self.conn.emit_signal(None, e.path, "org.a11y.atspi.Event.Object", "PropertyChange",
+                              body("siiva{sv}", ("accessible-name", 0, 0, ("s", new), {})))
 
     def quit(self):
         try:

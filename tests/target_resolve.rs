@@ -73,6 +73,8 @@ fn wrap(nodes: Vec<Node>) -> Snapshot {
         nodes,
         truncated: None,
         unreadable: 0,
+        unreadable_elements: Vec::new(),
+        cuts: Default::default(),
         read_ms: 0.0,
     }
 }
@@ -672,6 +674,8 @@ fn suggestions_never_use_a_name_that_is_the_current_value() {
         nodes: preorder(vec![frame, combo, other], 0),
         truncated: None,
         unreadable: 0,
+        unreadable_elements: Vec::new(),
+        cuts: Default::default(),
         read_ms: 0.0,
     };
     let t = treeglass::selector::suggest(&snap, 1).unwrap().to_string();

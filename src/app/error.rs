@@ -120,7 +120,8 @@ impl Kind {
             Kind::NotFound => "the target is not found",
             Kind::Incomplete => {
                 "incomplete tree (`tree`: the read was cut short by `--read-timeout`, \
-                 `--max-depth` or `--max-nodes`, or elements could not be read; `find`/`set`: \
+                 `--max-depth`, `--max-nodes` or `--max-children`, or elements could not be \
+                 read; `find`/`set`: \
                  uniqueness cannot be claimed; `audit`: the read was not whole)"
             }
             Kind::TargetSyntax => "target syntax error",

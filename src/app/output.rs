@@ -188,27 +188,67 @@ fn indentation(level: usize) -> String {
 /// that raises it), and the elements that could not be read, the silent ones named with their
 /// calls (at most 5).
 pub fn incomplete_why(snap: &Snapshot) -> String {
+    use crate::model::Truncation;
+    let counted = crate::model::display::counted;
     let mut parts = Vec::new();
-    if let Some(t) = snap.truncated {
-        parts.push(match t {
-            crate::model::Truncation::NodeCap => format!(
-                "the read stopped at {} (--max-nodes raises it)",
-                crate::model::display::counted(snap.nodes.len(), "node", "nodes")
-            ),
-            crate::model::Truncation::DepthCap => {
-                "elements below --max-depth were not read".to_string()
-            }
-            crate::model::Truncation::SiblingCap => {
-                "an element's children beyond the per-element cap were not read".to_string()
-            }
-            t => format!("the read was cut short ({})", t.as_str()),
-        });
+    // Every cap that cut, each with what it left out and the option that raises it.
+    let cuts = snap.cuts;
+    // A count of 0 beside a cap that fired: the backend did not count what it cut.
+    let how_many = |n: usize, beyond: &str| match n {
+        0 => format!("elements {beyond} were not read"),
+        1 => format!("1 element {beyond} was not read"),
+        n => format!("{n} elements {beyond} were not read"),
+    };
+    if cuts.max_nodes > 0 || snap.truncated == Some(Truncation::NodeCap) {
+        let mut s = format!(
+            "the read stopped at {} (--max-nodes raises it)",
+            counted(snap.nodes.len(), "node", "nodes")
+        );
+        if cuts.max_nodes > 0 {
+            s.push_str(&format!(
+                ", leaving out {} it had listed (and what is below them)",
+                counted(cuts.max_nodes, "element", "elements")
+            ));
+        }
+        parts.push(s);
+    }
+    if cuts.max_depth > 0 || snap.truncated == Some(Truncation::DepthCap) {
+        parts.push(how_many(cuts.max_depth, "below --max-depth"));
+    }
+    if cuts.max_children > 0 || snap.truncated == Some(Truncation::SiblingCap) {
+        parts.push(how_many(
+            cuts.max_children,
+            "beyond --max-children (per element)",
+        ));
+    }
+    match snap.truncated {
+        None | Some(Truncation::NodeCap | Truncation::DepthCap | Truncation::SiblingCap) => {}
+        Some(t) => parts.push(format!("the read was cut short ({})", t.as_str())),
     }
     if snap.unreadable > 0 {
-        parts.push(format!(
+        let mut s = format!(
             "{} could not be read",
             crate::model::display::counted(snap.unreadable, "element", "elements")
-        ));
+        );
+        let named: Vec<String> = snap
+            .unreadable_elements
+            .iter()
+            .take(5)
+            .map(|u| {
+                format!(
+                    "{} (listed by {}): {} {}",
+                    u.element, u.parent, u.call, u.why
+                )
+            })
+            .collect();
+        if !named.is_empty() {
+            s.push_str(" — ");
+            s.push_str(&named.join("; "));
+            if snap.unreadable > named.len() {
+                s.push_str(&format!("; and {} more", snap.unreadable - named.len()));
+            }
+        }
+        parts.push(s);
     }
     let partial = snap.partial();
     if partial > 0 {
@@ -237,7 +277,26 @@ pub fn incomplete_why(snap: &Snapshot) -> String {
         }
         parts.push(s);
     }
+    if let Some(m) = left_out_managed(snap) {
+        parts.push(m);
+    }
     format!("the tree is incomplete: {}", parts.join("; "))
+}
+
+/// What the containers that are not enumerated left out, or `None` when there are none:
+/// `1 container is not enumerated by design (…): 12 of 120,000 shown`.
+pub fn left_out_managed(snap: &Snapshot) -> Option<String> {
+    let m = snap.managed_shown();
+    if m.containers == 0 {
+        return None;
+    }
+    Some(format!(
+        "{} not enumerated by design (managing its descendants, or claiming too many): {} of {} \
+         shown",
+        crate::model::display::counted(m.containers, "container is", "containers are"),
+        crate::model::group_digits(m.shown as i64),
+        crate::model::group_digits(m.claimed)
+    ))
 }
 
 /// One node as an answer under a size budget shows it: [`node_json`]'s fields less those an
@@ -383,8 +442,14 @@ pub fn shown_doc(
     doc["node_count"] = snap.nodes.len().into();
     doc["partial"] = snap.partial().into();
     doc["unreadable"] = snap.unreadable.into();
+    if !snap.unreadable_elements.is_empty() {
+        doc["unreadable_elements"] =
+            serde_json::to_value(&snap.unreadable_elements).unwrap_or(Json::Null);
+    }
     doc["truncated"] = snap.truncated.map(|t| t.as_str()).into();
     doc["complete"] = (shown.whole() && snap.complete()).into();
+    doc["all_elements"] = (shown.whole() && snap.all_elements()).into();
+    doc["left_out"] = snap.left_out_json();
     doc["folded"] = folded.into();
     doc["form"] = shown.form.as_str().into();
     doc["shown"] = shown.lines.len().into();
@@ -537,6 +602,9 @@ fn end_node<W: Write>(
         w.entry("unanswered", &n.unanswered)?;
     }
     w.entry("value", &value_json(n))?;
+    if !n.vanished.is_empty() {
+        w.entry("vanished", &n.vanished)?;
+    }
     w.end_object()
 }
 
@@ -554,8 +622,10 @@ pub fn write_tree_json(
 ) -> io::Result<()> {
     let mut w = crate::json::Writer::new(out);
     w.begin_object()?;
+    w.entry("all_elements", &snap.all_elements())?;
     w.entry("app", &snap.app)?;
     w.entry("complete", &snap.complete())?;
+    w.entry("left_out", &snap.left_out_json())?;
     w.entry("node_count", &snap.nodes.len())?;
     w.entry("partial", &snap.partial())?;
     w.entry("read_ms", &((snap.read_ms * 100.0).round() / 100.0))?;
@@ -583,6 +653,9 @@ pub fn write_tree_json(
     w.entry("snapshot", &snap.id.to_string())?;
     w.entry("truncated", &snap.truncated.map(|t| t.as_str()))?;
     w.entry("unreadable", &snap.unreadable)?;
+    if !snap.unreadable_elements.is_empty() {
+        w.entry("unreadable_elements", &snap.unreadable_elements)?;
+    }
     w.entry("window", &snap.window)?;
     w.end_object()
 }
@@ -983,6 +1056,8 @@ mod tests {
             "app": snap.app,
             "window": snap.window,
             "complete": snap.complete(),
+            "all_elements": snap.all_elements(),
+            "left_out": snap.left_out_json(),
             "node_count": snap.nodes.len(),
             "partial": snap.partial(),
             "unreadable": snap.unreadable,

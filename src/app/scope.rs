@@ -26,6 +26,9 @@ pub struct Scope {
     pub read_timeout_ms: Option<u64>,
     /// Read the tree down to this depth (`None`: the default, `Limits::default().max_depth`).
     pub max_depth: Option<usize>,
+    /// Read at most this many children of one element (`None`: the default,
+    /// `Limits::default().max_siblings`).
+    pub max_children: Option<usize>,
 }
 
 impl Scope {
@@ -42,6 +45,9 @@ impl Scope {
         }
         if let Some(d) = self.max_depth {
             l.max_depth = d;
+        }
+        if let Some(n) = self.max_children {
+            l.max_siblings = n;
         }
         l
     }

@@ -279,6 +279,8 @@ mod tests {
             nodes: preorder(nodes, 0),
             truncated: None,
             unreadable: 0,
+            unreadable_elements: Vec::new(),
+            cuts: Default::default(),
             read_ms: 0.0,
         }
     }

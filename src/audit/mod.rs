@@ -790,6 +790,8 @@ pub(crate) mod testing {
             nodes: crate::model::preorder(nodes, 0),
             truncated: None,
             unreadable: 0,
+            unreadable_elements: Vec::new(),
+            cuts: Default::default(),
             read_ms: 0.0,
         }
     }

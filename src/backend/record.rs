@@ -129,6 +129,8 @@ pub fn snapshot_of(
         nodes,
         truncated,
         unreadable: 0,
+        unreadable_elements: Vec::new(),
+        cuts: Default::default(),
         read_ms: started.elapsed().as_secs_f64() * 1000.0,
     }
 }

@@ -229,6 +229,8 @@ impl<W: Worker> Backend for ThreadBackend<W> {
                 nodes: Vec::new(),
                 truncated: Some(Truncation::Timeout),
                 unreadable: 0,
+                unreadable_elements: Vec::new(),
+                cuts: Default::default(),
                 read_ms: started.elapsed().as_secs_f64() * 1000.0,
             }),
             Err(e) => Err(e),

@@ -21,8 +21,8 @@ Exit codes:
       busy or hung); tree prints what it read first; set/invoke: refused, nothing sent
   9   diff: the trees differ
   10  find/set: target ambiguous        11  target not found
-  12  tree incomplete: tree's read was cut short (--read-timeout, --max-depth, --max-nodes)
-      or elements could not be read; find/set: uniqueness cannot be claimed
+  12  tree incomplete: tree's read was cut short (--read-timeout, --max-depth, --max-nodes,
+      --max-children) or elements could not be read; find/set: uniqueness cannot be claimed
   13  target syntax error
   14  audit: findings at or above --min-severity (an incomplete tree is 12, never 0)
   15  one element does not answer a call while the application answers others (not a hung
@@ -556,6 +556,11 @@ pub struct Scope {
     /// tree says it was cut (exit 12).
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_depth)]
     pub max_depth: usize,
+    /// Read at most this many children of one element: the rest are not read (nor found), and
+    /// the tree says it was cut (exit 12). Elements that manage their descendants (big lists,
+    /// tables) are never enumerated; their visible part is read instead, whatever this says.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_siblings)]
+    pub max_children: usize,
 }
 
 impl Default for Scope {
@@ -566,6 +571,7 @@ impl Default for Scope {
             window: None,
             read_timeout_ms: None,
             max_depth: Limits::default().max_depth,
+            max_children: Limits::default().max_siblings,
         }
     }
 }
@@ -644,6 +650,7 @@ impl Scope {
             window: self.window.clone(),
             read_timeout_ms: self.read_timeout_ms,
             max_depth: Some(self.max_depth),
+            max_children: Some(self.max_children),
         }
     }
 

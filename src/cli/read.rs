@@ -80,7 +80,13 @@ pub async fn tree(session: &Session, args: &TreeArgs) -> Result<(Printed, i32), 
             eprintln!("treeglass: {}", output::incomplete_why(&snap));
             Some(Kind::Incomplete)
         }
-        _ => None,
+        // Whole as meant, yet not every element: said, not an error.
+        _ => {
+            if let Some(m) = output::left_out_managed(&snap) {
+                eprintln!("treeglass: note: {m}");
+            }
+            None
+        }
     };
     if scoped {
         // What is on screen, or the actionable elements: the answer `get_window_state` gives

@@ -672,6 +672,8 @@ mod tests {
             nodes: crate::model::synthetic::generate(500, 7),
             truncated: None,
             unreadable: 0,
+            unreadable_elements: Vec::new(),
+            cuts: Default::default(),
             read_ms: 0.0,
         };
         let mut buf = Vec::new();

@@ -31,6 +31,11 @@ macro_rules! scope_fields {
             /// (nor found), and a read cut by it says so (`complete: false`).
             #[serde(default)]
             pub max_depth: Option<usize>,
+            /// Read at most this many children of one element (default 5000): the rest are
+            /// not read (nor found), and a read cut by it says so (`complete: false`,
+            /// `left_out.by_cap.max_children`).
+            #[serde(default)]
+            pub max_children: Option<usize>,
             $($body)*
         }
 
@@ -42,6 +47,7 @@ macro_rules! scope_fields {
                     window: self.window.clone(),
                     read_timeout_ms: None,
                     max_depth: self.max_depth,
+                    max_children: self.max_children,
                 }
             }
         }

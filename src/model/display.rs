@@ -212,6 +212,12 @@ pub fn notes(n: &Node) -> Vec<String> {
     if !n.malformed.is_empty() {
         out.push(format!(" ⚠ wrong answer to {}", n.malformed.join(", ")));
     }
+    if !n.vanished.is_empty() {
+        out.push(format!(
+            " ⚠ vanished during the read ({})",
+            n.vanished.join(", ")
+        ));
+    }
     if !n.refused.is_empty() {
         out.push(format!(" ⚠ refused: {}", n.refused.join("; ")));
     }

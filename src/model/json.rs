@@ -51,6 +51,9 @@ pub fn node_json(snap: &Snapshot, row: usize) -> Json {
     if !n.malformed.is_empty() {
         out["malformed"] = json!(n.malformed);
     }
+    if !n.vanished.is_empty() {
+        out["vanished"] = json!(n.vanished);
+    }
     if !n.refused.is_empty() {
         out["refused"] = json!(n.refused);
     }

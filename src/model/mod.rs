@@ -18,7 +18,10 @@ pub use node::{
 };
 pub use request::{Requested, echo_json, number_json, secret_json};
 pub use role::Role;
-pub use snapshot::{Snapshot, SnapshotId, Token, TokenError, Truncation, preorder};
+pub use snapshot::{
+    Cuts, ManagedShown, Snapshot, SnapshotId, Token, TokenError, Truncation, UNREADABLE_NAMED,
+    Unreadable, preorder,
+};
 pub use states::{Interface, Interfaces, State, States};
 pub use toolkit::Toolkit;
 

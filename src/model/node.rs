@@ -242,10 +242,14 @@ pub struct Node {
     /// `Name`): the fields they give are unknown, not empty. Never asked again in the same read.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unanswered: Vec<String>,
-    /// Calls this element answered in a form they never have (a wrong type): their fields are
-    /// unknown too.
+    /// Calls this element answered in a form they never have (a wrong type), or with an error
+    /// where an answer is due (a children list refused): their fields are unknown too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub malformed: Vec<String>,
+    /// Calls that found the element gone during the read (`UnknownObject`): what it answered
+    /// before is kept, the fields those calls give are unknown.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vanished: Vec<String>,
     /// What the element's provider refused to give, each with why (UIA: the call and its
     /// HRESULT, `children (GetCachedChildren: 0x80004001 (E_NOTIMPL): …)`): unknown too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -276,6 +280,7 @@ impl Node {
             repeat: None,
             unanswered: Vec::new(),
             malformed: Vec::new(),
+            vanished: Vec::new(),
             refused: Vec::new(),
             parent: None,
             children: Vec::new(),
@@ -288,13 +293,17 @@ impl Node {
         self.unanswered
             .iter()
             .chain(&self.malformed)
+            .chain(&self.vanished)
             .any(|c| c == call)
     }
 
-    /// Whether some of its fields are unknown: calls it did not answer, answered wrongly, or
-    /// refused.
+    /// Whether some of its fields are unknown: calls it did not answer, answered wrongly, that
+    /// found it gone, or that its provider refused.
     pub fn is_partial(&self) -> bool {
-        !self.unanswered.is_empty() || !self.malformed.is_empty() || !self.refused.is_empty()
+        !self.unanswered.is_empty()
+            || !self.malformed.is_empty()
+            || !self.vanished.is_empty()
+            || !self.refused.is_empty()
     }
 
     /// Why nothing may be written to it, when some calls that say what it is gave no usable
@@ -309,8 +318,14 @@ impl Node {
         }
         if !self.malformed.is_empty() {
             parts.push(format!(
-                "{} answered in a wrong form",
+                "{} gave a wrong answer (a wrong form or an error)",
                 self.malformed.join(", ")
+            ));
+        }
+        if !self.vanished.is_empty() {
+            parts.push(format!(
+                "it vanished during the read ({} found it gone)",
+                self.vanished.join(", ")
             ));
         }
         if !self.refused.is_empty() {

@@ -136,6 +136,43 @@ impl Truncation {
     }
 }
 
+/// How many listed elements each cap left unread, by the option that sets the cap (their own
+/// descendants were never listed, so they are not counted).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Cuts {
+    /// Past `--max-nodes`.
+    pub max_nodes: usize,
+    /// Children of elements at `--max-depth`.
+    pub max_depth: usize,
+    /// Children of one element past `--max-children`.
+    pub max_children: usize,
+}
+
+/// What the containers whose children are not enumerated (they manage their descendants, or
+/// claim too many) left out: how many containers, how many of their descendants were read
+/// (the visible ones), and how many children they claim.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ManagedShown {
+    pub containers: usize,
+    pub shown: usize,
+    pub claimed: i64,
+}
+
+/// How many unreadable elements a snapshot names ([`Snapshot::unreadable_elements`]).
+pub const UNREADABLE_NAMED: usize = 100;
+
+/// An element the app named (in a children list) that could not be read at all: left out of
+/// the tree, named here with the call that failed and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Unreadable {
+    /// The element's backend id.
+    pub element: String,
+    /// The element whose children list named it (its backend id).
+    pub parent: String,
+    pub call: String,
+    pub why: String,
+}
+
 /// One read of one window's (or app's) tree. `nodes` is in pre-order: a node's row is its index.
 #[derive(Debug, Clone, Serialize)]
 pub struct Snapshot {
@@ -151,6 +188,14 @@ pub struct Snapshot {
     /// read in part, whose element did not answer some calls, are in the tree with those calls
     /// named: [`Snapshot::partial`].)
     pub unreadable: usize,
+    /// The unreadable elements by name: each element the app named that is not in the tree,
+    /// with the call that failed on it and why (at most [`UNREADABLE_NAMED`]; `unreadable`
+    /// counts them all).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unreadable_elements: Vec<Unreadable>,
+    /// How many listed elements each cap left unread.
+    #[serde(default)]
+    pub cuts: Cuts,
     /// How long the read took.
     pub read_ms: f64,
 }
@@ -160,6 +205,53 @@ impl Snapshot {
     /// every call.
     pub fn complete(&self) -> bool {
         self.truncated.is_none() && self.unreadable == 0 && self.partial() == 0
+    }
+
+    /// Whether the read holds every element of the tree: [`Snapshot::complete`], and no
+    /// container left its children out by design (one that manages its descendants shows only
+    /// the visible ones: [`Snapshot::managed_shown`]).
+    pub fn all_elements(&self) -> bool {
+        self.complete() && self.managed_shown().containers == 0
+    }
+
+    /// What the containers whose children are not enumerated left out.
+    pub fn managed_shown(&self) -> ManagedShown {
+        let mut m = ManagedShown::default();
+        for n in &self.nodes {
+            if let Some(x) = &n.managed {
+                m.containers += 1;
+                m.shown += x.shown;
+                m.claimed = m.claimed.saturating_add(x.child_count.max(0));
+            }
+        }
+        m
+    }
+
+    /// One account of what the read left out, for a script to test in one place: listed
+    /// elements each cap left unread, elements unreadable (named in `unreadable_elements`),
+    /// elements read in part, and the containers not enumerated with how much of them is shown.
+    pub fn left_out_json(&self) -> serde_json::Value {
+        let m = self.managed_shown();
+        // A cap that fired with nothing counted: the backend does not count its cuts (null,
+        // not a 0 that would say nothing was cut).
+        let cut = |n: usize, t: Truncation| match n {
+            0 if self.truncated == Some(t) => serde_json::Value::Null,
+            n => n.into(),
+        };
+        serde_json::json!({
+            "by_cap": {
+                "max_nodes": cut(self.cuts.max_nodes, Truncation::NodeCap),
+                "max_depth": cut(self.cuts.max_depth, Truncation::DepthCap),
+                "max_children": cut(self.cuts.max_children, Truncation::SiblingCap),
+            },
+            "unreadable": self.unreadable,
+            "partial": self.partial(),
+            "managed": {
+                "containers": m.containers,
+                "shown": m.shown,
+                "of": m.claimed,
+            },
+        })
     }
 
     /// How many nodes are read only in part: their element did not answer some calls while its
@@ -411,6 +503,8 @@ mod tests {
             nodes: preorder(nodes, 0),
             truncated: None,
             unreadable: 0,
+            unreadable_elements: Vec::new(),
+            cuts: Default::default(),
             read_ms: 0.0,
         };
         assert_eq!(snap.window_of(2).as_str(), "One");
@@ -422,5 +516,68 @@ mod tests {
         );
         snap.window = "One".into();
         assert_eq!(snap.window_of(2).as_str(), "One");
+    }
+}
+
+#[cfg(test)]
+mod left_out {
+    use super::*;
+    use crate::model::{Managed, ManagedReason, NodeId, Role};
+
+    fn snap(nodes: Vec<Node>, truncated: Option<Truncation>, cuts: Cuts) -> Snapshot {
+        Snapshot {
+            id: SnapshotId(1),
+            app: Default::default(),
+            window: Default::default(),
+            nodes,
+            truncated,
+            unreadable: 0,
+            unreadable_elements: Vec::new(),
+            cuts,
+            read_ms: 0.0,
+        }
+    }
+
+    #[test]
+    fn a_cap_that_cut_without_a_count_is_null_never_zero() {
+        let root = Node::new(NodeId("r".into()), Role::Frame, "frame");
+        let s = snap(
+            vec![root.clone()],
+            Some(Truncation::NodeCap),
+            Cuts::default(),
+        );
+        let j = s.left_out_json();
+        assert!(j["by_cap"]["max_nodes"].is_null(), "{j}");
+        assert_eq!(j["by_cap"]["max_depth"], 0);
+        let s = snap(
+            vec![root],
+            Some(Truncation::SiblingCap),
+            Cuts {
+                max_children: 7,
+                ..Cuts::default()
+            },
+        );
+        assert_eq!(s.left_out_json()["by_cap"]["max_children"], 7);
+        assert!(!s.complete() && !s.all_elements());
+    }
+
+    #[test]
+    fn a_managed_container_is_complete_but_not_all_elements() {
+        let mut list = Node::new(NodeId("l".into()), Role::List, "list");
+        list.managed = Some(Box::new(Managed {
+            reason: ManagedReason::ManagesDescendants,
+            child_count: 120_000,
+            rows: None,
+            columns: None,
+            shown: 12,
+        }));
+        let s = snap(vec![list], None, Cuts::default());
+        assert!(s.complete());
+        assert!(!s.all_elements());
+        let m = &s.left_out_json()["managed"];
+        assert_eq!(
+            (m["containers"].clone(), m["shown"].clone(), m["of"].clone()),
+            (1.into(), 12.into(), 120_000.into())
+        );
     }
 }

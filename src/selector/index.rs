@@ -239,6 +239,8 @@ mod tests {
             nodes,
             truncated: None,
             unreadable: 0,
+            unreadable_elements: Vec::new(),
+            cuts: Default::default(),
             read_ms: 0.0,
         };
         let mut ix = SnapshotIndex::new(&snap);

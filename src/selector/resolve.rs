@@ -807,6 +807,7 @@ fn uncertain(engine: &Engine<'_>, snap: &Snapshot, target: &Target) -> Option<St
             .unanswered
             .iter()
             .chain(&node.malformed)
+            .chain(&node.vanished)
             .cloned()
             .collect();
         let (asked, relaxed) = target.without_unknown(&unknown);

@@ -876,6 +876,8 @@ mod tests {
             nodes: synthetic::generate(3_000, 7),
             truncated: None,
             unreadable: 0,
+            unreadable_elements: Vec::new(),
+            cuts: Default::default(),
             read_ms: 0.0,
         };
         let ix = SnapshotIndex::new(&snap);

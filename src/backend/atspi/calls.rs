@@ -289,7 +289,8 @@ struct SilentBook {
     calls: Mutex<std::collections::HashMap<CallKey, (Instant, u64)>>,
     /// Per app, one probe at a time; its answer (the app answered) and when, reused while
     /// fresh, so the calls that time out together ask the app once.
-    probes: tokio::sync::Mutex<std::collections::HashMap<String, (bool, Instant)>>,
+    /// (answered, sent, answered or given up at).
+    probes: tokio::sync::Mutex<std::collections::HashMap<String, (bool, Instant, Instant)>>,
     /// (bus, interface, raw role) of elements that said they implement an interface and
     /// answered that they do not: their twins (same app, same role) are not asked again.
     lacking: Mutex<HashSet<CallKey>>,
@@ -417,10 +418,23 @@ impl Caller {
                 _ => Ok(msg),
             }
         };
-        let answer = match &self.progress {
-            None => tokio::time::timeout(budget, fut).await,
-            Some(p) => self.await_progress(p, started, fut).await,
+        tokio::pin!(fut);
+        let mut answer = match &self.progress {
+            None => tokio::time::timeout(budget, fut.as_mut()).await,
+            Some(p) => self.await_progress(p, started, fut.as_mut()).await,
         };
+        // One element silent, or the whole app? Another object answering says which. An app
+        // answers its calls in order: when it answers the probe, sent after this call, it has
+        // answered this call first unless the element kept it. Then the app was only busy
+        // (its main loop blocked), and this answer, late, is taken: nothing is booked silent.
+        let mut app_answers = false;
+        if answer.is_err() && path != ROOT_PATH && bus.starts_with(':') {
+            app_answers = self.app_answers(bus, started).await;
+            if app_answers && let Some(late) = futures::FutureExt::now_or_never(fut.as_mut()) {
+                tracing::debug!(bus, path, call = %what(), "answered late: the app was busy");
+                answer = Ok(late);
+            }
+        }
         if !matches!(answer, Ok(Ok(_))) {
             self.router.forget(serial);
         }
@@ -433,8 +447,7 @@ impl Caller {
             Err(_) => {
                 let ms = started.elapsed().as_millis() as u64;
                 tracing::debug!(bus, path, call = %what(), ms, "call timed out");
-                // One element silent, or the whole app? Another object answering says which.
-                if path != ROOT_PATH && bus.starts_with(':') && self.app_answers(bus).await {
+                if app_answers {
                     self.silent
                         .calls
                         .lock()
@@ -541,14 +554,17 @@ impl Caller {
     }
 
     /// Whether the app on `bus` answers a cheap call on another object (its root's `Name`)
-    /// within the per-call budget. Asked once for all the calls that time out together.
-    async fn app_answers(&self, bus: &str) -> bool {
+    /// within the per-call budget, sent after a call sent at `since`. Asked once for all the
+    /// calls that time out together (a probe sent after each of them was).
+    async fn app_answers(&self, bus: &str, since: Instant) -> bool {
         let mut probes = self.silent.probes.lock().await;
-        if let Some((answered, at)) = probes.get(bus)
+        if let Some((answered, sent, at)) = probes.get(bus)
             && at.elapsed() < self.call_timeout
+            && *sent >= since
         {
             return *answered;
         }
+        let sent = Instant::now();
         let probe = Caller {
             progress: None,
             ..self.clone()
@@ -567,7 +583,7 @@ impl Caller {
             Err(BackendError::Timeout { .. } | BackendError::AppGone { .. })
         );
         tracing::debug!(bus, answered, "probed the app with its root's Name");
-        probes.insert(bus.to_string(), (answered, Instant::now()));
+        probes.insert(bus.to_string(), (answered, sent, Instant::now()));
         answered
     }
 

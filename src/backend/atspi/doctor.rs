@@ -355,6 +355,7 @@ async fn registered_app(b: &AtspiBackend, app: &ObjRef, desktop: &Desktop) -> Ap
                 n.unanswered
                     .iter()
                     .chain(&n.malformed)
+                    .chain(&n.vanished)
                     .cloned()
                     .collect::<Vec<_>>()
                     .join(", ")

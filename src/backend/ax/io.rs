@@ -387,6 +387,8 @@ impl AxWorker {
                         nodes: Vec::new(),
                         truncated: Some(cut),
                         unreadable: 0,
+                        unreadable_elements: Vec::new(),
+                        cuts: Default::default(),
                         read_ms: started.elapsed().as_secs_f64() * 1000.0,
                     }),
                     Some(other) => Err(other),

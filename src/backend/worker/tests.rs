@@ -62,6 +62,8 @@ impl Worker for Fake {
             nodes: vec![Node::new(root.clone(), Role::Window, "window")],
             truncated: None,
             unreadable: 0,
+            unreadable_elements: Vec::new(),
+            cuts: Default::default(),
             read_ms: 0.0,
         })
     }

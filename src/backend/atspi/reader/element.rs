@@ -27,6 +27,8 @@ pub struct RawNode {
 pub struct Unusable {
     pub silent: Vec<String>,
     pub malformed: Vec<String>,
+    /// Calls that found the element gone (`UnknownObject`) after it had answered others.
+    pub vanished: Vec<String>,
 }
 
 impl Unusable {
@@ -40,6 +42,11 @@ impl Unusable {
         for c in &self.malformed {
             if !n.malformed.contains(c) {
                 n.malformed.push(c.clone());
+            }
+        }
+        for c in &self.vanished {
+            if !n.vanished.contains(c) {
+                n.vanished.push(c.clone());
             }
         }
     }
@@ -69,6 +76,19 @@ pub(super) async fn read_raw_with(
     toolkit: Toolkit,
     with_count: bool,
 ) -> Result<RawNode, BackendError> {
+    read_raw_kept(c, obj, toolkit, with_count, false).await
+}
+
+/// [`read_raw_with`]; with `keep_gone`, an element that answered some of its calls before it
+/// was gone (`UnknownObject` on the others) is kept with what it answered, the calls that found
+/// it gone in [`Unusable::vanished`]. An element that answered none is still an error.
+pub(super) async fn read_raw_kept(
+    c: &Caller,
+    obj: &ObjRef,
+    toolkit: Toolkit,
+    with_count: bool,
+    keep_gone: bool,
+) -> Result<RawNode, BackendError> {
     let count = async {
         if with_count {
             c.child_count(obj).await
@@ -84,22 +104,29 @@ pub(super) async fn read_raw_with(
         c.description(obj),
         count,
     );
+    let keep = keep_gone
+        && (role.is_ok()
+            || states.is_ok()
+            || ifaces.is_ok()
+            || name.is_ok()
+            || description.is_ok()
+            || with_count && count.is_ok());
     // A call the element alone did not answer costs its field, which is then unknown (and
     // said so), not the element.
     let mut unanswered = Unusable::default();
-    let role = answered(role, &mut unanswered)?;
-    let ifaces = answered(ifaces, &mut unanswered)?;
-    let states = answered(states, &mut unanswered)?;
+    let role = kept(role, "GetRole", keep, &mut unanswered)?;
+    let ifaces = kept(ifaces, "GetInterfaces", keep, &mut unanswered)?;
+    let states = kept(states, "GetState", keep, &mut unanswered)?;
     // The rest may also be refused alone (`field`, `optional`).
-    let name = match answered(name, &mut unanswered) {
+    let name = match kept(name, "Name", keep, &mut unanswered) {
         Ok(v) => v.unwrap_or_default(),
         Err(e) => field(Err(e), obj, "Name")?,
     };
-    let description = match answered(description, &mut unanswered) {
+    let description = match kept(description, "Description", keep, &mut unanswered) {
         Ok(v) => v.unwrap_or_default(),
         Err(e) => field(Err(e), obj, "Description")?,
     };
-    let count = match answered(count, &mut unanswered) {
+    let count = match kept(count, "ChildCount", keep, &mut unanswered) {
         Ok(v) => v,
         Err(e) => optional(Err(e), obj, "ChildCount")?,
     };
@@ -121,6 +148,75 @@ pub(super) async fn read_raw_with(
         interfaces,
         unusable: unanswered,
     })
+}
+
+/// [`answered`], and with `keep`, an element found gone by `call` noted as vanished for it.
+fn kept<T>(
+    r: Result<T, BackendError>,
+    call: &str,
+    keep: bool,
+    unusable: &mut Unusable,
+) -> Result<Option<T>, BackendError> {
+    match r {
+        Err(BackendError::Vanished(_)) if keep => {
+            unusable.vanished.push(call.to_string());
+            Ok(None)
+        }
+        r => answered(r, unusable),
+    }
+}
+
+/// The call an error came back from: the one it names (a wrong form, no answer, at-spi2-atk's
+/// `Method "GetRole" with signature …`), else `default`.
+pub fn call_named(e: &BackendError, default: &str) -> String {
+    match e {
+        BackendError::Silent { call, .. } | BackendError::BadReply { call, .. } => {
+            return call.clone();
+        }
+        _ => {}
+    }
+    let text = e.to_string();
+    text.split_once("Method \"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map(|(m, _)| m.to_string())
+        .filter(|m| !m.is_empty() && m.len() <= 64)
+        .unwrap_or_else(|| default.to_string())
+}
+
+/// Why a call failed, in a few words for a list of unreadable elements.
+pub fn why_short(e: &BackendError) -> String {
+    match e {
+        BackendError::Vanished(_) => "found no such object (it is gone)".into(),
+        BackendError::NoInterface(_) => "lacks the interface".into(),
+        BackendError::Silent { .. } => "did not answer (the app answers other calls)".into(),
+        BackendError::BadReply { .. } => "answered in a wrong form".into(),
+        e => {
+            let t = e.to_string();
+            let line = t.lines().next().unwrap_or_default();
+            let mut short: String = line.chars().take(120).collect();
+            if short.len() < line.len() {
+                short.push('…');
+            }
+            format!("failed: {short}")
+        }
+    }
+}
+
+/// Notes on `unusable` that `call` gave nothing usable (no answer, a wrong form, the element
+/// gone, a refusal); a timeout or the app gone is the caller's.
+pub(super) fn note_unusable(
+    unusable: &mut Unusable,
+    default: &str,
+    e: BackendError,
+) -> Result<(), BackendError> {
+    let call = call_named(&e, default);
+    match e {
+        BackendError::Timeout { .. } | BackendError::AppGone { .. } => return Err(e),
+        BackendError::Silent { .. } => unusable.silent.push(call),
+        BackendError::Vanished(_) => unusable.vanished.push(call),
+        _ => unusable.malformed.push(call),
+    }
+    Ok(())
 }
 
 /// A call's answer, or `None` with the call noted in `unusable` when the element alone did not
@@ -235,9 +331,13 @@ async fn children_one_by_one(
         let to = (from + batch).min(ONE_BY_ONE);
         let got = futures::future::join_all((from..to).map(|i| c.child_at_index(of, i))).await;
         for g in got {
-            match g? {
-                Some(k) => out.push(k),
-                None => return Ok(Some(out)),
+            match g {
+                Ok(Some(k)) => out.push(k),
+                Ok(None) => return Ok(Some(out)),
+                // An index past the real children refused (`InvalidArgs`) instead of answered
+                // with none: the count lied, and the list ends there.
+                Err(BackendError::Failed(_)) => return Ok(Some(out)),
+                Err(e) => return Err(e),
             }
         }
         from = to;

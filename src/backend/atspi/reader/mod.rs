@@ -127,6 +127,9 @@ struct Walk {
     /// Calls elements did not answer (or answered wrongly) while the app answered others,
     /// beyond their fields (children lists, values, actions): named on the element.
     unanswered: HashMap<ObjRef, Unusable>,
+    /// Elements named by a children list that could not be read at all: the call that failed
+    /// and why. Left out of the tree, counted in `unreadable` and named in the snapshot.
+    lost: HashMap<ObjRef, (String, String)>,
     /// Elements claiming too many children that were asked for them one by one and did have
     /// that many (at least `ONE_BY_ONE`): their visible part is read instead.
     many: HashSet<ObjRef>,
@@ -154,13 +157,16 @@ impl Walk {
             failed_calls: 0,
             deadline,
             unanswered: HashMap::new(),
+            lost: HashMap::new(),
             many: HashSet::new(),
         }
     }
 
-    /// Books one failed element read: a timeout or the app leaving stops the read (and says
-    /// why); anything else makes the element unreadable.
-    fn note_error(&mut self, o: &ObjRef, e: &BackendError) {
+    /// Books one failed call on an element (`default` names it where the error does not): a
+    /// timeout or the app leaving stops the read (and says why); an element already read keeps
+    /// what it answered, the call named on it (no answer, a wrong form or an error, found gone);
+    /// an element not read at all is unreadable, left out and named ([`Walk::lost`]).
+    fn note_error(&mut self, o: &ObjRef, e: &BackendError, default: &str) {
         self.failed_calls += 1;
         tracing::debug!(bus = %o.bus, path = %o.path, error = %e, "element unreadable");
         match e {
@@ -174,22 +180,22 @@ impl Walk {
                 // The app leaving outranks any limit: it is why the tree is short.
                 self.truncated = Some(Truncation::AppGone);
             }
-            // The element alone is silent: what that call gives is unread, and said so on it.
-            BackendError::Silent { call, .. } => {
-                self.unanswered
-                    .entry(o.clone())
-                    .or_default()
-                    .silent
-                    .push(call.clone());
+            // Read before: what that call gives is unread, and said so on it.
+            e if self.nodes.contains_key(o) => {
+                let _ = note_unusable(
+                    self.unanswered.entry(o.clone()).or_default(),
+                    default,
+                    e.clone(),
+                );
             }
-            BackendError::BadReply { call, .. } => {
-                self.unanswered
-                    .entry(o.clone())
-                    .or_default()
-                    .malformed
-                    .push(call.clone());
+            e => {
+                if self.lost.contains_key(o) {
+                    return;
+                }
+                self.unreadable += 1;
+                self.lost
+                    .insert(o.clone(), (call_named(e, default), why_short(e)));
             }
-            _ => self.unreadable += 1,
         }
     }
 
@@ -224,6 +230,21 @@ impl Walk {
         }
     }
 
+    /// Children of `obj` the cache named, whatever its count says: for an element whose own
+    /// list could not be read, what the cache told of its children is kept.
+    fn kids_cached_anyway(&self, obj: &ObjRef) -> Option<Vec<ObjRef>> {
+        if self
+            .nodes
+            .get(obj)
+            .is_some_and(|r| r.states.has(State::ManagesDescendants))
+        {
+            return None;
+        }
+        let mut kids = self.cached_kids.get(obj)?.clone();
+        kids.sort_by_key(|(i, _)| *i);
+        Some(kids.into_iter().map(|(_, k)| k).collect())
+    }
+
     /// Children of `obj` from the cache when the cache is whole for it.
     fn kids_from_cache(&self, obj: &ObjRef) -> Option<Vec<ObjRef>> {
         let raw = self.nodes.get(obj)?;
@@ -247,6 +268,8 @@ struct Pass {
     /// Children of each placed element, in order, already capped.
     kids: HashMap<ObjRef, Vec<ObjRef>>,
     truncated: Option<Truncation>,
+    /// Listed elements each cap left out.
+    cuts: crate::model::Cuts,
     /// Placed elements whose children list must be fetched.
     need_list: Vec<ObjRef>,
     /// Placed elements not read yet.
@@ -294,7 +317,7 @@ fn layout(
     let mut depth = 0usize;
     'levels: while !level.is_empty() {
         let mut next = Vec::new();
-        for o in &level {
+        for (at, o) in level.iter().enumerate() {
             match w.nodes.get(o) {
                 None => {
                     if !failed.contains(o) {
@@ -316,6 +339,7 @@ fn layout(
             }
             let mut list = match fetched.get(o) {
                 Some(k) => Some(k.clone()),
+                None if failed.contains(o) => w.kids_cached_anyway(o),
                 None => w.kids_from_cache(o),
             };
             // Never enumerated: an element that manages its descendants or has too many
@@ -356,17 +380,32 @@ fn layout(
             if depth >= limits.max_depth {
                 if !list.is_empty() {
                     p.truncated.get_or_insert(Truncation::DepthCap);
+                    p.cuts.max_depth += list.len();
                 }
                 continue;
             }
             if list.len() > limits.max_siblings {
+                p.cuts.max_children += list.len() - limits.max_siblings;
                 list.truncate(limits.max_siblings);
                 p.truncated.get_or_insert(Truncation::SiblingCap);
             }
             let mut placed = Vec::with_capacity(list.len());
-            for k in list {
+            let listed = list.len();
+            for (i, k) in list.into_iter().enumerate() {
                 if p.order.len() + p.repeats.len() >= limits.max_nodes {
                     p.truncated.get_or_insert(Truncation::NodeCap);
+                    // Left out: the rest of this list, and what is known to be listed below
+                    // the elements of this level not laid out yet and of the next one.
+                    let known = |x: &ObjRef| {
+                        fetched
+                            .get(x)
+                            .map(Vec::len)
+                            .or_else(|| w.kids_from_cache(x).map(|k| k.len()))
+                            .unwrap_or(0)
+                    };
+                    p.cuts.max_nodes += listed - i
+                        + level[at + 1..].iter().map(known).sum::<usize>()
+                        + next.iter().map(known).sum::<usize>();
                     p.kids.insert(o.clone(), placed);
                     break 'levels;
                 }
@@ -538,10 +577,20 @@ fn read_below<'a>(
         );
         let (extras, deeper, managed) = tokio::join!(extras, deeper, managed);
         let mut out = Vec::with_capacity(2 + deeper.iter().map(Vec::len).sum::<usize>());
+        // Extras it gave no usable answer for cost those fields, named on it, not the element.
+        let mut raw = raw;
+        let read = match extras {
+            Ok(ex) => Ok((raw, kids, ex)),
+            Err(e) => match note_unusable(&mut raw.unusable, "GetText", e) {
+                Ok(()) => Ok((raw, kids, Extras::default())),
+                Err(e) => Err(e),
+            },
+        };
+        // The element first, so a failure of its visible part is booked on it.
+        out.push(Answer::Raw(o.clone(), Box::new(read)));
         if let Some(m) = managed {
-            out.push(Answer::Managed(o.clone(), m));
+            out.push(Answer::Managed(o, m));
         }
-        out.push(Answer::Raw(o, Box::new(extras.map(|ex| (raw, kids, ex)))));
         out.extend(deeper.into_iter().flatten());
         out
     })
@@ -555,23 +604,39 @@ async fn read_listed(
     kids: Option<Vec<ObjRef>>,
     toolkit: Toolkit,
 ) -> Result<(RawNode, Option<Vec<ObjRef>>), BackendError> {
-    // Fields first: whether the element may be listed depends on its states and count.
-    let mut raw = read_raw(c, o, toolkit).await?;
-    let kids = match kids {
-        Some(k) => Some(k),
-        None => {
-            let (count, kids) = list_counted(c, &raw).await?;
-            raw.child_count = count;
-            kids
-        }
-    };
-    // What it gave is its count, but for a count claimed beyond `LIST_MAX`, which is kept to
-    // be shown beside it.
-    if let Some(k) = &kids
-        && raw.child_count <= LIST_MAX
-    {
-        raw.child_count = k.len() as i32;
+    // Fields first: whether the element may be listed depends on its states and count. One
+    // gone after answering some calls is kept with what it answered, and not listed.
+    let mut raw = read_raw_kept(c, o, toolkit, true, true).await?;
+    if !raw.unusable.vanished.is_empty() {
+        return Ok((raw, kids.or(Some(Vec::new()))));
     }
+    let kids = match kids {
+        Some(k) => {
+            if raw.child_count <= LIST_MAX {
+                raw.child_count = k.len() as i32;
+            }
+            Some(k)
+        }
+        None => match list_counted(c, &raw).await {
+            Ok((count, kids)) => {
+                raw.child_count = count;
+                // What it gave is its count, but for a count claimed beyond `LIST_MAX`, which
+                // is kept to be shown beside it.
+                if let Some(k) = &kids
+                    && raw.child_count <= LIST_MAX
+                {
+                    raw.child_count = k.len() as i32;
+                }
+                kids
+            }
+            // Its list unusable (a wrong form, no answer, gone, refused): the element is kept,
+            // the call named on it, its children unknown and not asked again.
+            Err(e) => {
+                note_unusable(&mut raw.unusable, "GetChildren", e)?;
+                Some(Vec::new())
+            }
+        },
+    };
     Ok((raw, kids))
 }
 
@@ -840,7 +905,7 @@ impl TreeRead<'_> {
                 }
                 Err(BackendError::Timeout { .. }) => return Ok(Err(silence(self.w.deadline))),
                 Err(e @ BackendError::AppGone { .. }) => return Err(e),
-                Err(e) => self.w.note_error(root, &e),
+                Err(e) => self.w.note_error(root, &e, "GetChildren"),
             }
         }
         Ok(Ok(()))
@@ -875,7 +940,7 @@ impl TreeRead<'_> {
                 self.w.nodes.extend(fresh.nodes);
                 self.w.cached_kids = fresh.cached_kids;
             }
-            Err(e) => self.w.note_error(self.root, &e),
+            Err(e) => self.w.note_error(self.root, &e, "GetItems"),
         }
     }
 
@@ -1003,15 +1068,20 @@ impl TreeRead<'_> {
                     self.fetched.insert(o, k);
                 }
                 Answer::List(o, Ok((count, None))) => match w.nodes.get_mut(&o) {
-                    // Now known not to be enumerated (or its count unreadable: unreadable).
+                    // Now known not to be enumerated.
                     Some(r) if count >= 0 => {
                         r.child_count = count;
                         if count > LIST_MAX {
                             w.many.insert(o);
                         }
                     }
+                    // Its count unreadable: kept, the call named on it, not listed.
                     Some(_) => {
-                        w.unreadable += 1;
+                        w.unanswered
+                            .entry(o.clone())
+                            .or_default()
+                            .malformed
+                            .push("ChildCount".into());
                         self.failed.insert(o);
                     }
                     // Not read yet (discovery): its own read decides.
@@ -1033,7 +1103,7 @@ impl TreeRead<'_> {
                         self.extras.insert(o, ex);
                     }
                     Err(e) => {
-                        w.note_error(&o, &e);
+                        w.note_error(&o, &e, "GetRole");
                         self.failed.insert(o);
                     }
                 },
@@ -1042,10 +1112,16 @@ impl TreeRead<'_> {
                 Answer::Extras(o, Ok(ex)) => {
                     self.extras.insert(o, ex);
                 }
-                Answer::Extras(o, Err(e))
-                | Answer::List(o, Err(e))
-                | Answer::Managed(o, Err(e)) => {
-                    w.note_error(&o, &e);
+                Answer::Extras(o, Err(e)) => {
+                    w.note_error(&o, &e, "GetText");
+                    self.failed.insert(o);
+                }
+                Answer::List(o, Err(e)) => {
+                    w.note_error(&o, &e, "GetChildren");
+                    self.failed.insert(o);
+                }
+                Answer::Managed(o, Err(e)) => {
+                    w.note_error(&o, &e, "GetExtents");
                     self.failed.insert(o);
                 }
             }
@@ -1137,9 +1213,42 @@ fn build(
         window,
         nodes,
         truncated,
-        unreadable: w.unreadable,
+        // An element lost once and read after all (a cache asked again) is in the tree.
+        unreadable: w.lost.keys().filter(|o| !w.nodes.contains_key(*o)).count(),
+        unreadable_elements: named_lost(w, pass),
+        cuts: pass.cuts,
         read_ms: started.elapsed().as_secs_f64() * 1000.0,
     }
+}
+
+/// The elements that could not be read at all, each with the element whose list named it, the
+/// call that failed and why (the first [`crate::model::UNREADABLE_NAMED`], by id).
+fn named_lost(w: &Walk, pass: &Pass) -> Vec<crate::model::Unreadable> {
+    if w.lost.is_empty() {
+        return Vec::new();
+    }
+    let mut parent: HashMap<&ObjRef, &ObjRef> = HashMap::new();
+    for (p, kids) in &pass.kids {
+        for k in kids {
+            if w.lost.contains_key(k) {
+                parent.insert(k, p);
+            }
+        }
+    }
+    let mut out: Vec<crate::model::Unreadable> = w
+        .lost
+        .iter()
+        .filter(|(o, _)| !w.nodes.contains_key(*o))
+        .map(|(o, (call, why))| crate::model::Unreadable {
+            element: o.id().0,
+            parent: parent.get(o).map(|p| p.id().0).unwrap_or_default(),
+            call: call.clone(),
+            why: why.clone(),
+        })
+        .collect();
+    out.sort_by(|a, b| a.element.cmp(&b.element));
+    out.truncate(crate::model::UNREADABLE_NAMED);
+    out
 }
 
 /// How deep and how big the inspector's first paint is (see [`preview`]).
@@ -1212,6 +1321,8 @@ fn empty_snapshot(started: Instant, why: Truncation) -> Snapshot {
         nodes: Vec::new(),
         truncated: Some(why),
         unreadable: 0,
+        unreadable_elements: Vec::new(),
+        cuts: Default::default(),
         read_ms: started.elapsed().as_secs_f64() * 1000.0,
     }
 }
