@@ -89,7 +89,7 @@ impl<W: Worker> ThreadBackend<W> {
         let (events, _) = broadcast::channel(4096);
         let (ready_tx, ready_rx) = oneshot::channel::<Result<(), BackendError>>();
         let tx = events.clone();
-        std::thread::Builder::new()
+        let handle = std::thread::Builder::new()
             .name(format!("treeglass-{}", name(W::PLATFORM)))
             .spawn(move || match start(tx, call_timeout) {
                 Ok(worker) => {
@@ -109,11 +109,17 @@ impl<W: Worker> ThreadBackend<W> {
                 events,
                 call_timeout,
             }),
-            Ok(Ok(Err(e))) => Err(e),
-            Ok(Err(_)) => Err(BackendError::Unavailable(format!(
-                "the {} thread stopped while starting",
-                thread::<W>()
-            ))),
+            Ok(Ok(Err(e))) => {
+                ended(handle).await;
+                Err(e)
+            }
+            Ok(Err(_)) => {
+                ended(handle).await;
+                Err(BackendError::Unavailable(format!(
+                    "the {} thread stopped while starting",
+                    thread::<W>()
+                )))
+            }
             Err(_) => Err(BackendError::Unavailable(format!(
                 "{} within {} ms",
                 W::SILENT,
@@ -345,6 +351,14 @@ impl<E> Registry<E> {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+}
+
+/// Waits (up to 5 s) for a worker thread that failed to start to end. The process may exit
+/// right after: exiting while that thread still tears down its platform state (COM, under
+/// Wine) hung the process at exit.
+async fn ended(thread: std::thread::JoinHandle<()>) {
+    let joined = tokio::task::spawn_blocking(move || thread.join());
+    let _ = tokio::time::timeout(Duration::from_secs(5), joined).await;
 }
 
 #[cfg(test)]
