@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use common::matrix::{Kit, MatrixApp, pyatspi_of, pyatspi_read};
 use common::tmux::Tmux;
+use common::wayland::{checked, pyatspi_extents, result, verified};
 use common::{FixtureApp, json_of, treeglass};
 use serde_json::Value;
 
@@ -160,26 +161,6 @@ fn run(chosen: &[&str]) -> i32 {
 }
 
 // ---- helpers ----------------------------------------------------------------------------
-
-fn result(o: Output) -> (i32, Value) {
-    let code = o.status.code().unwrap_or(-1);
-    (code, json_of(&o))
-}
-
-fn verified(code: i32, v: &Value, path: &str) {
-    assert_eq!(
-        (code, v["outcome"].as_str().unwrap_or("?")),
-        (0, "verified"),
-        "{v:#}"
-    );
-    assert_eq!(v["path"], path, "{v:#}");
-}
-
-fn checked(seen: &Value) -> bool {
-    seen["states"]
-        .as_array()
-        .is_some_and(|a| a.iter().any(|s| s == "checked"))
-}
 
 /// A D-Bus call of this test's own (`gdbus`, not treeglass).
 fn gdbus(args: &[&str]) -> Output {
@@ -598,32 +579,6 @@ print(json.dumps([list(d[y * s + x * n: y * s + x * n + 3]) for x, y in json.loa
         .expect("run python3");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let _ = std::fs::remove_file(&file);
-    serde_json::from_slice(&o.stdout).unwrap()
-}
-
-/// pyatspi's extents of the element with this treeglass id, relative to its window.
-fn pyatspi_extents(pid: u32, id: &str) -> Vec<i64> {
-    let path = &id[id.find('/').unwrap()..];
-    let script = format!(
-        r#"
-import pyatspi, json, sys
-for app in pyatspi.Registry.getDesktop(0):
-    if app is None or app.get_process_id() != {pid}: continue
-    stack = [app]
-    while stack:
-        n = stack.pop()
-        if n.path == "{path}":
-            e = n.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
-            print(json.dumps([e.x, e.y, e.width, e.height])); sys.exit(0)
-        stack.extend(c for c in n if c is not None)
-sys.exit(1)
-"#
-    );
-    let o = Command::new("/usr/bin/python3")
-        .args(["-c", &script])
-        .output()
-        .expect("run pyatspi");
-    assert!(o.status.success(), "pyatspi found no {id}");
     serde_json::from_slice(&o.stdout).unwrap()
 }
 

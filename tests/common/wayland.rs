@@ -1,4 +1,5 @@
-//! What the Wayland test binaries (`tests/wayland.rs` on sway, `tests/kwin.rs` on KWin) share:
+//! What the Wayland test binaries (`tests/wayland.rs` on sway, `tests/kwin.rs` on KWin,
+//! `tests/gnome.rs` on GNOME Shell) share:
 //! a write's result and its checks, and pyatspi's reading of an element's extents.
 
 use std::process::{Command, Output};
