@@ -1189,13 +1189,16 @@ async fn call<B>(
 where
     B: serde::Serialize + zbus::zvariant::DynamicType,
 {
-    tokio::time::timeout(
+    crate::backend::atspi::input::call_within(
         Duration::from_secs(1),
-        conn.call_method(Some(dest), path, Some(iface), method, body),
+        conn,
+        dest,
+        path,
+        iface,
+        method,
+        body,
     )
     .await
-    .map_err(|_| format!("{iface}.{method}: no answer within 1 s"))?
-    .map_err(|e| format!("{iface}.{method}: {e}"))
 }
 
 /// A connection to the bus at `address`, when it answers within a second.

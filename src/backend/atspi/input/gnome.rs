@@ -147,13 +147,7 @@ async fn call<B>(
 where
     B: serde::Serialize + zbus::zvariant::DynamicType,
 {
-    tokio::time::timeout(
-        CALL,
-        conn.call_method(Some(dest), path, Some(iface), method, body),
-    )
-    .await
-    .map_err(|_| format!("{iface}.{method}: no answer within 3 s"))?
-    .map_err(|e| format!("{iface}.{method}: {e}"))
+    super::call_within(CALL, conn, dest, path, iface, method, body).await
 }
 
 /// The unique name that owns `name` on the bus.
@@ -405,19 +399,11 @@ pub struct Gnome {
     probed: OnceLock<Result<String, String>>,
 }
 
-/// Runs `f` to completion on a runtime of its own, on a thread of its own.
+/// [`super::on_own_runtime`], asking GNOME Shell.
 fn on_own_runtime<T: Send + 'static>(
     f: impl std::future::Future<Output = Result<T, String>> + Send + 'static,
 ) -> Result<T, String> {
-    std::thread::spawn(move || {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| format!("cannot start a runtime: {e}"))?
-            .block_on(f)
-    })
-    .join()
-    .map_err(|_| "the thread asking GNOME Shell failed".to_string())?
+    super::on_own_runtime("GNOME Shell", f)
 }
 
 /// Every window GNOME Shell shows, with its owner (blocking: the doctor's list).

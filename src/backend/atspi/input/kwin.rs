@@ -348,13 +348,16 @@ async fn kcall<B>(
 where
     B: serde::Serialize + zbus::zvariant::DynamicType,
 {
-    tokio::time::timeout(
+    super::call_within(
         Duration::from_secs(3),
-        conn.call_method(Some(SERVICE), path, Some(iface), method, body),
+        conn,
+        SERVICE,
+        path,
+        iface,
+        method,
+        body,
     )
     .await
-    .map_err(|_| format!("{iface}.{method}: no answer within 3 s"))?
-    .map_err(|e| format!("{iface}.{method}: {e}"))
 }
 
 /// The unique name that owns `name` on the bus.
@@ -584,20 +587,11 @@ pub struct Kwin {
     version: std::sync::OnceLock<Result<String, String>>,
 }
 
-/// Runs `f` to completion on a runtime of its own, on a thread of its own: for the blocking
-/// parts of [`super::Input`] (which may be called on an async worker).
+/// [`super::on_own_runtime`], asking KWin.
 fn on_own_runtime<T: Send + 'static>(
     f: impl std::future::Future<Output = Result<T, String>> + Send + 'static,
 ) -> Result<T, String> {
-    std::thread::spawn(move || {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| format!("cannot start a runtime: {e}"))?
-            .block_on(f)
-    })
-    .join()
-    .map_err(|_| "the thread asking KWin failed".to_string())?
+    super::on_own_runtime("KWin", f)
 }
 
 /// Every window KWin shows, with its owner (blocking: the doctor's list).

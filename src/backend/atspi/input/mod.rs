@@ -37,6 +37,46 @@ use async_trait::async_trait;
 use super::calls::Caller;
 use crate::backend::{BackendError, Key};
 
+/// Runs `f` to completion on a runtime of its own, on a thread of its own: for the blocking
+/// parts of [`Input`] (which may be called on an async worker). `asking`: whom the thread
+/// asks, for the error when it fails (`KWin`).
+pub(crate) fn on_own_runtime<T: Send + 'static>(
+    asking: &str,
+    f: impl std::future::Future<Output = Result<T, String>> + Send + 'static,
+) -> Result<T, String> {
+    std::thread::spawn(move || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start a runtime: {e}"))?
+            .block_on(f)
+    })
+    .join()
+    .map_err(|_| format!("the thread asking {asking} failed"))?
+}
+
+/// One D-Bus method call, answered within `within` (whole seconds).
+pub(crate) async fn call_within<B>(
+    within: Duration,
+    conn: &zbus::Connection,
+    dest: &str,
+    path: &str,
+    iface: &str,
+    method: &str,
+    body: &B,
+) -> Result<zbus::Message, String>
+where
+    B: serde::Serialize + zbus::zvariant::DynamicType,
+{
+    tokio::time::timeout(
+        within,
+        conn.call_method(Some(dest), path, Some(iface), method, body),
+    )
+    .await
+    .map_err(|_| format!("{iface}.{method}: no answer within {} s", within.as_secs()))?
+    .map_err(|e| format!("{iface}.{method}: {e}"))
+}
+
 /// A rectangle in pixels.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Rect {
