@@ -5,7 +5,7 @@
 //! installed in the session's home. Like KWin's, the whole stack runs as one user: GNOME
 //! Shell loads extensions from its own user's home.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::path::Path;
 use std::time::Duration;
 
@@ -68,59 +68,9 @@ impl Stack {
         self.prepare_gnome_home()?;
         let timeout = self.opts.step_timeout;
         // An empty system bus: GNOME Shell's login manager throws without one.
-        let socket = self.dir.join("system_bus");
-        let conf = self.dir.join("system.conf");
-        let text = format!(
-            r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:path={}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-"#,
-            socket.display()
-        );
-        std::fs::write(&conf, text).map_err(|e| {
-            Stop::stack(
-                "system bus",
-                format!("cannot write {}: {e}", conf.display()),
-                None,
-            )
-        })?;
-        let config = OsString::from(format!("--config-file={}", conf.display()));
-        let i = self.spawn(
-            "system bus",
-            "system-bus.log",
-            &[
-                OsStr::new("dbus-daemon"),
-                &config,
-                OsStr::new("--nofork"),
-                OsStr::new("--nopidfile"),
-            ],
-            &[],
-            None,
-        )?;
-        let address = format!("unix:path={}", socket.display());
-        let _bus = poll(
-            "system bus",
-            &mut self.components[i],
-            timeout,
-            signals,
-            async || {
-                if !socket.exists() {
-                    return None;
-                }
-                connect(&address).await
-            },
-        )
-        .await?;
+        let (address, _bus) = self
+            .dbus_daemon("system bus", "system_bus", "system-bus.log", true, signals)
+            .await?;
         self.env.set("DBUS_SYSTEM_BUS_ADDRESS", address);
         self.step_done("system bus");
 

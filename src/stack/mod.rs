@@ -582,8 +582,28 @@ impl Stack {
     }
 
     async fn session_bus(&mut self, signals: &mut Signals) -> Result<zbus::Connection, Stop> {
-        let socket = self.dir.join("bus");
-        let conf = self.dir.join("session.conf");
+        // KWin's session (its own user, when started by root) is asked by this process.
+        let any_user = self.run_as.is_some();
+        let (address, bus) = self
+            .dbus_daemon("session bus", "bus", "session-bus.log", any_user, signals)
+            .await?;
+        self.env.set("DBUS_SESSION_BUS_ADDRESS", address);
+        Ok(bus)
+    }
+
+    /// A private bus daemon (`what`: `session bus`, `system bus`) listening on `socket` in the
+    /// session's directory, logging to `log`; `any_user`: other users may connect too. Its
+    /// address and a connection to it, once it accepts one.
+    async fn dbus_daemon(
+        &mut self,
+        what: &'static str,
+        socket: &str,
+        log: &str,
+        any_user: bool,
+        signals: &mut Signals,
+    ) -> Result<(String, zbus::Connection), Stop> {
+        let socket = self.dir.join(socket);
+        let conf = socket.with_extension("conf");
         let text = format!(
             r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -599,26 +619,20 @@ impl Stack {
 </busconfig>
 "#,
             socket.display(),
-            // KWin's session (its own user, when started by root) is asked by this process.
-            if self.run_as.is_some() {
+            if any_user {
                 "\n    <allow user=\"*\"/>"
             } else {
                 ""
             }
         );
         std::fs::write(&conf, text).map_err(|e| {
-            Stop::stack(
-                "session bus",
-                format!("cannot write {}: {e}", conf.display()),
-                None,
-            )
+            Stop::stack(what, format!("cannot write {}: {e}", conf.display()), None)
         })?;
         let address = format!("unix:path={}", socket.display());
-        self.env.set("DBUS_SESSION_BUS_ADDRESS", address.clone());
         let config = OsString::from(format!("--config-file={}", conf.display()));
         let i = self.spawn(
-            "session bus",
-            "session-bus.log",
+            what,
+            log,
             &[
                 OsStr::new("dbus-daemon"),
                 &config,
@@ -629,8 +643,8 @@ impl Stack {
             None,
         )?;
         let timeout = self.opts.step_timeout;
-        poll(
-            "session bus",
+        let bus = poll(
+            what,
             &mut self.components[i],
             timeout,
             signals,
@@ -641,7 +655,8 @@ impl Stack {
                 connect(&address).await
             },
         )
-        .await
+        .await?;
+        Ok((address, bus))
     }
 
     async fn xvfb(&mut self, signals: &mut Signals) -> Result<(), Stop> {
