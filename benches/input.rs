@@ -1,12 +1,14 @@
-//! Synthesized input, whole process, Wayland beside X11 in one run: a 20-character keyboard
-//! write (Chromium's textarea on the project's form page: focus, select all, typed) and a
-//! pointer toggle (a gtk4-widget-factory check box: raise, click at the centre), each the whole
-//! `treeglass set … --json` process (start, connect, resolve, write, read back, watch), on a
-//! headless sway (sway's IPC, wlroots' virtual keyboard and pointer) and on Xvfb (X11, XTest
-//! through the registry). Both sessions run at once, each with its own apps, and the rounds
-//! alternate between them, so drift in the machine's load hits both columns alike.
+//! Synthesized input, whole process, on every desktop treeglass has an input path for, in one
+//! run: a 20-character keyboard write (Chromium's textarea on the project's form page: focus,
+//! select all, typed) and a pointer toggle (a gtk4-widget-factory check box: raise, click at the
+//! centre), each the whole `treeglass set … --json` process (start, connect, resolve, write,
+//! read back, watch), on Xvfb (X11, XTest through the registry), a headless sway (sway's IPC,
+//! wlroots' virtual keyboard and pointer), a headless KWin (a KWin script, KWin's fake input
+//! through treeglass's grant) and a headless GNOME Shell (treeglass's extension, Mutter's
+//! remote desktop). The sessions run at once, each with its own apps, and the rounds alternate
+//! between them, so drift in the machine's load hits every column alike.
 //!
-//! `cargo bench --bench input` (it starts both sessions itself with `treeglass session`).
+//! `cargo bench --bench input` (it starts the sessions itself with `treeglass session`).
 
 #[allow(unused_imports)]
 #[path = "../tests/common/mod.rs"]
@@ -14,7 +16,7 @@ mod common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use common::matrix::{Kit, MatrixApp};
 use serde_json::{Value, json};
@@ -29,34 +31,45 @@ fn main() {
     // `cargo bench` passes `--bench`; anything else is not ours.
     let exe = std::env::current_exe().expect("this bench's path");
     let treeglass = env!("CARGO_BIN_EXE_treeglass");
-    let mut x11 = Side::start(
-        "X11 (Xvfb)",
-        Command::new(treeglass).args(["session", "--"]).arg(&exe),
-    );
-    let mut wl = Side::start(
-        "Wayland (sway)",
-        Command::new(treeglass)
-            .args(["session", "--wayland", "--"])
-            .arg(&exe),
-    );
-    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let mut sides: Vec<Side> = [
+        ("X11 (Xvfb)", None),
+        ("sway", Some("--wayland=sway")),
+        ("KWin 5.27", Some("--wayland=kwin")),
+        ("GNOME Shell 43", Some("--wayland=gnome")),
+    ]
+    .into_iter()
+    .map(|(name, wayland)| {
+        let mut cmd = Command::new(treeglass);
+        cmd.arg("session");
+        cmd.args(wayland);
+        Side::start(name, cmd.arg("--").arg(&exe))
+    })
+    .collect();
+    let mut rounds: Vec<Vec<Value>> = vec![Vec::new(); sides.len()];
     for _ in 0..ROUNDS {
-        a.push(x11.round());
-        b.push(wl.round());
+        for (side, got) in sides.iter_mut().zip(&mut rounds) {
+            got.push(side.round());
+        }
     }
     println!("\nsynthesized input, whole `treeglass set` process, {ROUNDS} rounds each (ms)\n");
-    println!(
-        "| write | {} median | p90 | {} median | p90 |",
-        x11.name, wl.name
-    );
-    println!("|---|---|---|---|---|");
+    let names: Vec<String> = sides
+        .iter()
+        .map(|s| format!("{} median | p90", s.name))
+        .collect();
+    println!("| write | {} |", names.join(" | "));
+    println!("|---|{}", "---|---|".repeat(sides.len()));
     for (key, label) in [
         ("keyboard", "20 characters typed (Chromium textarea)"),
         ("pointer", "check box clicked (gtk4-widget-factory)"),
     ] {
-        let (am, ap) = stats(&a, key);
-        let (bm, bp) = stats(&b, key);
-        println!("| {label} | {am:.0} | {ap:.0} | {bm:.0} | {bp:.0} |");
+        let cells: Vec<String> = rounds
+            .iter()
+            .map(|r| {
+                let (m, p) = stats(r, key);
+                format!("{m:.0} | {p:.0}")
+            })
+            .collect();
+        println!("| {label} | {} |", cells.join(" | "));
     }
     println!(
         "\nEvery write was verified by its read-back (the default settle of 60 ms and watch of \
@@ -117,8 +130,25 @@ impl Side {
     }
 }
 
+/// On KWin: treeglass's grant of KWin's fake input, honoured (KWin notices a new grant within
+/// a few seconds).
+fn kwin_grant() {
+    let treeglass = env!("CARGO_BIN_EXE_treeglass");
+    let run = |what: &str| Command::new(treeglass).args(["kde-grant", what]).output();
+    let installed = run("install").expect("run kde-grant install");
+    assert!(installed.status.success(), "kde-grant install failed");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while !run("status").is_ok_and(|o| o.status.success()) {
+        assert!(Instant::now() < deadline, "KWin never honoured the grant");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
 /// Inside a session: the apps, then one round per `go` line.
 fn inner() {
+    if std::env::var("XDG_CURRENT_DESKTOP").is_ok_and(|d| d == "KDE") {
+        kwin_grant();
+    }
     let chromium = MatrixApp::start(Kit::Chromium);
     let gtk4 = MatrixApp::start(Kit::Gtk4);
     println!("{}", json!({"ready": true}));
