@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use common::matrix::{Kit, MatrixApp, pyatspi_of, pyatspi_read};
 use common::tmux::Tmux;
-use common::wayland::{checked, pyatspi_extents, result, verified};
+use common::wayland::{checked, fixture_semantic_writes, pyatspi_extents, result, verified};
 use common::{FixtureApp, json_of, treeglass};
 use serde_json::Value;
 
@@ -293,29 +293,7 @@ fn grant(apps: &mut Apps) {
 /// Reads, targets and semantic writes need no input path.
 fn gtk3_fixture_semantic_writes(apps: &mut Apps) {
     let app = apps.fixture();
-    let arg = app.app_arg();
-    let (code, v) = result(treeglass(&[
-        "set",
-        "text \"Full name\"",
-        "Grace Hopper",
-        "--app",
-        &arg,
-        "--json",
-    ]));
-    verified(code, &v, "semantic");
-    assert_eq!(app.state()["full_name"], "Grace Hopper");
-    for want in [true, false] {
-        let (code, v) = result(treeglass(&[
-            "set",
-            "check-box \"Subscribe\"",
-            &want.to_string(),
-            "--app",
-            &arg,
-            "--json",
-        ]));
-        verified(code, &v, "semantic");
-        assert_eq!(app.state()["subscribe"], want);
-    }
+    fixture_semantic_writes(app);
     common::assert_answers(app.pid, "the GTK 3 fixture", "semantic writes on KWin");
 }
 

@@ -1,6 +1,7 @@
 //! What the Wayland test binaries (`tests/wayland.rs` on sway, `tests/kwin.rs` on KWin,
 //! `tests/gnome.rs` on GNOME Shell) share:
-//! a write's result and its checks, and pyatspi's reading of an element's extents.
+//! a write's result and its checks, the GTK 3 fixture's semantic writes, and pyatspi's reading
+//! of an element's extents.
 
 use std::process::{Command, Output};
 
@@ -53,4 +54,32 @@ sys.exit(1)
         .expect("run pyatspi");
     assert!(o.status.success(), "pyatspi found no {id}");
     serde_json::from_slice(&o.stdout).expect("pyatspi printed JSON")
+}
+
+/// The GTK 3 fixture's semantic writes, which need no input path: its name field and its check
+/// box both ways, each verified and checked against the app's own state.
+pub fn fixture_semantic_writes(app: &mut super::FixtureApp) {
+    let arg = app.app_arg();
+    let (code, v) = result(super::treeglass(&[
+        "set",
+        "text \"Full name\"",
+        "Grace Hopper",
+        "--app",
+        &arg,
+        "--json",
+    ]));
+    verified(code, &v, "semantic");
+    assert_eq!(app.state()["full_name"], "Grace Hopper");
+    for want in [true, false] {
+        let (code, v) = result(super::treeglass(&[
+            "set",
+            "check-box \"Subscribe\"",
+            &want.to_string(),
+            "--app",
+            &arg,
+            "--json",
+        ]));
+        verified(code, &v, "semantic");
+        assert_eq!(app.state()["subscribe"], want);
+    }
 }
