@@ -527,6 +527,9 @@ impl Stack {
                 std::os::unix::fs::chown(&entry, Some(uid), None).map_err(|e| fail(&entry, e))?;
             }
             self.run_as = Some(user);
+            // That account's login shell is nologin: a program in the session that starts
+            // `$SHELL` (tmux, an editor, a terminal) gets a working one instead.
+            self.env.set("SHELL", "/bin/sh");
         }
         self.env.set("XDG_RUNTIME_DIR", run);
         self.env.set("GSETTINGS_BACKEND", "memory");
