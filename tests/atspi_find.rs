@@ -125,8 +125,8 @@ impl Backend for Watched {
     fn name(&self) -> &'static str {
         self.inner.name()
     }
-    fn platform(&self) -> treeglass::backend::strategy::Platform {
-        self.inner.platform()
+    fn planner(&self) -> &'static dyn treeglass::backend::strategy::Planner {
+        self.inner.planner()
     }
     async fn apps(&self) -> Result<Vec<AppInfo>, BackendError> {
         self.inner.apps().await

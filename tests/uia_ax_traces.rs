@@ -829,7 +829,7 @@ fn e_notimpl_on_a_pattern_leaves_the_next_way() {
         let w: treeglass::model::AppText = "Orders".into();
         let input = treeglass::backend::strategy::InputPaths::none("none");
         let ctx = treeglass::backend::strategy::Context {
-            platform: treeglass::backend::strategy::Platform::Uia,
+            planner: &uia::map::PLANNER,
             input: &input,
             node: node(&snap, target),
             toolkit: None,
@@ -841,8 +841,7 @@ fn e_notimpl_on_a_pattern_leaves_the_next_way() {
             option_list_selection: false,
             parent_selection: None,
         };
-        treeglass::backend::strategy::Platform::Uia
-            .plan(&ctx, &req)
+        treeglass::backend::strategy::Planner::plan(&uia::map::PLANNER, &ctx, &req)
             .unwrap()
             .iter()
             .map(|p| p.method.as_str().to_string())

@@ -397,8 +397,8 @@ pub trait Backend: Send + Sync {
     /// Short name for messages (`atspi`, `fixture`).
     fn name(&self) -> &'static str;
 
-    /// Which platform's write strategies apply (what the planner may send).
-    fn platform(&self) -> strategy::Platform;
+    /// This backend's planner: how it writes, and how results name what it sent.
+    fn planner(&self) -> &'static dyn strategy::Planner;
 
     /// The keys and clicks this session can synthesize (what the planner may plan with), or
     /// why not. None by default.
@@ -416,7 +416,7 @@ pub trait Backend: Send + Sync {
     /// How a write's result names one op sent here (the platform's name for it; a backend
     /// with more than one input path says which carried it).
     fn op_method(&self, op: &WriteOp) -> AppText {
-        self.platform().method(op)
+        self.planner().method(op)
     }
 
     /// The application with this process id, when it is on the bus. Where the platform can,

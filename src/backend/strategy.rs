@@ -2,8 +2,9 @@
 //! ([`Context`]) and what it answers ([`Plan`]: primitive [`WriteOp`]s, each to a [`Dest`], on
 //! a [`Path`]), the neutral [`WritePlan`] and [`Capabilities`] the UI Automation and AX
 //! mappings describe an element's writability with, the action-preference lists, option lists
-//! and stepping arithmetic. Each platform has its one planner (`Platform::plan` picks it): the
-//! AT-SPI one, with the toolkits' quirks, is `backend::atspi::strategy`. What a value means and
+//! and stepping arithmetic, and the [`Planner`] trait each backend's planner implements: the
+//! AT-SPI one, with the toolkits' quirks, is `backend::atspi::strategy`; UI Automation's and
+//! AX's are a [`Mapped`] each, in their `map` module. What a value means and
 //! how a read-back is judged stay in the shared rules (`write::rules`).
 
 use serde::Serialize;
@@ -73,24 +74,49 @@ pub enum WritePlan {
     Refuse(NoWay),
 }
 
-/// The platform a plan is carried out on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Platform {
-    Uia,
-    Ax,
-    Atspi,
-    /// The built-in demo app (behaves like AT-SPI without a display).
-    Fixture,
+/// A backend's planner: how it writes an element, and how a write's result names what it
+/// sent. Each backend brings its own ([`super::Backend::planner`]); a new platform adds one
+/// beside its backend and changes nothing here.
+pub trait Planner: Sync + std::fmt::Debug {
+    /// How a write's result names one op sent through this planner's backend.
+    fn method(&self, op: &WriteOp) -> AppText;
+
+    /// The strategies for writing `req` into the element, in the order to try them; `Err`
+    /// with what is missing when there is none. Refusals of the request itself (disabled,
+    /// read-only, wrong kind) are the rules' business and come first.
+    fn plan(&self, ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String>;
 }
 
-impl Platform {
-    /// How a write's result names one op sent on this platform.
-    pub fn method(self, op: &WriteOp) -> AppText {
-        match self {
-            Platform::Atspi | Platform::Fixture => super::atspi::method::of(op),
-            Platform::Uia => super::uia::map::op_method(op),
-            Platform::Ax => super::ax::map::op_method(op),
+/// The planner of a platform whose mapping decides with one [`WritePlan`] per element (the
+/// one place it chooses; its backend then only carries the ops out), with fallbacks where a
+/// partial provider refuses a way it listed (see [`with_fallbacks`]).
+#[derive(Debug)]
+pub struct Mapped {
+    pub rules: WriteRules,
+    /// How a result names one op sent.
+    pub op_method: fn(&WriteOp) -> AppText,
+    /// How a result names a plan that is not one action: the platform's calls for it.
+    pub plan_method: fn(WritePlan) -> &'static str,
+}
+
+impl Mapped {
+    /// What `wp` calls on this platform; "none" for a refusal.
+    pub fn plan_method(&self, wp: WritePlan) -> &'static str {
+        if wp.is_refusal() {
+            "none"
+        } else {
+            (self.plan_method)(wp)
         }
+    }
+}
+
+impl Planner for Mapped {
+    fn method(&self, op: &WriteOp) -> AppText {
+        (self.op_method)(op)
+    }
+
+    fn plan(&self, ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
+        with_fallbacks(self, ctx, req)
     }
 }
 
@@ -98,40 +124,6 @@ impl WritePlan {
     /// Whether the plan sends nothing.
     pub fn is_refusal(self) -> bool {
         matches!(self, WritePlan::Refuse(_))
-    }
-
-    /// The calls a plan makes on `platform`, for results and docs.
-    pub fn method(self, platform: Platform) -> &'static str {
-        match (platform, self) {
-            (Platform::Uia, WritePlan::SetValue) => "ValuePattern.SetValue",
-            (Platform::Uia, WritePlan::Keyboard) => "SetFocus, TextPattern select all, SendInput",
-            (Platform::Uia, WritePlan::SetRange) => "RangeValuePattern.SetValue",
-            (Platform::Uia, WritePlan::Step) => "RangeValuePattern.SetValue (stepped)",
-            (Platform::Uia, WritePlan::Toggle { .. }) => "TogglePattern.Toggle",
-            (Platform::Uia, WritePlan::SelectItem) => "SelectionItemPattern.Select",
-            (Platform::Uia, WritePlan::SelectChild) => "option SelectionItemPattern.Select",
-            (Platform::Uia, WritePlan::OpenMenuAndPick) => {
-                "ExpandCollapsePattern.Expand, option SelectionItemPattern.Select, Collapse"
-            }
-            (Platform::Uia, WritePlan::Expand { toggles: false }) => {
-                "ExpandCollapsePattern.Expand/Collapse"
-            }
-            (Platform::Uia, WritePlan::Expand { toggles: true }) => "TogglePattern.Toggle",
-            (Platform::Uia, WritePlan::Invoke) => "InvokePattern.Invoke",
-            (Platform::Ax, WritePlan::SetValue) => "AXValue (string)",
-            (Platform::Ax, WritePlan::Keyboard) => "AXFocused, keyboard",
-            (Platform::Ax, WritePlan::SetRange) => "AXValue (number)",
-            (Platform::Ax, WritePlan::Step) => "AXIncrement/AXDecrement",
-            (Platform::Ax, WritePlan::Toggle { .. }) => "AXPress",
-            (Platform::Ax, WritePlan::SelectItem) => "AXPress or AXSelected",
-            (Platform::Ax, WritePlan::SelectChild) => "AXSelectedChildren",
-            (Platform::Ax, WritePlan::OpenMenuAndPick) => "AXPress, menu item AXPress",
-            (Platform::Ax, WritePlan::Expand { toggles: false }) => "AXExpanded/AXDisclosing",
-            (Platform::Ax, WritePlan::Expand { toggles: true }) => "AXPress",
-            (Platform::Ax, WritePlan::Invoke) => "AXPress",
-            (Platform::Atspi | Platform::Fixture, _) => "see write::plan",
-            (_, WritePlan::Refuse(_)) => "none",
-        }
     }
 }
 
@@ -607,7 +599,8 @@ impl InputPaths {
 /// What the planner knows about the element and its surroundings.
 #[derive(Debug, Clone)]
 pub struct Context<'a> {
-    pub platform: Platform,
+    /// The backend's planner (names what a plan sends).
+    pub planner: &'a dyn Planner,
     /// The keys and clicks this session can synthesize.
     pub input: &'a InputPaths,
     /// The element, freshly read (with its action names).
@@ -627,21 +620,6 @@ pub struct Context<'a> {
     pub parent_selection: Option<usize>,
 }
 
-impl Platform {
-    /// This platform's planner: the strategies for writing `req` into the element, in the
-    /// order to try them; `Err` with what is missing when there is none. Refusals of the
-    /// request itself (disabled, read-only, wrong kind) are the rules' business and come
-    /// first. UI Automation and AX decide with their mapping's [`WritePlan`] (the one place
-    /// each chooses); their backends then only carry the ops out.
-    pub fn plan(self, ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
-        match self {
-            Platform::Atspi | Platform::Fixture => super::atspi::strategy::plan(ctx, req),
-            Platform::Uia => with_fallbacks(self, &super::uia::map::RULES, ctx, req),
-            Platform::Ax => with_fallbacks(self, &super::ax::map::RULES, ctx, req),
-        }
-    }
-}
-
 /// The most plans [`with_fallbacks`] makes for one write.
 const MAX_FALLBACKS: usize = 4;
 
@@ -652,8 +630,7 @@ const MAX_FALLBACKS: usize = 4;
 /// with nothing sent, and the engine then tries the next plan. A plan that may have landed is
 /// never followed by another (the engine's rule), so a fallback runs only after a refusal.
 fn with_fallbacks(
-    platform: Platform,
-    rules: &WriteRules,
+    mapped: &Mapped,
     ctx: &Context<'_>,
     req: &Requested,
 ) -> Result<Vec<Plan>, String> {
@@ -664,7 +641,7 @@ fn with_fallbacks(
             node: &node,
             ..ctx.clone()
         };
-        let plan = match ops_for(platform, plan_for(rules, &node), &now, req) {
+        let plan = match ops_for(mapped, plan_for(&mapped.rules, &node), &now, req) {
             Ok(mut one) => one.remove(0),
             Err(why) if plans.is_empty() => return Err(why),
             Err(_) => break,
@@ -700,14 +677,14 @@ fn without_way(node: &mut Node, op: &WriteOp) -> bool {
 /// The ops that carry a mapping's [`WritePlan`] out for `req`, as one semantic (or, for
 /// [`WritePlan::Keyboard`], keyboard) strategy named by [`WritePlan::method`].
 pub fn ops_for(
-    platform: Platform,
+    mapped: &Mapped,
     wp: WritePlan,
     ctx: &Context<'_>,
     req: &Requested,
 ) -> Result<Vec<Plan>, String> {
     let node = ctx.node;
     let action = |prefs: &[&str]| pick_action(&node.actions, prefs).cloned();
-    let missing = |what: &str| format!("no {what} action (plan: {})", wp.method(platform));
+    let missing = |what: &str| format!("no {what} action (plan: {})", mapped.plan_method(wp));
     let (path, ops, max_sends) = match (wp, req) {
         (WritePlan::Refuse(why), _) => {
             return Err(format!("nothing can write it ({})", why.as_str()));
@@ -761,15 +738,15 @@ pub fn ops_for(
         (wp, _) => {
             return Err(format!(
                 "the element is written by {}, which does not take this value",
-                wp.method(platform)
+                mapped.plan_method(wp)
             ));
         }
     };
     // A plan carried out by one action is named by the action it sends (a toggle pressed
     // through `InvokePattern` is not `TogglePattern.Toggle`).
     let method = match ops.as_slice() {
-        [op @ WriteOp::Action(_)] => platform.method(op),
-        _ => wp.method(platform).into(),
+        [op @ WriteOp::Action(_)] => mapped.method(op),
+        _ => mapped.plan_method(wp).into(),
     };
     Ok(vec![Plan {
         path,
@@ -793,8 +770,12 @@ mod tests {
     fn uia_and_ax_plans_are_their_mappings_write_plan_carried_out() {
         let w: AppText = "w".into();
         let input = InputPaths::none("UI Automation plans no synthesized input here");
+        let (uia, ax) = (
+            &crate::backend::uia::map::PLANNER,
+            &crate::backend::ax::map::PLANNER,
+        );
         let ctx = |node| Context {
-            platform: Platform::Uia,
+            planner: uia,
             input: &input,
             node,
             toolkit: None,
@@ -811,7 +792,7 @@ mod tests {
             .with(Interface::EditableText)
             .with(Interface::Text);
         text.states = [State::Enabled, State::Editable].into_iter().collect();
-        let plans = Platform::Uia
+        let plans = uia
             .plan(&ctx(&text), &Requested::Text("hi".into()))
             .unwrap();
         // `SetValue`, then typing for a provider that refuses it (E_NOTIMPL).
@@ -830,7 +811,7 @@ mod tests {
         );
         assert_eq!(plans[0].method.as_str(), "ValuePattern.SetValue");
         assert_eq!(
-            Platform::Uia.method(&plans[0].ops[0].1).as_str(),
+            uia.method(&plans[0].ops[0].1).as_str(),
             "ValuePattern.SetValue"
         );
         // A stepper whose value cannot be set is stepped on AX.
@@ -838,18 +819,14 @@ mod tests {
         spin.actions = ["increment", "decrement"].map(AppText::from).to_vec();
         spin.states = [State::Enabled].into_iter().collect();
         let mut c = ctx(&spin);
-        c.platform = Platform::Ax;
-        let plans = Platform::Ax.plan(&c, &Requested::Number(4.0)).unwrap();
+        c.planner = ax;
+        let plans = ax.plan(&c, &Requested::Number(4.0)).unwrap();
         assert_eq!(plans[0].ops, [(Dest::Element, WriteOp::StepTo(4.0))]);
         assert_eq!(plans[0].method.as_str(), "AXIncrement/AXDecrement");
         // A disabled element: nothing to send.
         let mut off = text.clone();
         off.states = States::EMPTY;
-        assert!(
-            Platform::Uia
-                .plan(&ctx(&off), &Requested::Text("hi".into()))
-                .is_err()
-        );
+        assert!(uia.plan(&ctx(&off), &Requested::Text("hi".into())).is_err());
     }
 
     #[test]
@@ -954,12 +931,12 @@ mod tests {
         ];
         for p in all {
             assert!(!p.is_refusal());
-            assert_ne!(p.method(Platform::Uia), "none");
-            assert_ne!(p.method(Platform::Ax), "none");
+            assert_ne!(crate::backend::uia::map::PLANNER.plan_method(p), "none");
+            assert_ne!(crate::backend::ax::map::PLANNER.plan_method(p), "none");
         }
         let r = WritePlan::Refuse(NoWay::ReadOnly);
         assert!(r.is_refusal());
-        assert_eq!(r.method(Platform::Uia), "none");
+        assert_eq!(crate::backend::uia::map::PLANNER.plan_method(r), "none");
         assert_eq!(
             serde_json::to_value(r).unwrap(),
             serde_json::json!({"plan": "refuse", "detail": "read-only"})

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use tokio::sync::{broadcast, oneshot};
 
-use super::strategy::Platform;
+use super::strategy::Planner;
 use super::{AppInfo, Backend, BackendError, Event, Limits, WriteAck, WriteOp};
 use crate::model::{AppText, Node, NodeId, Snapshot, SnapshotId, Truncation};
 
@@ -34,8 +34,11 @@ pub(crate) mod cases;
 
 /// A platform's calls, run on the thread that owns its objects; see [`ThreadBackend`].
 pub trait Worker: 'static {
-    /// [`Backend::platform`]; it also names the backend and the thread (see [`name`]).
-    const PLATFORM: Platform;
+    /// [`Backend::name`], also the end of its thread's name (`treeglass-uia`); errors name
+    /// the thread in capitals ("the UIA thread has stopped").
+    const NAME: &'static str;
+    /// [`Backend::planner`].
+    const PLANNER: &'static dyn Planner;
     /// What a connect that got no answer says, before " within N ms".
     const SILENT: &'static str;
     /// What listing the apps is called when it times out, and how long it may take.
@@ -90,7 +93,7 @@ impl<W: Worker> ThreadBackend<W> {
         let (ready_tx, ready_rx) = oneshot::channel::<Result<(), BackendError>>();
         let tx = events.clone();
         let handle = std::thread::Builder::new()
-            .name(format!("treeglass-{}", name(W::PLATFORM)))
+            .name(format!("treeglass-{}", W::NAME))
             .spawn(move || match start(tx, call_timeout) {
                 Ok(worker) => {
                     let _ = ready_tx.send(Ok(()));
@@ -153,20 +156,9 @@ impl<W: Worker> ThreadBackend<W> {
     }
 }
 
-/// [`Backend::name`] of a backend on `platform`, also the end of its thread's name
-/// (`treeglass-uia`); errors name the thread in capitals ("the UIA thread has stopped").
-pub fn name(platform: Platform) -> &'static str {
-    match platform {
-        Platform::Uia => "uia",
-        Platform::Ax => "ax",
-        Platform::Atspi => "atspi",
-        Platform::Fixture => "fixture",
-    }
-}
-
 /// How errors name the thread of `W`: `UIA`, `AX`.
 fn thread<W: Worker>() -> String {
-    name(W::PLATFORM).to_uppercase()
+    W::NAME.to_uppercase()
 }
 
 fn stopped<W: Worker>() -> BackendError {
@@ -203,11 +195,11 @@ fn serve<W: Worker>(rx: mpsc::Receiver<Job<W>>, mut worker: W) {
 #[async_trait]
 impl<W: Worker> Backend for ThreadBackend<W> {
     fn name(&self) -> &'static str {
-        name(W::PLATFORM)
+        W::NAME
     }
 
-    fn platform(&self) -> Platform {
-        W::PLATFORM
+    fn planner(&self) -> &'static dyn Planner {
+        W::PLANNER
     }
 
     async fn apps(&self) -> Result<Vec<AppInfo>, BackendError> {
@@ -259,7 +251,7 @@ impl<W: Worker> Backend for ThreadBackend<W> {
 
     async fn write(&self, id: &NodeId, op: &WriteOp) -> WriteAck {
         let deadline = W::write_deadline(op, self.call_timeout);
-        let what = W::PLATFORM.method(op);
+        let what = W::PLANNER.method(op);
         let (id, op) = (id.clone(), op.clone());
         self.call(deadline, what.as_str(), move |w| w.write(&id, &op))
             .await?

@@ -1,6 +1,6 @@
 //! The write driver: `set_value` is read → preconditions → plan → dispatch → read-back →
 //! verdict → watch, each a small step. The plan comes from the platform's one planner
-//! (`Platform::plan`); this module carries it out. A toolkit's "ok" is recorded but
+//! (`Backend::planner`); this module carries it out. A toolkit's "ok" is recorded but
 //! never taken as evidence; only the read-back decides.
 
 use std::time::Duration;
@@ -629,7 +629,7 @@ async fn plan(
     let toolkit = backend.toolkit(id).await;
     let input = backend.input();
     let ctx = Context {
-        platform: backend.platform(),
+        planner: backend.planner(),
         input: &input,
         node: &node,
         toolkit,
@@ -645,7 +645,7 @@ async fn plan(
         parent_selection: gathered.parent_selection,
     };
     let plans = ctx
-        .platform
+        .planner
         .plan(&ctx, req)
         .map_err(|why| Refusal::NoMethod(why).to_string())?;
     Ok((gathered, plans))

@@ -235,7 +235,7 @@ async fn prepare(
     res.requested = chosen.literal(80).into_owned();
     res.requested_value = chosen.as_str().into();
     let op = WriteOp::Action(chosen);
-    res.method = Some(backend.platform().method(&op));
+    res.method = Some(backend.planner().method(&op));
     res.path = Some(Path::Semantic);
     Ok((node, res, op))
 }

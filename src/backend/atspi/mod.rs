@@ -752,8 +752,8 @@ impl Backend for AtspiBackend {
         "atspi"
     }
 
-    fn platform(&self) -> super::strategy::Platform {
-        super::strategy::Platform::Atspi
+    fn planner(&self) -> &'static dyn super::strategy::Planner {
+        &strategy::PLANNER
     }
 
     fn input(&self) -> super::strategy::InputPaths {
@@ -772,7 +772,7 @@ impl Backend for AtspiBackend {
     }
 
     fn op_method(&self, op: &WriteOp) -> AppText {
-        let method = self.platform().method(op);
+        let method = method::of(op);
         let path = match op {
             WriteOp::TypeText(_) | WriteOp::Key(_) => self.input.keyboard(),
             WriteOp::Click => self.input.pointer(),

@@ -184,6 +184,23 @@ fn semantic(op: WriteOp, dest: Dest, reason: impl Into<String>) -> Plan {
     }
 }
 
+/// AT-SPI's planner: [`plan`], with each op named by [`super::method::of`].
+#[derive(Debug)]
+pub struct Atspi;
+
+/// The one [`Atspi`] planner, which the AT-SPI and demo backends hand out.
+pub static PLANNER: Atspi = Atspi;
+
+impl crate::backend::strategy::Planner for Atspi {
+    fn method(&self, op: &WriteOp) -> AppText {
+        super::method::of(op)
+    }
+
+    fn plan(&self, ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
+        plan(ctx, req)
+    }
+}
+
 /// The strategies for writing `req` into the element, in the order to try them; `Err` with
 /// what is missing when there is none. Refusals of the request itself (disabled, read-only,
 /// wrong kind) are the rules' business and come first.
@@ -459,7 +476,7 @@ fn plan_expand(ctx: &Context<'_>, want: bool) -> Result<Vec<Plan>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::strategy::{InputPaths, Platform};
+    use crate::backend::strategy::InputPaths;
     use crate::model::NodeId;
 
     // ---- the planner, one test per toolkit rule ------------------------------------------
@@ -481,7 +498,7 @@ mod tests {
 
     fn ctx<'a>(node: &'a Node, tk: Option<Toolkit>) -> Context<'a> {
         Context {
-            platform: Platform::Atspi,
+            planner: &PLANNER,
             input: &INPUT,
             node,
             toolkit: tk,

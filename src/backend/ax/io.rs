@@ -34,7 +34,7 @@ use tokio::sync::broadcast;
 
 use super::map::{self, AxElement, AxValue, ErrorKind};
 use crate::backend::record::layout;
-use crate::backend::strategy::{MAX_STEPS, Platform, option_rows, step_done, steps_to};
+use crate::backend::strategy::{MAX_STEPS, Planner, option_rows, step_done, steps_to};
 use crate::backend::worker::{Registry, ThreadBackend, Worker};
 use crate::backend::{
     AppInfo, BackendError, Event, EventKind, Limits, WindowInfo, WriteAck, WriteOp,
@@ -602,7 +602,8 @@ impl AxWorker {
 }
 
 impl Worker for AxWorker {
-    const PLATFORM: Platform = Platform::Ax;
+    const NAME: &'static str = "ax";
+    const PLANNER: &'static dyn Planner = &super::map::PLANNER;
     const SILENT: &'static str = "the Accessibility API did not answer";
     const APPS: (&'static str, Duration) = ("listing applications", Duration::from_secs(10));
     const CHILDREN: Duration = Duration::from_secs(4);
@@ -710,10 +711,7 @@ impl Worker for AxWorker {
 
     fn write(&mut self, id: &NodeId, op: &WriteOp) -> WriteAck {
         let (el, node, pid, path) = self.fresh(id)?;
-        let what = crate::backend::strategy::Platform::Ax
-            .method(op)
-            .as_str()
-            .to_string();
+        let what = super::map::op_method(op).as_str().to_string();
         let done = |r: Result<(), AxError>| r.map(|()| true).map_err(|e| err(e, &what));
         match op {
             // The planner chose how (`map::RULES`); the op says it.

@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::strategy::{Capability as C, NoWay, When, WritePlan, WriteRules};
+use crate::backend::strategy::{Capability as C, Mapped, NoWay, When, WritePlan, WriteRules};
 use crate::backend::{EventKind, WriteOp};
 use crate::model::{
     AppText, Bounds, Interface, Interfaces, Node, NodeId, Role, State, States, Toggle, Value,
@@ -606,6 +606,31 @@ pub const RULES: WriteRules = {
         last_resort: Refuse(NoWay::NoMethod),
     }
 };
+
+/// AX's planner: [`RULES`] decide, [`op_method`] and [`plan_method`] name.
+pub static PLANNER: Mapped = Mapped {
+    rules: RULES,
+    op_method,
+    plan_method,
+};
+
+/// The AX calls a plan makes, for results and docs.
+fn plan_method(wp: WritePlan) -> &'static str {
+    match wp {
+        WritePlan::SetValue => "AXValue (string)",
+        WritePlan::Keyboard => "AXFocused, keyboard",
+        WritePlan::SetRange => "AXValue (number)",
+        WritePlan::Step => "AXIncrement/AXDecrement",
+        WritePlan::Toggle { .. } | WritePlan::Expand { toggles: true } | WritePlan::Invoke => {
+            "AXPress"
+        }
+        WritePlan::SelectItem => "AXPress or AXSelected",
+        WritePlan::SelectChild => "AXSelectedChildren",
+        WritePlan::OpenMenuAndPick => "AXPress, menu item AXPress",
+        WritePlan::Expand { toggles: false } => "AXExpanded/AXDisclosing",
+        WritePlan::Refuse(_) => "none",
+    }
+}
 
 /// How a write's result names an op sent through AX.
 pub fn op_method(op: &WriteOp) -> AppText {

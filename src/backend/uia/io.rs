@@ -38,7 +38,7 @@ use uiautomation::variants::Variant;
 use super::map::{self, Pattern, UiaElement, UiaRange};
 use super::read::{self, Fault, Provider};
 use crate::backend::record::layout;
-use crate::backend::strategy::{Capabilities, Capability, Platform, option_rows};
+use crate::backend::strategy::{Capabilities, Capability, Planner, option_rows};
 use crate::backend::worker::{Registry, ThreadBackend, Worker};
 use crate::backend::{
     AppInfo, BackendError, Event, EventKind, Limits, WindowInfo, WriteAck, WriteOp,
@@ -715,7 +715,8 @@ impl Provider for Live<'_> {
 }
 
 impl Worker for UiaWorker {
-    const PLATFORM: Platform = Platform::Uia;
+    const NAME: &'static str = "uia";
+    const PLANNER: &'static dyn Planner = &super::map::PLANNER;
     const SILENT: &'static str = "UI Automation did not start";
     const APPS: (&'static str, Duration) = ("listing top-level windows", Duration::from_secs(5));
     const CHILDREN: Duration = Duration::from_secs(3);
@@ -796,10 +797,7 @@ impl Worker for UiaWorker {
 
     fn write(&mut self, id: &NodeId, op: &WriteOp) -> WriteAck {
         let (el, node) = self.fresh(id)?;
-        let what = crate::backend::strategy::Platform::Uia
-            .method(op)
-            .as_str()
-            .to_string();
+        let what = super::map::op_method(op).as_str().to_string();
         let done = |r: uiautomation::Result<()>| r.map(|()| true).map_err(|e| err(e, &what));
         match op {
             // The planner chose the pattern (`map::RULES`); the op names it.
@@ -885,7 +883,7 @@ impl Worker for UiaWorker {
             | WriteOp::AwaitFocus
             | WriteOp::AwaitMenuKeyboard => Err(BackendError::Unsupported(format!(
                 "{} is not planned on Windows",
-                crate::backend::strategy::Platform::Uia.method(op).as_str()
+                super::map::op_method(op).as_str()
             ))),
         }
     }

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use super::hresult::*;
-use crate::backend::strategy::{Capability as C, NoWay, When, WritePlan, WriteRules};
+use crate::backend::strategy::{Capability as C, Mapped, NoWay, When, WritePlan, WriteRules};
 use crate::backend::{EventKind, WriteOp};
 use crate::model::{
     AppText, Bounds, Interface, Interfaces, Node, NodeId, Role, State, States, Toggle, Value,
@@ -741,6 +741,32 @@ pub const RULES: WriteRules = {
         last_resort: Toggle { max_presses: 1 },
     }
 };
+
+/// UI Automation's planner: [`RULES`] decide, [`op_method`] and [`plan_method`] name.
+pub static PLANNER: Mapped = Mapped {
+    rules: RULES,
+    op_method,
+    plan_method,
+};
+
+/// The UI Automation calls a plan makes, for results and docs.
+fn plan_method(wp: WritePlan) -> &'static str {
+    match wp {
+        WritePlan::SetValue => "ValuePattern.SetValue",
+        WritePlan::Keyboard => "SetFocus, TextPattern select all, SendInput",
+        WritePlan::SetRange => "RangeValuePattern.SetValue",
+        WritePlan::Step => "RangeValuePattern.SetValue (stepped)",
+        WritePlan::Toggle { .. } | WritePlan::Expand { toggles: true } => "TogglePattern.Toggle",
+        WritePlan::SelectItem => "SelectionItemPattern.Select",
+        WritePlan::SelectChild => "option SelectionItemPattern.Select",
+        WritePlan::OpenMenuAndPick => {
+            "ExpandCollapsePattern.Expand, option SelectionItemPattern.Select, Collapse"
+        }
+        WritePlan::Expand { toggles: false } => "ExpandCollapsePattern.Expand/Collapse",
+        WritePlan::Invoke => "InvokePattern.Invoke",
+        WritePlan::Refuse(_) => "none",
+    }
+}
 
 /// How a write's result names an op sent through UI Automation.
 pub fn op_method(op: &WriteOp) -> AppText {

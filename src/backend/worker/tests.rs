@@ -30,7 +30,8 @@ impl Fake {
 }
 
 impl Worker for Fake {
-    const PLATFORM: Platform = Platform::Ax;
+    const NAME: &'static str = "ax";
+    const PLANNER: &'static dyn Planner = &crate::backend::ax::map::PLANNER;
     const SILENT: &'static str = "the fake API did not answer";
     const APPS: (&'static str, Duration) = ("listing fakes", Duration::from_secs(5));
     const CHILDREN: Duration = Duration::from_secs(3);
@@ -130,7 +131,10 @@ fn id(s: &str) -> NodeId {
 async fn calls_are_answered_by_the_worker() {
     let (backend, _gate, _) = fake().await;
     assert_eq!(backend.name(), "ax");
-    assert_eq!(backend.platform(), Platform::Ax);
+    assert!(std::ptr::addr_eq(
+        backend.planner(),
+        &crate::backend::ax::map::PLANNER
+    ));
     assert!(backend.apps().await.unwrap().is_empty());
     let snap = backend
         .snapshot(&id("w"), &Limits::default())
@@ -178,7 +182,7 @@ async fn a_call_past_its_deadline_times_out_and_names_itself() {
     let op = WriteOp::SetNumber(3.0);
     match backend.write(&id("hang"), &op).await {
         Err(BackendError::Timeout { what, ms }) => {
-            assert_eq!(what, Platform::Ax.method(&op).as_str());
+            assert_eq!(what, crate::backend::ax::map::op_method(&op).as_str());
             assert_eq!(ms, (call_timeout * 4).as_millis() as u64);
         }
         other => panic!("{other:?}"),

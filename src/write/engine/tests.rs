@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use tokio::sync::broadcast;
 
 use super::*;
-use crate::backend::strategy::Platform;
+use crate::backend::strategy::Planner;
 use crate::backend::{AppInfo, Event, Limits, WriteAck};
 use crate::model::{Interface, Snapshot, State, Toggle, Toolkit};
 
@@ -46,8 +46,8 @@ impl Backend for Scripted {
     fn name(&self) -> &'static str {
         "scripted"
     }
-    fn platform(&self) -> Platform {
-        Platform::Atspi
+    fn planner(&self) -> &'static dyn Planner {
+        &crate::backend::atspi::strategy::PLANNER
     }
     fn input(&self) -> crate::backend::strategy::InputPaths {
         crate::backend::strategy::InputPaths::both("scripted keys and clicks")
