@@ -30,8 +30,7 @@ pub fn options(
         rules: rules.to_vec(),
         min_severity,
         read: Read {
-            // UI Automation and AX do not read the label relation yet.
-            labels: matches!(backend.name(), "atspi" | "fixture"),
+            labels: backend.audit_reads().labels,
             bounds: None,
             toolkit,
         },
@@ -105,12 +104,12 @@ pub async fn run(
 
 /// Where `audit --sarif` places its results: the file `named` (`--sarif-artifact`), which
 /// must exist, else the executable of the app's process when it can be read
-/// (`/proc/PID/exe`; not for the fixture backend, whose pids are no processes here), else
+/// (`/proc/PID/exe`; not for a `demo` backend, whose pids are no processes here), else
 /// nowhere, and why. Never a path that does not exist.
 pub fn sarif_place(
     named: Option<&std::path::Path>,
     pid: Option<u32>,
-    backend: &str,
+    demo: bool,
 ) -> Result<report::Place, Error> {
     let cwd = std::env::current_dir().and_then(std::fs::canonicalize).ok();
     let working_dir = cwd.as_deref().map(|c| report::file_uri(c, true));
@@ -130,7 +129,7 @@ pub fn sarif_place(
                 "the file named by --sarif-artifact",
             ))
         }
-        None if backend == "fixture" => Err(
+        None if demo => Err(
             "no --sarif-artifact, and the fixture backend's apps are not processes on this machine"
                 .to_string(),
         ),
@@ -175,7 +174,7 @@ mod tests {
     #[test]
     fn a_live_process_is_placed_in_its_executable_and_a_fixture_app_nowhere() {
         let me = std::process::id();
-        let place = super::sarif_place(None, Some(me), "atspi").unwrap();
+        let place = super::sarif_place(None, Some(me), false).unwrap();
         let art = place.artifact.unwrap();
         let exe = std::fs::canonicalize(std::env::current_exe().unwrap()).unwrap();
         let uri = art.uri.clone();
@@ -185,10 +184,10 @@ mod tests {
             "{uri} for {exe:?}"
         );
         assert!(art.what.contains(&format!("pid {me}")));
-        let place = super::sarif_place(None, Some(me), "fixture").unwrap();
+        let place = super::sarif_place(None, Some(me), true).unwrap();
         assert!(place.artifact.unwrap_err().contains("fixture"));
-        let place = super::sarif_place(None, None, "atspi").unwrap();
+        let place = super::sarif_place(None, None, false).unwrap();
         assert!(place.artifact.unwrap_err().contains("pid is not known"));
-        assert!(super::sarif_place(Some("no/such/file.ui".as_ref()), None, "atspi").is_err());
+        assert!(super::sarif_place(Some("no/such/file.ui".as_ref()), None, false).is_err());
     }
 }

@@ -50,6 +50,16 @@ pub fn is_web_document(node: &Node) -> bool {
     node.raw_role == atspi::toolkit::WEB_DOCUMENT
 }
 
+/// What a backend reads for the audit beyond the tree (see [`Backend::audit_reads`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AuditReads {
+    /// The label relation (who labels whom), for the rules that need it.
+    pub labels: bool,
+    /// The facts of a whole read (`audit::Facts`: text leaves, bounds of what is on screen),
+    /// asked once per complete read.
+    pub facts: bool,
+}
+
 /// What went wrong talking to an accessibility backend.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum BackendError {
@@ -439,6 +449,11 @@ pub trait Backend: Send + Sync {
     /// it is on a screen, so the UI neither frames its elements nor takes its bounds as real.
     fn is_demo(&self) -> bool {
         false
+    }
+
+    /// What this backend reads for the audit beyond the tree itself.
+    fn audit_reads(&self) -> AuditReads {
+        AuditReads::default()
     }
 
     /// Applications with their windows.

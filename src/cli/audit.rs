@@ -161,7 +161,7 @@ pub fn help() -> String {
 pub async fn run(session: &Session, args: &AuditArgs) -> Result<(String, i32), Error> {
     if let Some(path) = &args.sarif_artifact {
         // A file that does not exist is a usage error before anything is read.
-        audit::sarif_place(Some(path), None, session.backend.name())?;
+        audit::sarif_place(Some(path), None, session.backend.is_demo())?;
     }
     let Audited {
         app,
@@ -193,7 +193,7 @@ pub async fn run(session: &Session, args: &AuditArgs) -> Result<(String, i32), E
         let place = audit::sarif_place(
             args.sarif_artifact.as_deref(),
             app.pid,
-            session.backend.name(),
+            session.backend.is_demo(),
         )?;
         output::json_pretty(&report::sarif(&a, &snap, &place))
     } else if args.json {

@@ -221,8 +221,10 @@ pub struct Shown {
 /// Settings passed in by the runtime.
 #[derive(Debug, Clone, Default)]
 pub struct Config {
-    /// The backend's short name (`atspi`, `fixture`).
+    /// The backend's short name, for the status line.
     pub backend: String,
+    /// What the backend reads for the audit beyond the tree.
+    pub audit_reads: crate::backend::AuditReads,
     /// A notice shown on a line of its own at the top (e.g. "no bus: showing the demo app").
     pub banner: Option<String>,
     /// The window to open first (`--app`, `--pid`, `--window`), or why none matched. `None`:

@@ -224,13 +224,13 @@ impl App {
             let version = a.toolkit_version.as_ref().map_or("", |v| v.as_str());
             Some(Toolkit::detect(name.as_str(), version))
         });
-        // What the rules need beyond the tree: read once per whole read (AT-SPI reads them;
-        // the other backends' snapshots carry bounds, and none has the rest yet), then carried
+        // What the rules need beyond the tree: read once per whole read where the backend
+        // reads them (the others' snapshots carry bounds, and none has the rest yet), then carried
         // through the tree's patches.
         let on_screen = audit::on_screen(toolkit);
         if tree.snap.complete()
             && self.facts_asked != Some(tree.snap.id)
-            && self.config.backend == "atspi"
+            && self.config.audit_reads.facts
         {
             self.facts_asked = Some(tree.snap.id);
             fx.push(Effect::AuditFacts {
@@ -245,9 +245,7 @@ impl App {
         let opts = Options {
             facts,
             read: Read {
-                // The TUI reads the label relation on these (UI Automation and AX do not have
-                // it yet).
-                labels: matches!(self.config.backend.as_str(), "atspi" | "fixture"),
+                labels: self.config.audit_reads.labels,
                 // Decided by the whole read: the details pane's fresh reads add bounds to one
                 // element at a time, which must not turn geometry on for the whole tree.
                 bounds: Some(tree.bounds_read),

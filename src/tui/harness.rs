@@ -80,6 +80,7 @@ impl Harness {
     ) -> Harness {
         let events = backend.subscribe();
         config.backend = backend.name().to_string();
+        config.audit_reads = backend.audit_reads();
         let ctx = Arc::new(Ctx::new(backend));
         // A TestBackend cannot fail to build a terminal.
         let terminal = match Terminal::new(TestBackend::new(width, height)) {

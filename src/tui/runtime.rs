@@ -347,6 +347,7 @@ pub async fn run(backend: Arc<dyn Backend>, opts: Options) -> Result<Ended, TuiE
     };
     let config = Config {
         backend: backend.name().to_string(),
+        audit_reads: backend.audit_reads(),
         banner: opts.banner,
         open: opts.open,
         highlight: Some(highlight),

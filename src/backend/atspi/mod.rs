@@ -756,6 +756,13 @@ impl Backend for AtspiBackend {
         &strategy::PLANNER
     }
 
+    fn audit_reads(&self) -> super::AuditReads {
+        super::AuditReads {
+            labels: true,
+            facts: true,
+        }
+    }
+
     fn input(&self) -> super::strategy::InputPaths {
         super::strategy::InputPaths {
             keyboard: self.input.keyboard(),
