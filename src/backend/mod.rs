@@ -16,6 +16,7 @@ pub mod atspi;
 #[cfg(not(target_os = "linux"))]
 pub mod atspi {
     pub mod method;
+    pub mod roles;
     pub mod strategy;
     pub mod toolkit;
 }
@@ -41,6 +42,19 @@ pub fn process_words(pid: u32) -> Vec<String> {
     {
         let _ = pid;
         Vec::new()
+    }
+}
+
+/// A raw role name a backend reports (AT-SPI's `push button`, `page tab list`, …) as the
+/// neutral role it stands for; `None` for a word no backend reports. The selector takes these
+/// for a target's `role` (the contract accepts the raw toolkit role), so that a typo is still
+/// an error, without naming any platform itself.
+pub fn raw_role(name: &str) -> Option<Role> {
+    let name = name.trim();
+    match atspi::roles::role(name) {
+        _ if name.is_empty() => None,
+        Role::Unknown => None,
+        r => Some(r),
     }
 }
 

@@ -142,8 +142,9 @@ bitset! {
 }
 
 impl State {
-    /// Maps an AT-SPI state name (`"sensitive"`, `"read-only"`, `"multi-line"`…) to a state.
-    pub fn from_atspi_name(raw: &str) -> Option<State> {
+    /// A state name written loosely: any case, `_` or a space for `-`, or run together
+    /// (`read_only`, `Read Only`, `readonly`, `multiline`): how people and toolkits spell them.
+    pub fn from_loose_name(raw: &str) -> Option<State> {
         let norm = raw.to_ascii_lowercase().replace(['_', ' '], "-");
         match norm.as_str() {
             "multiline" => Some(State::MultiLine),
@@ -189,7 +190,7 @@ mod tests {
         assert!(s.has(State::Checked));
         s.set(State::Checked, false);
         assert_eq!(s.names(), vec!["enabled"]);
-        assert_eq!(State::from_atspi_name("read_only"), Some(State::ReadOnly));
+        assert_eq!(State::from_loose_name("read_only"), Some(State::ReadOnly));
         assert_eq!(
             Interface::from_short_name("EditableText"),
             Some(Interface::EditableText)

@@ -219,17 +219,17 @@ impl<'de> Deserialize<'de> for RoleJson {
         impl<'de> Visitor<'de> for V {
             type Value = RoleJson;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a role name, a raw AT-SPI role name or {\"raw\": \"toolkit role\"}")
+                f.write_str("a role name, a raw toolkit role name or {\"raw\": \"toolkit role\"}")
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<RoleJson, E> {
                 if let Some(r) = Role::from_name(s) {
                     return Ok(RoleJson(RoleSpec::Role(r)));
                 }
-                // The contract accepts the raw toolkit role too: a known AT-SPI role name is
-                // taken as that raw role (`role:"spin button"` in the string form). Unknown
+                // The contract accepts the raw toolkit role too: a role name a backend reports
+                // is taken as that raw role (`role:"spin button"` in the string form). Unknown
                 // words stay errors, so a typo never silently becomes a role that matches
                 // nothing.
-                if !s.trim().is_empty() && Role::from_atspi_name(s.trim()) != Role::Unknown {
+                if crate::backend::raw_role(s.trim()).is_some() {
                     return Ok(RoleJson(RoleSpec::Raw(s.trim().to_string())));
                 }
                 let guess = closest(s, Role::ALL.iter().map(|r| r.as_str()), 1);
@@ -374,7 +374,7 @@ impl<'de> Deserialize<'de> for StateJson {
             None => (true, s.as_str()),
         };
         let state = State::from_name(name)
-            .or_else(|| State::from_atspi_name(name))
+            .or_else(|| State::from_loose_name(name))
             .ok_or_else(|| {
                 let close: Vec<String> = closest(name, State::ALL.iter().map(|s| s.as_str()), 3)
                     .into_iter()

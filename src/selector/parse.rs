@@ -667,7 +667,7 @@ impl Parser {
             }
             let name: String = self.chars[start..self.pos].iter().collect();
             let state = State::from_name(&name)
-                .or_else(|| State::from_atspi_name(&name))
+                .or_else(|| State::from_loose_name(&name))
                 .ok_or_else(|| unknown_state(&name, start + 1))?;
             if let Some(prev) = reqs.iter().find(|r| r.state == state) {
                 let message = if prev.present == present {
@@ -693,11 +693,11 @@ impl Parser {
 fn unknown_role(word: &str, col: usize) -> ParseError {
     let mut hints: Vec<String> = Vec::new();
     let lower = word.to_lowercase();
-    let from_raw = Role::from_atspi_name(&lower.replace(['-', '_'], " "));
+    let from_raw = crate::backend::raw_role(&lower.replace(['-', '_'], " "));
     let guess = if let Some(r) = Role::from_name(&lower) {
         Some(r.as_str())
-    } else if from_raw != Role::Unknown {
-        Some(from_raw.as_str())
+    } else if let Some(r) = from_raw {
+        Some(r.as_str())
     } else {
         closest(&lower, Role::ALL.iter().map(|r| r.as_str()), 1)
             .first()

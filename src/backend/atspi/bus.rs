@@ -67,7 +67,7 @@ pub fn role_of(raw: u32) -> (Role, String) {
                 "button" => "push button",
                 other => other,
             };
-            (Role::from_atspi_name(name), name.to_string())
+            (super::roles::role(name), name.to_string())
         }
         Err(_) => (Role::Unknown, format!("role {raw}")),
     }
@@ -84,7 +84,7 @@ pub fn states_of(words: &[u32]) -> States {
         }
         if let Ok(set) = atspi_common::StateSet::from_bits(1u64 << i) {
             for s in set.iter() {
-                if let Some(ours) = State::from_atspi_name(&s.to_string()) {
+                if let Some(ours) = State::from_loose_name(&s.to_string()) {
                     out.set(ours, true);
                 }
             }

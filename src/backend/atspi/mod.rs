@@ -10,6 +10,7 @@ pub mod input;
 pub mod method;
 pub(crate) mod process;
 mod reader;
+pub mod roles;
 pub mod strategy;
 pub mod toolkit;
 
