@@ -1,7 +1,8 @@
 //! treeglass: an inspector for desktop accessibility trees with verified writes.
 //!
-//! Layers point one way: `model ← selector ← backend ← write ← session ← workflow ← app ←
-//! cli / tui / mcp`.
+//! Layers point one way, from the front ends (`cli`, `tui`, `mcp`) through `app`, `workflow`,
+//! `write` and `session`, `backend` and `audit` down to `model`; ARCHITECTURE.md draws them
+//! with their exceptions.
 
 pub mod app;
 pub mod audit;
