@@ -18,6 +18,8 @@ pub mod junit;
 pub mod log;
 pub mod mcp;
 pub mod model;
+#[cfg(test)]
+mod neutral;
 pub mod selector;
 pub mod session;
 /// `treeglass session`'s private accessibility stack (Linux: D-Bus, Xvfb or sway, AT-SPI).

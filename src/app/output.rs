@@ -1087,8 +1087,8 @@ mod tests {
         let mut r = crate::write::WriteResult::refused_unresolved("button", "why", "x");
         r.requested = "act\x1b]52;c;aGk=\x07ion\u{202e}".replace("\\x1b", "\x1b");
         r.requested = "act\u{1b}]52;c;aGk=\u{7}ion\u{202e}".into();
-        r.method = Some("Action.DoAction(\u{1b}[2J)".into());
-        r.acks = vec!["Action.DoAction(\u{1b}[2J) → error: \u{9b}31m".into()];
+        r.method = Some("press(\u{1b}[2J)".into());
+        r.acks = vec!["press(\u{1b}[2J) → error: \u{9b}31m".into()];
         r.dispatched = true;
         r.events = vec!["other:\u{1b}[H on :1.2/\u{2066}".into()];
         let out = write_text(&r);
