@@ -1,5 +1,5 @@
 //! What `audit` reads of a window beyond its snapshot ([`crate::audit::Facts`]), for the
-//! elements on screen only, with calls libatspi itself sends (see `calls.rs` for each):
+//! elements on screen only, with calls libatspi itself sends (see `calls/` for each):
 //!
 //! - `Component.GetExtents` of every element on screen with the Component interface;
 //! - `GetIndexInParent` of every element on screen whose parent was listed (not one that

@@ -1,6 +1,6 @@
 //! Linux AT-SPI2 backend: bulk tree reads, events drained continuously, writes through the
 //! semantic interfaces. Platform handles stay here; only model data leaves. Everything sent to
-//! an application goes through `calls.rs`, the one list of calls the toolkits survive.
+//! an application goes through `calls/`, the one list of calls the toolkits survive.
 
 mod bus;
 mod calls;
@@ -609,7 +609,7 @@ async fn a11y_address() -> Result<String, BackendError> {
 }
 
 /// Opens a plain connection to the accessibility bus (at `address`, else where
-/// [`a11y_address`] finds it). Only the calls of `calls.rs` go over it (no proxies that make
+/// [`a11y_address`] finds it). Only the calls of `calls/` go over it (no proxies that make
 /// calls of their own on creation).
 async fn open_connection(address: Option<&str>) -> Result<zbus::Connection, BackendError> {
     let unavailable =

@@ -1,6 +1,6 @@
 //! Reading a whole tree fast and safely: one `Cache.GetItems` call paints most of it, concurrent
 //! per-node calls fill its gaps, and a concurrent walk (each element's children read as soon as
-//! it is listed) serves apps without a cache (Qt). Only the calls in `calls.rs` are sent; a property that fails to read costs that
+//! it is listed) serves apps without a cache (Qt). Only the calls in `calls/` are sent; a property that fails to read costs that
 //! field, never the node; an app that leaves the bus ends the read with the reason said.
 //!
 //! Here the tree read (rounds, layout, the partial tree the inspector paints); in `element` one
