@@ -304,11 +304,18 @@ fn titles(app: &App) -> (Vec<Span<'static>>, Vec<Span<'static>>, usize) {
             ));
         }
         if !t.snap.complete() && !partial {
+            // What the read left out, as the account of `tree --json` counts it: the cap that
+            // cut it, the elements that could not be read, those read only in part.
+            let mut why: Vec<String> = t.snap.truncated.iter().map(|x| x.as_str().into()).collect();
+            if t.snap.unreadable > 0 {
+                why.push(format!("{} unreadable", t.snap.unreadable));
+            }
+            let part = t.snap.partial();
+            if part > 0 {
+                why.push(format!("{part} read in part"));
+            }
             right.push(Span::styled(
-                format!(
-                    " incomplete: {} ",
-                    t.snap.truncated.map_or("unreadable nodes", |x| x.as_str())
-                ),
+                format!(" incomplete: {} ", why.join(", ")),
                 theme::WARN,
             ));
         }
