@@ -275,13 +275,13 @@ async fn findings_follow_the_tree_as_the_app_changes() {
 #[tokio::test]
 async fn moving_the_selection_does_not_run_the_audit_again() {
     let (_b, mut h) = start().await;
-    let version = h.app.audit_version;
+    let version = h.app.audit.version;
     for _ in 0..5 {
         h.key(KeyCode::Down);
         h.settle().await.unwrap();
     }
     assert_eq!(
-        h.app.audit_version, version,
+        h.app.audit.version, version,
         "the details pane's fresh reads change nothing the rules look at"
     );
 }
@@ -301,7 +301,7 @@ async fn a_big_tree_is_judged_once_it_is_quiet() {
     let mut h = Harness::start(Arc::new(b.clone()), 140, 40, None)
         .await
         .unwrap();
-    let judged = h.app.findings.as_ref().map(|f| f.key).unwrap();
+    let judged = h.app.audit.findings.as_ref().map(|f| f.key).unwrap();
     assert!(
         h.app.report().is_some(),
         "judged after the first read's quiet time"
@@ -315,9 +315,9 @@ async fn a_big_tree_is_judged_once_it_is_quiet() {
     .unwrap();
     h.drain_events();
     h.flush_now().await;
-    assert!(h.app.audit_version > judged.1, "the change is applied");
+    assert!(h.app.audit.version > judged.1, "the change is applied");
     assert_eq!(
-        h.app.findings.as_ref().unwrap().key,
+        h.app.audit.findings.as_ref().unwrap().key,
         judged,
         "not judged yet"
     );
@@ -327,8 +327,8 @@ async fn a_big_tree_is_judged_once_it_is_quiet() {
     );
     h.settle().await.unwrap();
     assert_eq!(
-        h.app.findings.as_ref().unwrap().key,
-        (judged.0, h.app.audit_version),
+        h.app.audit.findings.as_ref().unwrap().key,
+        (judged.0, h.app.audit.version),
         "judged once quiet"
     );
 }

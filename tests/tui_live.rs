@@ -166,7 +166,7 @@ async fn follow_focus_and_the_events_pane() {
     h.key(KeyCode::Char('f'));
     assert!(h.app.follow_focus);
     h.key(KeyCode::Char('v'));
-    assert!(h.app.show_events);
+    assert!(h.app.panes.events.shown);
     let slider = b.find_by_name("Volume").unwrap();
     b.write(&slider, &WriteOp::Focus).await.unwrap();
     h.until("the focused slider selected", WAIT, |a| {

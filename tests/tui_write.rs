@@ -82,7 +82,7 @@ async fn mismatch_when_the_app_transforms_the_value() {
     let (b, mut h) = start().await;
     write_text(&mut h, "text \"Shout\"", "hello");
     assert_eq!(h.verdict().await.unwrap(), Outcome::Mismatch);
-    let r = h.app.writes.last().unwrap().result.clone().unwrap();
+    let r = h.app.writes.entries.last().unwrap().result.clone().unwrap();
     assert_eq!(r.mismatch, Some(MismatchKind::Transformed));
     assert_eq!(r.observed.as_deref(), Some("\"HELLO\""));
     h.settle().await.unwrap();
@@ -110,7 +110,7 @@ async fn refused_write_to_a_disabled_field() {
     h.type_str("open sesame");
     h.key(KeyCode::Enter);
     assert_eq!(h.verdict().await.unwrap(), Outcome::Refused);
-    let r = h.app.writes.last().unwrap().result.clone().unwrap();
+    let r = h.app.writes.entries.last().unwrap().result.clone().unwrap();
     assert!(!r.dispatched);
     h.settle().await.unwrap();
     assert_eq!(text_of(&b, "Locked field").await, "locked");
@@ -193,7 +193,7 @@ async fn number_toggle_and_option_picker() {
     let combo = b.find_by_name("Green");
     assert!(combo.is_some());
     assert!(h.has_node("Green"));
-    assert_eq!(h.app.writes.len(), 3);
+    assert_eq!(h.app.writes.entries.len(), 3);
 }
 
 #[tokio::test]
@@ -217,7 +217,7 @@ async fn invoke_runs_the_default_action_and_the_tree_follows() {
     h.key(KeyCode::Char('a'));
     assert_eq!(h.app.action_menu().unwrap().actions, vec!["click"]);
     h.key(KeyCode::Enter);
-    assert_eq!(h.app.writes.len(), 2);
+    assert_eq!(h.app.writes.entries.len(), 2);
     h.verdict().await.unwrap();
 }
 
@@ -328,7 +328,7 @@ async fn unconfirmed_is_terminal() {
     r.advice = Outcome::Unconfirmed.advice().into();
     r.node = h.app.selected_node().unwrap().1.id.clone();
     h.send(Msg::WriteDone {
-        write: h.app.writes.last().unwrap().id,
+        write: h.app.writes.entries.last().unwrap().id,
         result: Box::new(r),
     });
     h.settle().await.unwrap();

@@ -9,7 +9,6 @@
 //! events), `findings` (the accessibility checks on the shown tree) and `highlight`; each pane
 //! (`pane/`) and each overlay (`overlay/`) is a unit of its own.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -266,18 +265,8 @@ pub struct App {
     pub(super) suggestion: Option<((SnapshotId, usize, u64), Option<String>)>,
     /// Bumped whenever the tree's content changes (patch or re-read).
     pub tree_version: u64,
-    /// Bumped when the tree changes in what the accessibility rules look at (a re-read, a
-    /// patch of roles, names, states, interfaces, labels or read bounds) — not when the
-    /// details pane's fresh read only adds action names.
-    pub audit_version: u64,
-    /// The accessibility checks on the shown tree, made for (snapshot, `audit_version`).
-    pub findings: Option<super::findings::Findings>,
-    /// A [`TimerId::Audit`] is running.
-    pub(super) audit_timer: bool,
-    /// What the rules need beyond the tree, read on the last whole read and carried through
-    /// its patches; and the whole read they were last asked for.
-    pub(super) audit_facts: Option<crate::audit::facts::Carried>,
-    pub(super) facts_asked: Option<crate::model::SnapshotId>,
+    /// The accessibility checks on the shown tree and what they need (`findings.rs`).
+    pub audit: super::findings::Audit,
     /// The platform's diagnosis, asked for when the app list is empty or a window's tree has
     /// at most `doctor::TINY_TREE` nodes; and what it was asked for (the window, or no apps).
     pub diagnosis: Option<Box<crate::doctor::Report>>,
@@ -287,13 +276,10 @@ pub struct App {
     pub mode: Mode,
     /// Why the window asked for on the command line could not be opened.
     pub open_error: Option<String>,
-    pub writes: Vec<WriteEntry>,
-    pub(super) next_write: u64,
-    /// Elements whose last write is unconfirmed: writing again needs care.
-    pub unconfirmed: HashSet<NodeId>,
+    /// The writes made from the TUI and what they came to (`writes.rs`).
+    pub writes: super::writes::Writes,
     /// The tree kept to compare with (`m`, `D`).
     pub mark: Option<super::overlay::changes::Mark>,
-    pub show_events: bool,
     pub follow_focus: bool,
     pub recording: bool,
     pub notice: Option<String>,
@@ -329,21 +315,14 @@ impl App {
             selection: None,
             suggestion: None,
             tree_version: 0,
-            audit_version: 0,
-            findings: None,
-            audit_timer: false,
-            audit_facts: None,
-            facts_asked: None,
+            audit: Default::default(),
             diagnosis: None,
             diagnosis_for: None,
             filter: Filter::default(),
             mode: Mode::Normal,
             open_error: None,
-            writes: Vec::new(),
-            next_write: 1,
-            unconfirmed: HashSet::new(),
+            writes: Default::default(),
             mark: None,
-            show_events: false,
             follow_focus: false,
             recording: false,
             notice: None,
@@ -443,6 +422,7 @@ impl App {
     /// The last write's outcome, if it finished.
     pub fn last_outcome(&self) -> Option<Outcome> {
         self.writes
+            .entries
             .last()
             .and_then(|w| w.result.as_ref())
             .map(|r| r.outcome)

@@ -139,10 +139,28 @@ fn rule_order(f: &Finding) -> usize {
         .unwrap_or(usize::MAX)
 }
 
+/// The TUI's accessibility checks: what they were made for, their answer, and what they need
+/// beyond the tree.
+#[derive(Debug, Default)]
+pub struct Audit {
+    /// Bumped when the tree changes in what the accessibility rules look at (a re-read, a
+    /// patch of roles, names, states, interfaces, labels or read bounds) — not when the
+    /// details pane's fresh read only adds action names.
+    pub version: u64,
+    /// The checks on the shown tree, made for (snapshot, `version`).
+    pub findings: Option<Findings>,
+    /// A [`TimerId::Audit`](super::app::TimerId::Audit) is running.
+    pub(super) timer: bool,
+    /// What the rules need beyond the tree, read on the last whole read and carried through
+    /// its patches; and the whole read they were last asked for.
+    pub(super) facts: Option<crate::audit::facts::Carried>,
+    pub(super) facts_asked: Option<crate::model::SnapshotId>,
+}
+
 impl App {
     /// The report on the shown tree, when it is made.
     pub fn report(&self) -> Option<&Report> {
-        let f = self.findings.as_ref()?;
+        let f = self.audit.findings.as_ref()?;
         // Rows are a snapshot's: a report on another one says nothing about this tree.
         if self.tree.as_ref().map(|t| t.snap.id) != Some(f.key.0) {
             return None;
@@ -158,12 +176,13 @@ impl App {
         self.tree.is_some()
             && self.report().is_none()
             && !self.audit_waiting()
-            && self.findings.is_some()
+            && self.audit.findings.is_some()
     }
 
     /// Whether the audit waits for the first read to finish.
     pub fn audit_waiting(&self) -> bool {
-        self.findings
+        self.audit
+            .findings
             .as_ref()
             .is_some_and(|f| matches!(f.state, AuditState::Waiting))
     }
@@ -176,17 +195,18 @@ impl App {
 
     /// The quiet time after a big tree's change is over.
     pub(super) fn audit_timer(&mut self, fx: &mut Vec<Effect>) {
-        self.audit_timer = false;
+        self.audit.timer = false;
         self.judge(true, fx);
     }
 
     fn judge(&mut self, due: bool, fx: &mut Vec<Effect>) {
         let Some(tree) = &self.tree else {
-            self.findings = None;
+            self.audit.findings = None;
             return;
         };
-        let key = (tree.snap.id, self.audit_version);
+        let key = (tree.snap.id, self.audit.version);
         if self
+            .audit
             .findings
             .as_ref()
             .is_some_and(|f| f.key == key && !matches!(f.state, AuditState::Checking))
@@ -194,24 +214,28 @@ impl App {
             return;
         }
         if tree.snap.truncated == Some(Truncation::Reading) {
-            self.findings = Some(Findings {
+            self.audit.findings = Some(Findings {
                 key,
                 state: AuditState::Waiting,
             });
             return;
         }
         if tree.snap.nodes.len() > AUDIT_AT_ONCE && !due {
-            if !self.audit_timer {
-                self.audit_timer = true;
+            if !self.audit.timer {
+                self.audit.timer = true;
                 fx.push(Effect::Timer {
                     id: TimerId::Audit,
                     after: AUDIT_WAIT,
                 });
             }
             // The last findings stay while their rows hold (the same snapshot).
-            let same = self.findings.as_ref().is_some_and(|f| f.key.0 == key.0);
+            let same = self
+                .audit
+                .findings
+                .as_ref()
+                .is_some_and(|f| f.key.0 == key.0);
             if !same {
-                self.findings = Some(Findings {
+                self.audit.findings = Some(Findings {
                     key,
                     state: AuditState::Checking,
                 });
@@ -229,17 +253,18 @@ impl App {
         // through the tree's patches.
         let on_screen = audit::on_screen(toolkit);
         if tree.snap.complete()
-            && self.facts_asked != Some(tree.snap.id)
+            && self.audit.facts_asked != Some(tree.snap.id)
             && self.config.audit_reads.facts
         {
-            self.facts_asked = Some(tree.snap.id);
+            self.audit.facts_asked = Some(tree.snap.id);
             fx.push(Effect::AuditFacts {
                 snap: std::sync::Arc::new(tree.snap.clone()),
                 on_screen,
             });
         }
         let facts = self
-            .audit_facts
+            .audit
+            .facts
             .as_ref()
             .map(|c| std::sync::Arc::new(c.on(&tree.snap)));
         let opts = Options {
@@ -294,7 +319,7 @@ impl App {
             // Every rule is selected: this cannot fail; show nothing rather than panic.
             Err(_) => AuditState::Waiting,
         };
-        self.findings = Some(Findings { key, state });
+        self.audit.findings = Some(Findings { key, state });
     }
 
     /// The facts asked for a whole read: kept when that read is still the one shown (patched
@@ -307,8 +332,8 @@ impl App {
     ) {
         match result {
             Ok(Some(facts)) => {
-                self.audit_facts = Some(audit::facts::Carried::new(snap, facts));
-                self.findings = None;
+                self.audit.facts = Some(audit::facts::Carried::new(snap, facts));
+                self.audit.findings = None;
                 self.judge(true, fx);
             }
             Ok(None) => {}

@@ -343,7 +343,7 @@ impl App {
         }
         self.tree = Some(tree);
         self.tree_version += 1;
-        self.audit_version += 1;
+        self.audit.version += 1;
         self.panes.details.read = None;
         self.refilter();
         // Find the selection again.
@@ -419,7 +419,7 @@ impl App {
             self.tree_version += 1;
         }
         if audited {
-            self.audit_version += 1;
+            self.audit.version += 1;
         }
         if refilter && self.filter.active() {
             self.refilter();

@@ -1,6 +1,7 @@
 //! Writes and invokes started from the TUI: the history with each one's timeline, what a recorder
 //! is handed when one completes, and the elements whose last write was unconfirmed.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::app::{App, BeforeWrite, Effect};
@@ -34,6 +35,27 @@ pub enum WriteKind {
     Invoke {
         action: Option<AppText>,
     },
+}
+
+/// The writes made from the TUI: the history, and the elements written with care next.
+#[derive(Debug)]
+pub struct Writes {
+    /// Oldest first.
+    pub entries: Vec<WriteEntry>,
+    /// The id of the next write.
+    pub(super) next: u64,
+    /// Elements whose last write is unconfirmed: writing again needs care.
+    pub unconfirmed: HashSet<NodeId>,
+}
+
+impl Default for Writes {
+    fn default() -> Writes {
+        Writes {
+            entries: Vec::new(),
+            next: 1,
+            unconfirmed: HashSet::new(),
+        }
+    }
 }
 
 /// One write in the history, with its timeline once it finished.
@@ -96,10 +118,10 @@ impl App {
         secret: bool,
     ) -> u64 {
         let (target, token) = self.target_for(row);
-        let write = self.next_write;
-        self.next_write += 1;
+        let write = self.writes.next;
+        self.writes.next += 1;
         let before = self.before_write(&snap, secret);
-        self.writes.push(WriteEntry {
+        self.writes.entries.push(WriteEntry {
             id: write,
             kind,
             node,
@@ -113,7 +135,7 @@ impl App {
             landed_pending: false,
             before: Some(before),
         });
-        self.panes.writes.sel = self.writes.len() - 1;
+        self.panes.writes.sel = self.writes.entries.len() - 1;
         write
     }
 
@@ -198,16 +220,16 @@ impl App {
         mut result: WriteResult,
         fx: &mut Vec<Effect>,
     ) {
-        let Some(i) = self.writes.iter().position(|w| w.id == write) else {
+        let Some(i) = self.writes.entries.iter().position(|w| w.id == write) else {
             return;
         };
-        let entry = &mut self.writes[i];
+        let entry = &mut self.writes.entries[i];
         result.target = Some(entry.target.clone());
         result.token = Some(entry.token.clone());
         if result.outcome == Outcome::Unconfirmed {
-            self.unconfirmed.insert(entry.node.id.clone());
+            self.writes.unconfirmed.insert(entry.node.id.clone());
         } else if result.dispatched {
-            self.unconfirmed.remove(&entry.node.id);
+            self.writes.unconfirmed.remove(&entry.node.id);
         }
         entry.result = Some(result.clone());
         // Not verified: the window is read again for what changed elsewhere, after the verdict
@@ -258,7 +280,7 @@ impl App {
     /// A write's change set arrived: shown, and its advice now ends with the likeliest
     /// landing place.
     pub(super) fn on_landed(&mut self, write: u64, landed: Option<Landed>, advice: String) {
-        let Some(entry) = self.writes.iter_mut().find(|w| w.id == write) else {
+        let Some(entry) = self.writes.entries.iter_mut().find(|w| w.id == write) else {
             return;
         };
         entry.landed_pending = false;

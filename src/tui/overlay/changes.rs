@@ -167,7 +167,7 @@ impl super::Overlay for Unit {
 impl App {
     /// `c`: the selected write's change set.
     pub(crate) fn open_write_changes(&mut self) {
-        let Some(w) = self.writes.get(self.panes.writes.sel) else {
+        let Some(w) = self.writes.entries.get(self.panes.writes.sel) else {
             self.notice = Some("no writes yet".into());
             return;
         };

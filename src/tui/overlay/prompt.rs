@@ -157,7 +157,7 @@ impl App {
         } else if node.states.has(NodeState::ReadOnly) {
             warning = Some("this element is read-only: the write will be refused".to_string());
         }
-        if self.unconfirmed.contains(&node.id) {
+        if self.writes.unconfirmed.contains(&node.id) {
             warning = Some(
                 "the last write here was UNCONFIRMED: observe the tree before writing again".into(),
             );

@@ -20,6 +20,8 @@ pub struct State {
     pub lines: VecDeque<String>,
     /// Lines scrolled up from the newest.
     pub scroll: usize,
+    /// Shown (`v` turns it on and off).
+    pub shown: bool,
 }
 
 impl State {
@@ -41,7 +43,7 @@ impl super::Unit for Unit {
 
     /// Shown while `v` has it on.
     fn shown(&self, app: &App) -> bool {
-        app.show_events
+        app.panes.events.shown
     }
 
     fn takes_focus(&self, area: Rect) -> bool {
@@ -67,8 +69,9 @@ impl super::Unit for Unit {
 impl App {
     /// `v`: shows or hides the pane (and gives the focus back to the tree when it had it).
     pub(crate) fn toggle_events(&mut self) {
-        self.show_events = !self.show_events;
-        if !self.show_events && self.focus == Pane::Events {
+        let shown = &mut self.panes.events.shown;
+        *shown = !*shown;
+        if !*shown && self.focus == Pane::Events {
             self.focus = Pane::Tree;
         }
     }

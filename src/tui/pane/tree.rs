@@ -459,7 +459,7 @@ fn line_of(
             ));
         }
     }
-    if app.unconfirmed.contains(&n.id) {
+    if app.writes.unconfirmed.contains(&n.id) {
         spans.push(Span::styled("  ⚠ unconfirmed write", theme::BAD));
     }
     if silent {

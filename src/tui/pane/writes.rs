@@ -215,7 +215,7 @@ impl super::Unit for Unit {
         if !super::moves(action) {
             return false;
         }
-        let n = app.writes.len();
+        let n = app.writes.entries.len();
         if n == 0 {
             return true;
         }
@@ -227,7 +227,7 @@ impl super::Unit for Unit {
     }
 
     fn click(&self, app: &mut App, line: usize, _fx: &mut Vec<Effect>) {
-        let n = app.writes.len();
+        let n = app.writes.entries.len();
         if line < n {
             app.panes.writes.sel = n - 1 - line;
         }
@@ -253,13 +253,13 @@ fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         app,
         Some(Pane::Writes),
         Line::from(Span::styled(
-            format!(" Writes ({}) ", app.writes.len()),
+            format!(" Writes ({}) ", app.writes.entries.len()),
             theme::LABEL,
         )),
     );
     let inner = b.inner(area);
     frame.render_widget(b, area);
-    if app.writes.is_empty() {
+    if app.writes.entries.is_empty() {
         frame.render_widget(
             Paragraph::new(Span::styled(
                 "no writes yet: e sets a value, i invokes an action; each write is read back",
@@ -280,12 +280,20 @@ fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         ..inner
     };
     let h = inner.height as usize;
-    let n = app.writes.len();
+    let n = app.writes.entries.len();
     // Newest first; keep the selected one on screen.
     let sel_pos = n - 1 - app.panes.writes.sel.min(n - 1);
     let offset = sel_pos.saturating_sub(h.saturating_sub(1));
     let mut lines = Vec::new();
-    for (pos, w) in app.writes.iter().rev().enumerate().skip(offset).take(h) {
+    for (pos, w) in app
+        .writes
+        .entries
+        .iter()
+        .rev()
+        .enumerate()
+        .skip(offset)
+        .take(h)
+    {
         let (mark, style) = match &w.result {
             Some(r) => (verdict(r), outcome_style(r.outcome)),
             None => ("…".to_string(), theme::DIM),
@@ -315,7 +323,7 @@ fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         },
     );
     let mut out = Vec::new();
-    if let Some(w) = app.writes.get(app.panes.writes.sel) {
+    if let Some(w) = app.writes.entries.get(app.panes.writes.sel) {
         timeline(w, &mut out);
     }
     frame.render_widget(Paragraph::new(out), detail);
