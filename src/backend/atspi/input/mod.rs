@@ -21,6 +21,7 @@
 //! Every implementation is blocking where its protocol is (run on `spawn_blocking`) and never
 //! talks to an application.
 
+pub mod eis;
 pub mod fake_input;
 pub mod gnome;
 pub mod keymap;
