@@ -521,3 +521,196 @@ pub async fn blocking(
         .map_err(|e| crate::backend::BackendError::Failed(format!("the EIS sender failed: {e}")))?
         .map_err(backend_error)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::eis_double::{Config, Double, Got, SHIFT, US};
+    use super::super::{Input, gnome::Gnome, kwin::Kwin};
+    use crate::backend::BackendError;
+
+    const TWO_SCREENS: [(u32, u32, u32, u32); 2] = [(0, 0, 1280, 800), (1280, 0, 1920, 1080)];
+
+    fn config() -> Config {
+        Config {
+            regions: TWO_SCREENS.to_vec(),
+            ..Config::default()
+        }
+    }
+
+    /// The events a US keyboard sends for `text`, from the double's own layout table.
+    fn us_events(text: &str) -> Vec<Got> {
+        let mut out = Vec::new();
+        for c in text.chars() {
+            let one = c.to_string();
+            let named = match c {
+                ' ' => "space",
+                ',' => "comma",
+                _ => one.as_str(),
+            };
+            let (code, shift) = if c == ' ' {
+                (57, false)
+            } else {
+                US.iter()
+                    .find_map(|&(_, code, l1, l2)| {
+                        (l1 == named)
+                            .then_some((code, false))
+                            .or((l2 == named).then_some((code, true)))
+                    })
+                    .unwrap_or_else(|| panic!("{c} is not in the double's table"))
+            };
+            if shift {
+                out.push(Got::Key(SHIFT, true));
+            }
+            out.push(Got::Key(code, true));
+            out.push(Got::Key(code, false));
+            if shift {
+                out.push(Got::Key(SHIFT, false));
+            }
+        }
+        out
+    }
+
+    async fn gnome(d: &Double) -> Gnome {
+        Gnome::on(d.client.clone())
+            .await
+            .expect("the double's shell")
+    }
+
+    /// Every Mutter session the double saw was started, given an EIS socket (or not, `eis`)
+    /// and stopped.
+    fn sessions_stopped(d: &Double, eis: bool) {
+        let l = d.log();
+        assert_eq!(l.sessions.len(), 1, "{:?}", l.sessions);
+        let (path, started, stopped, connected) = &l.sessions[0];
+        assert!(*started, "{path} was never started");
+        assert!(*stopped, "{path} was left open");
+        assert_eq!(*connected, eis, "{path}: ConnectToEIS");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn mutter_types_a_20_character_text_through_eis_with_its_keymap() {
+        let d = Double::start(config()).await;
+        let text = "Hello, World 2024 ok";
+        assert_eq!(text.chars().count(), 20);
+        gnome(&d).await.type_text(text).await.expect("typed");
+        assert_eq!(d.log().got, us_events(text));
+        sessions_stopped(&d, true);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn mutter_clicks_at_the_absolute_position_in_its_region() {
+        let d = Double::start(config()).await;
+        // On the second screen, which starts at x = 1280.
+        gnome(&d).await.click(1500, 300).await.expect("clicked");
+        assert_eq!(
+            d.log().got,
+            [
+                Got::Motion(1500.0, 300.0),
+                Got::Button(272, true),
+                Got::Button(272, false)
+            ]
+        );
+        sessions_stopped(&d, true);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_point_outside_every_region_is_refused_with_nothing_sent() {
+        let d = Double::start(config()).await;
+        // Below the first screen (800 high), left of the second.
+        let e = gnome(&d).await.click(100, 900).await.expect_err("refused");
+        match &e {
+            BackendError::NoInput(why) => assert!(
+                why.contains("outside every region") && why.contains("1280, 0, 1920×1080"),
+                "{why}"
+            ),
+            e => panic!("not a refusal: {e:?}"),
+        }
+        assert!(d.log().got.is_empty(), "{:?}", d.log().got);
+        sessions_stopped(&d, true);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_keysym_missing_from_the_keymap_is_not_sent_nor_reported_sent() {
+        let d = Double::start(config()).await;
+        let e = gnome(&d)
+            .await
+            .type_text("café")
+            .await
+            .expect_err("refused");
+        match &e {
+            BackendError::NoInput(why) => {
+                assert!(
+                    why.contains("'é'") && why.contains("nothing was typed"),
+                    "{why}"
+                )
+            }
+            e => panic!("not a refusal: {e:?}"),
+        }
+        assert!(d.log().got.is_empty(), "{:?}", d.log().got);
+        sessions_stopped(&d, true);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_server_gone_mid_write_is_an_error_that_says_part_may_have_landed() {
+        let d = Double::start(Config {
+            cut_after_keys: Some(5),
+            ..config()
+        })
+        .await;
+        let e = gnome(&d)
+            .await
+            .type_text("Hello, World 2024 ok")
+            .await
+            .expect_err("cut short");
+        match &e {
+            BackendError::InputCut(why) => {
+                assert!(why.contains("closed the connection"), "{why}")
+            }
+            e => panic!("not a cut-short error: {e:?}"),
+        }
+        assert_eq!(d.log().got.len(), 5);
+        sessions_stopped(&d, true);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_mutter_session_without_eis_keeps_the_keysym_route() {
+        let d = Double::start(Config {
+            mutter43: true,
+            ..config()
+        })
+        .await;
+        gnome(&d).await.type_text("ab").await.expect("typed");
+        let down_up = |k: u32| [Got::Keysym(k, true), Got::Keysym(k, false)];
+        let want: Vec<Got> = [0xffe1, 0x61, 0x62].into_iter().flat_map(down_up).collect();
+        assert_eq!(d.log().got, want);
+        sessions_stopped(&d, false);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn kwin_offers_eis_and_keys_and_clicks_go_there() {
+        let d = Double::start(config()).await;
+        let kwin = Kwin::on(d.client.clone());
+        let k = tokio::task::block_in_place(|| kwin.keyboard()).expect("a keyboard");
+        assert!(k.contains("EIS"), "{k}");
+        kwin.type_text("Ok, 42").await.expect("typed");
+        assert_eq!(d.log().got, us_events("Ok, 42"));
+        kwin.click(20, 790).await.expect("clicked");
+        let e = kwin.click(3200, 10).await.expect_err("off every screen");
+        assert!(matches!(e, BackendError::NoInput(_)), "{e:?}");
+        let e = kwin.type_text("é").await.expect_err("not in the keymap");
+        assert!(matches!(e, BackendError::NoInput(_)), "{e:?}");
+        let l = d.log();
+        assert_eq!(
+            l.got[us_events("Ok, 42").len()..],
+            [
+                Got::Motion(20.0, 790.0),
+                Got::Button(272, true),
+                Got::Button(272, false)
+            ]
+        );
+        // One EIS client per write, each told done.
+        assert_eq!(l.kwin_cookies.len(), 4);
+        assert_eq!(l.kwin_disconnected, l.kwin_cookies);
+        assert!(l.sessions.is_empty(), "KWin's route made a Mutter session");
+    }
+}

@@ -309,7 +309,11 @@ fn names(written: &str, keysym: u32) -> bool {
     if same(keysym) {
         return true;
     }
-    // The character's other keysym: U+20AC is also EuroSign (0x20ac), é also 0xe9.
+    // A Unicode keysym's legacy twin: U+20AC is also EuroSign (0x20ac). Only that way round:
+    // KP_7 is no '7' key.
+    if keysym < 0x0100_0000 {
+        return false;
+    }
     let ch = xkeysym::Keysym::new(keysym).key_char();
     ch.map(|c| xkeysym::Keysym::from_char(c).raw())
         .into_iter()
@@ -402,5 +406,45 @@ mod tests {
     #[test]
     fn nothing_to_type_is_no_keymap() {
         assert!(chunks(&[]).is_empty());
+    }
+
+    #[test]
+    fn a_desktops_keymap_is_read_for_plain_and_shifted_keys() {
+        let m = Parsed::new(&super::super::eis_double::us_keymap()).unwrap();
+        let plain = |code| Some(Press { code, shift: None });
+        let shifted = |code| {
+            Some(Press {
+                code,
+                shift: Some(42),
+            })
+        };
+        assert_eq!(m.press(keysym_of('a')), plain(30));
+        assert_eq!(m.press(keysym_of('A')), shifted(30));
+        assert_eq!(m.press(keysym_of('1')), plain(2));
+        assert_eq!(m.press(keysym_of('!')), shifted(2));
+        assert_eq!(m.press(keysym_of(' ')), plain(57));
+        assert_eq!(m.press(keysym_of_key(Key::Return)), plain(28));
+        assert_eq!(m.press(keysym_of_key(Key::Down)), plain(108));
+        // Not in it: no key, never a guess.
+        assert_eq!(m.press(keysym_of('é')), None);
+        assert_eq!(m.press(keysym_of('€')), None);
+        // A keypad key's second level needs Num Lock, not Shift.
+        assert_eq!(m.press(0xffb7), None, "KP_7");
+        assert_eq!(m.press(0xff95), plain(71), "KP_Home");
+    }
+
+    #[test]
+    fn unicode_and_numeric_keysyms_match_their_characters() {
+        let text = "xkb_keymap { xkb_keycodes \"k\" { <A> = 10; <B> = 11; <C> = 12; }; \
+                    xkb_symbols \"s\" { key <A> { [ EuroSign ] }; key <B> { [ U00E9 ] }; \
+                    key <C> { [ 0x100263a ] }; }; };";
+        let m = Parsed::new(text).unwrap();
+        assert_eq!(m.press(keysym_of('€')).map(|p| p.code), Some(2));
+        assert_eq!(m.press(keysym_of('é')).map(|p| p.code), Some(3));
+        assert_eq!(m.press(keysym_of('☺')).map(|p| p.code), Some(4));
+        // treeglass's own keymaps (numbers) read back too.
+        let own = Parsed::new(&chunks(&[keysym_of('q')])[0].keymap).unwrap();
+        assert_eq!(own.press(keysym_of('q')).map(|p| p.code), Some(2));
+        assert!(Parsed::new("xkb_keymap { };").is_err());
     }
 }

@@ -22,6 +22,8 @@
 //! talks to an application.
 
 pub mod eis;
+#[cfg(test)]
+mod eis_double;
 pub mod fake_input;
 pub mod gnome;
 pub mod keymap;
