@@ -518,9 +518,12 @@ impl Gnome {
     /// On a bus connection of the caller's (GNOME Shell and Mutter on it).
     pub async fn on(conn: zbus::Connection) -> Result<Gnome, String> {
         let shell = Shell::on(conn).await?;
+        let v = shell.version().await?;
+        let eis = eis_offered(&shell.conn).await;
+        let version = v["shell"].as_str().unwrap_or("?").to_string();
         Ok(Gnome {
             shell: tokio::sync::OnceCell::new_with(Some(shell)),
-            probed: OnceLock::new(),
+            probed: OnceLock::from(Ok((version, eis))),
         })
     }
 
