@@ -21,9 +21,13 @@
 //!   position is read back from the extension before the button is pressed, and the session
 //!   is stopped as soon as the click is sent (GNOME shows "screen is being shared" while it
 //!   runs).
+//! - Mutter 45 and later: a session whose introspection offers `ConnectToEIS` gets keys and
+//!   clicks through EIS instead (`eis.rs`), after `Start`, with no screen cast; the session
+//!   stays open while they are sent and is stopped after.
 //!
 //! Measured on GNOME Shell 43.9 / Mutter 43.8 (Debian 12). The extension's GNOME 45+ build
-//! (ES modules) is not verified on a real GNOME 45 or later session.
+//! (ES modules) and the EIS route are not verified on a real GNOME 45 or later session (the
+//! EIS route is tested against a double of Mutter 46, `eis_double.rs`).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;

@@ -12,9 +12,14 @@
 //!   to a program whose `.desktop` file names that interface (`treeglass kde-grant install`
 //!   writes it, [`grant`]). Absolute pointer motion in global coordinates; keys are evdev codes
 //!   that KWin maps through its own layout.
+//! - KWin 6.1 and later: `org.kde.KWin.EIS.RemoteDesktop.connectToEIS` (found by its
+//!   introspection) gives keys and clicks through EIS (`eis.rs`) with KWin's own keymap and no
+//!   grant; chosen before the fake input. The bus connection that asked stays open while
+//!   treeglass sends (KWin drops the EIS client with it), then `disconnect(cookie)`.
 //!
 //! Measured on KWin 5.27.5 (Debian 12). The Plasma 6 names are written from KWin 6's scripting
-//! documentation and not verified on a real Plasma 6 session.
+//! documentation and not verified on a real Plasma 6 session; the EIS route is tested against a
+//! double of KWin 6.1 (`eis_double.rs`), not on a real one.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -637,6 +642,8 @@ pub struct Kwin {
     /// Whether KWin offers EIS (6.1 and later), asked on first need: keys and clicks go
     /// there, before the fake input and its grant.
     eis: std::sync::OnceLock<bool>,
+    /// The scripts' connection was the caller's ([`Kwin::on`]), made on a runtime that lives.
+    given_bus: bool,
 }
 
 /// [`super::on_own_runtime`], asking KWin.
@@ -684,6 +691,7 @@ impl Kwin {
                 conn: tokio::sync::OnceCell::new_with(Some(conn)),
                 ..Default::default()
             }),
+            given_bus: true,
             ..Default::default()
         }
     }
@@ -691,9 +699,19 @@ impl Kwin {
     /// Whether KWin offers EIS (blocking on first call).
     fn eis(&self) -> bool {
         *self.eis.get_or_init(|| {
-            let scripts = self.scripts.clone();
+            let scripts = self.probe_scripts();
             on_own_runtime(async move { Ok(scripts.offers_eis().await) }).unwrap_or(false)
         })
+    }
+
+    /// Scripts for a question asked on a runtime of its own: a connection of their own, made
+    /// and dropped there (a connection's tasks end with the runtime it was made on, so the
+    /// backend's own must not be made there); a caller's connection when one was given.
+    fn probe_scripts(&self) -> std::sync::Arc<Scripts> {
+        match self.given_bus {
+            true => self.scripts.clone(),
+            false => std::sync::Arc::new(Scripts::default()),
+        }
     }
 
     /// Sends through KWin's EIS: a socket for this write, `f` on it on the blocking pool, and
@@ -762,7 +780,7 @@ use crate::backend::{BackendError, Key};
 impl super::Input for Kwin {
     fn desktop(&self) -> String {
         let v = self.version.get_or_init(|| {
-            let scripts = self.scripts.clone();
+            let scripts = self.probe_scripts();
             on_own_runtime(async move { scripts.version().await })
         });
         match v {
