@@ -126,6 +126,10 @@ pub enum BackendError {
     /// input path for, a window it cannot find or raise): nothing reached the app.
     #[error("treeglass has no input path: {0}")]
     NoInput(String),
+    /// Synthesized input was cut short after part of it went out (the desktop's input server
+    /// went away mid-write): some of it may have reached the app.
+    #[error("synthesized input was cut short: {0}")]
+    InputCut(String),
     /// The backend answered with an error.
     #[error("{0}")]
     Failed(String),

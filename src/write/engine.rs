@@ -441,6 +441,14 @@ async fn send(
                      the write was sent; it may have landed"
                 ));
             }
+            Err(BackendError::InputCut(why)) => {
+                res.acks
+                    .push(shown.map(|m| format!("{m} → cut short: {why}")));
+                res.dispatched = true;
+                return Delivery::Unknown(format!(
+                    "synthesized input was cut short ({why}); part of it may have landed"
+                ));
+            }
             Err(e) => {
                 res.acks.push(shown.map(|m| format!("{m} → error: {e}")));
                 if any_out {

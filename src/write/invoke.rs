@@ -291,6 +291,15 @@ async fn dispatch(
                 reason: format!("{e} after the action was sent; it may have run"),
             })
         }
+        Err(BackendError::InputCut(why)) => {
+            res.dispatched = true;
+            res.acks
+                .push(method.map(|m| format!("{m} → cut short: {why}")));
+            Err(Ended {
+                outcome: Outcome::Unconfirmed,
+                reason: format!("synthesized input was cut short ({why}); the action may have run"),
+            })
+        }
         Err(e) => Err(Ended {
             outcome: Outcome::Refused,
             reason: format!("the toolkit refused the call: {e}"),

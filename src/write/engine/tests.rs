@@ -157,6 +157,33 @@ async fn a_call_known_to_be_ignored_that_changed_nothing_lets_the_next_strategy_
 }
 
 #[tokio::test(start_paused = true)]
+async fn typing_cut_short_is_unconfirmed_even_when_the_text_reads_back_right() {
+    // The desktop's input server went away part way: whatever the field shows, the write
+    // was not done as sent, and no verdict says it was (nor that nothing was sent).
+    let b = Scripted::new(text_field(EDITABLE), Toolkit::Chromium, |op, n| match op {
+        WriteOp::TypeText(t) => {
+            set(n, t);
+            Err(BackendError::InputCut(
+                "Mutter's EIS: the EIS server closed the connection".into(),
+            ))
+        }
+        _ => Ok(true),
+    });
+    let r = set_value(
+        &b,
+        &NodeId("t".into()),
+        &Placement::default(),
+        "new",
+        &quick(),
+    )
+    .await;
+    assert_eq!(r.outcome, Outcome::Unconfirmed, "{}", r.reason);
+    assert!(r.reason.contains("cut short"), "{}", r.reason);
+    assert!(!r.reason.contains("nothing was sent"), "{}", r.reason);
+    assert_eq!(b.sent().last(), Some(&WriteOp::TypeText("new".into())));
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_call_not_known_to_be_ignored_is_never_followed_by_another_write() {
     // GTK: SetTextContents says yes and (this time) does nothing. It may still land, so
     // nothing else is sent and the verdict says so.

@@ -21,9 +21,13 @@
 //!   position is read back from the extension before the button is pressed, and the session
 //!   is stopped as soon as the click is sent (GNOME shows "screen is being shared" while it
 //!   runs).
+//! - Mutter 45 and later: a session whose introspection offers `ConnectToEIS` gets keys and
+//!   clicks through EIS instead (`eis.rs`), after `Start`, with no screen cast; the session
+//!   stays open while they are sent and is stopped after.
 //!
 //! Measured on GNOME Shell 43.9 / Mutter 43.8 (Debian 12). The extension's GNOME 45+ build
-//! (ES modules) is not verified on a real GNOME 45 or later session.
+//! (ES modules) and the EIS route are not verified on a real GNOME 45 or later session (the
+//! EIS route is tested against a double of Mutter 46, `eis_double.rs`).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -269,6 +273,26 @@ struct Remote<'a> {
     path: String,
     /// The linked screen cast's stream, for absolute pointer motion.
     stream: Option<String>,
+    /// The session offers `ConnectToEIS` (Mutter 45 and later): keys and clicks go through
+    /// EIS, and no screen cast is linked.
+    eis: bool,
+}
+
+/// Whether a remote desktop session object offers `ConnectToEIS` (its introspection).
+async fn offers_eis(conn: &zbus::Connection, path: &str) -> Result<bool, String> {
+    let xml: String = call(
+        conn,
+        RD,
+        path,
+        "org.freedesktop.DBus.Introspectable",
+        "Introspect",
+        &(),
+    )
+    .await?
+    .body()
+    .deserialize()
+    .map_err(|e| e.to_string())?;
+    Ok(xml.contains("\"ConnectToEIS\""))
 }
 
 impl<'a> Remote<'a> {
@@ -291,8 +315,16 @@ impl<'a> Remote<'a> {
             conn,
             path: path.to_string(),
             stream: None,
+            eis: false,
         };
-        if stream {
+        match offers_eis(conn, &me.path).await {
+            Ok(eis) => me.eis = eis,
+            Err(e) => {
+                me.stop().await;
+                return Err(e);
+            }
+        }
+        if stream && !me.eis {
             match me.link_stream().await {
                 Ok(s) => me.stream = Some(s),
                 Err(e) => {
@@ -389,14 +421,30 @@ impl<'a> Remote<'a> {
     async fn stop(&self) {
         let _ = self.call("Stop", &()).await;
     }
+
+    /// The session's EIS socket (after `Start`); the session stays open while it is used.
+    async fn connect_to_eis(&self) -> Result<std::os::unix::net::UnixStream, BackendError> {
+        let none: HashMap<&str, ZValue> = HashMap::new();
+        let fd: zbus::zvariant::OwnedFd = self
+            .call("ConnectToEIS", &(none,))
+            .await
+            .map_err(|e| BackendError::NoInput(format!("Mutter's remote desktop: {e}")))?
+            .body()
+            .deserialize()
+            .map_err(|e| BackendError::NoInput(format!("ConnectToEIS answered oddly: {e}")))?;
+        Ok(std::os::fd::OwnedFd::from(fd).into())
+    }
 }
+
+/// How Mutter's EIS is named in messages.
+const MUTTER_EIS: &str = "Mutter's EIS";
 
 /// GNOME on Wayland: the extension for windows, Mutter's remote desktop for input.
 #[derive(Default)]
 pub struct Gnome {
     shell: tokio::sync::OnceCell<Shell>,
     /// Whether the extension answers (asked on first need, for the synchronous parts).
-    probed: OnceLock<Result<String, String>>,
+    probed: OnceLock<Result<(String, bool), String>>,
 }
 
 /// [`super::on_own_runtime`], asking GNOME Shell.
@@ -421,15 +469,49 @@ pub fn highlight_here() -> Result<String, String> {
 
 /// The version of GNOME Shell, as the extension says, once Mutter's remote desktop is there
 /// too (blocking).
-fn probe() -> Result<String, String> {
+fn probe() -> Result<(String, bool), String> {
     on_own_runtime(async {
         let shell = Shell::connect().await?;
         let v = shell.version().await?;
         owner(&shell.conn, RD).await.map_err(|e| {
             format!("Mutter's remote desktop ({RD}) is not on the session bus: {e}")
         })?;
-        Ok(v["shell"].as_str().unwrap_or("?").to_string())
+        // A session made and stopped unstarted (no input, nothing shared) says whether
+        // Mutter offers EIS.
+        let eis = eis_offered(&shell.conn).await;
+        Ok((v["shell"].as_str().unwrap_or("?").to_string(), eis))
     })
+}
+
+/// Whether Mutter's remote desktop sessions offer `ConnectToEIS` (a session is created,
+/// introspected and stopped without being started).
+async fn eis_offered(conn: &zbus::Connection) -> bool {
+    let Ok(reply) = call(
+        conn,
+        RD,
+        "/org/gnome/Mutter/RemoteDesktop",
+        RD,
+        "CreateSession",
+        &(),
+    )
+    .await
+    else {
+        return false;
+    };
+    let Ok(path) = reply.body().deserialize::<OwnedObjectPath>() else {
+        return false;
+    };
+    let eis = offers_eis(conn, path.as_str()).await.unwrap_or(false);
+    let _ = call(
+        conn,
+        RD,
+        path.as_str(),
+        &format!("{RD}.Session"),
+        "Stop",
+        &(),
+    )
+    .await;
+    eis
 }
 
 impl Gnome {
@@ -437,7 +519,19 @@ impl Gnome {
         Gnome::default()
     }
 
-    fn probed(&self) -> Result<String, String> {
+    /// On a bus connection of the caller's (GNOME Shell and Mutter on it).
+    pub async fn on(conn: zbus::Connection) -> Result<Gnome, String> {
+        let shell = Shell::on(conn).await?;
+        let v = shell.version().await?;
+        let eis = eis_offered(&shell.conn).await;
+        let version = v["shell"].as_str().unwrap_or("?").to_string();
+        Ok(Gnome {
+            shell: tokio::sync::OnceCell::new_with(Some(shell)),
+            probed: OnceLock::from(Ok((version, eis))),
+        })
+    }
+
+    fn probed(&self) -> Result<(String, bool), String> {
         self.probed.get_or_init(probe).clone()
     }
 
@@ -483,6 +577,29 @@ impl Gnome {
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+    }
+
+    /// Presses and releases each keysym in one session: through EIS where the session offers
+    /// it, else by Mutter's keysym calls. The session is stopped when they are sent.
+    async fn keysyms(&self, syms: Vec<u32>) -> Result<(), BackendError> {
+        let rd = self.remote(false).await?;
+        let r = match rd.eis {
+            true => match rd.connect_to_eis().await {
+                Ok(socket) => {
+                    super::eis::blocking(move || {
+                        super::eis::type_keysyms(socket, &syms, MUTTER_EIS)
+                    })
+                    .await
+                }
+                Err(e) => Err(e),
+            },
+            false => rd
+                .keys(&syms)
+                .await
+                .map_err(|e| BackendError::NoInput(format!("Mutter's remote desktop: {e}"))),
+        };
+        rd.stop().await;
+        r
     }
 
     async fn click_in(&self, rd: &Remote<'_>, x: i32, y: i32) -> Result<(), BackendError> {
@@ -535,18 +652,24 @@ impl Gnome {
 impl super::Input for Gnome {
     fn desktop(&self) -> String {
         match self.probed() {
-            Ok(v) => format!("GNOME Shell {v} (Mutter, Wayland)"),
+            Ok((v, _)) => format!("GNOME Shell {v} (Mutter, Wayland)"),
             Err(_) => "GNOME (Mutter, Wayland)".into(),
         }
     }
 
     fn keyboard(&self) -> Result<String, String> {
-        self.probed()?;
-        Ok("Mutter remote desktop keyboard".into())
+        Ok(match self.probed()?.1 {
+            true => "Mutter EIS keyboard (libei, through the remote desktop session)".into(),
+            false => "Mutter remote desktop keyboard".into(),
+        })
     }
 
     fn pointer(&self) -> Result<String, String> {
-        self.probed()?;
+        if self.probed()?.1 {
+            return Ok(
+                "Mutter EIS pointer (libei, absolute, through the remote desktop session)".into(),
+            );
+        }
         Ok(if pipewire_running() {
             "Mutter remote desktop pointer (absolute, through a screen cast stream)".into()
         } else {
@@ -618,18 +741,11 @@ impl super::Input for Gnome {
 
     async fn type_text(&self, text: &str) -> Result<(), BackendError> {
         let syms: Vec<u32> = text.chars().map(super::keymap::keysym_of).collect();
-        let rd = self.remote(false).await?;
-        let r = rd.keys(&syms).await;
-        rd.stop().await;
-        r.map_err(|e| BackendError::NoInput(format!("Mutter's remote desktop: {e}")))
+        self.keysyms(syms).await
     }
 
     async fn key(&self, key: Key) -> Result<(), BackendError> {
-        let sym = super::keymap::keysym_of_key(key);
-        let rd = self.remote(false).await?;
-        let r = rd.keys(&[sym]).await;
-        rd.stop().await;
-        r.map_err(|e| BackendError::NoInput(format!("Mutter's remote desktop: {e}")))
+        self.keysyms(vec![super::keymap::keysym_of_key(key)]).await
     }
 
     async fn click(&self, x: i32, y: i32) -> Result<(), BackendError> {
@@ -639,7 +755,16 @@ impl super::Input for Gnome {
             Err(_) if pipewire_running() => self.remote(false).await?,
             Err(e) => return Err(e),
         };
-        let r = self.click_in(&rd, x, y).await;
+        let r = match rd.eis {
+            true => match rd.connect_to_eis().await {
+                Ok(socket) => {
+                    super::eis::blocking(move || super::eis::click_at(socket, x, y, MUTTER_EIS))
+                        .await
+                }
+                Err(e) => Err(e),
+            },
+            false => self.click_in(&rd, x, y).await,
+        };
         rd.stop().await;
         r
     }

@@ -127,6 +127,201 @@ pub fn named_keymap() -> String {
     keymap_text(&NAMED)
 }
 
+/// A key to press for a keysym in a keymap someone else made (EIS hands its server's keymap
+/// out; a client cannot upload its own): the evdev code, and the evdev code of a Shift key to
+/// hold when the keysym is the key's second level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Press {
+    pub code: u32,
+    pub shift: Option<u32>,
+}
+
+/// An XKB keymap in the text format libxkbcommon writes (what Mutter and KWin hand out), read
+/// just enough to find keys: each key's evdev code, its type and its first group's symbols.
+/// Only the first group is used, and a symbol is reached plain (level 1) or with Shift (level 2
+/// of the types where Shift alone selects it); a keysym found nowhere else is not in it.
+#[derive(Debug, Clone, Default)]
+pub struct Parsed {
+    /// (evdev code, type if named, first group's symbols as written).
+    keys: Vec<(u32, Option<String>, Vec<String>)>,
+}
+
+/// The types in which Shift alone gives level 2 (XKB's standard ones); a key with no explicit
+/// type of one or two symbols gets one of these or ONE_LEVEL.
+const SHIFT_LEVEL2: [&str; 5] = [
+    "TWO_LEVEL",
+    "ALPHABETIC",
+    "FOUR_LEVEL",
+    "FOUR_LEVEL_ALPHABETIC",
+    "FOUR_LEVEL_SEMIALPHABETIC",
+];
+
+impl Parsed {
+    /// Reads the keymap; `Err` when it has no keycodes or no symbols section.
+    pub fn new(text: &str) -> Result<Parsed, String> {
+        let section = |name: &str| -> Option<&str> {
+            let start = text.find(name)?;
+            let rest = &text[start..];
+            let open = rest.find('{')?;
+            // A section ends at the first `};` at its own depth.
+            let mut depth = 0usize;
+            for (i, c) in rest[open..].char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(&rest[open + 1..open + i]);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            None
+        };
+        let codes_text = section("xkb_keycodes").ok_or("the keymap has no xkb_keycodes")?;
+        let syms_text = section("xkb_symbols").ok_or("the keymap has no xkb_symbols")?;
+        let mut codes: std::collections::HashMap<&str, u32> = Default::default();
+        let mut aliases = Vec::new();
+        for stmt in codes_text.split(';').map(str::trim) {
+            if let Some(rest) = stmt.strip_prefix("alias") {
+                if let Some((a, b)) = rest.split_once('=') {
+                    aliases.push((a.trim(), b.trim()));
+                }
+            } else if stmt.starts_with('<')
+                && let Some((name, n)) = stmt.split_once('=')
+                && let Ok(n) = n.trim().parse::<u32>()
+            {
+                codes.insert(name.trim(), n);
+            }
+        }
+        for (a, b) in aliases {
+            if let Some(&n) = codes.get(b) {
+                codes.insert(a, n);
+            }
+        }
+        let mut keys = Vec::new();
+        let mut rest = syms_text;
+        while let Some(at) = rest.find("key <") {
+            rest = &rest[at + 4..];
+            let Some(end) = rest.find('>') else { break };
+            let name = &rest[..=end];
+            let Some(open) = rest.find('{') else { break };
+            let Some(close) = rest[open..].find('}') else {
+                break;
+            };
+            let body = &rest[open + 1..open + close];
+            rest = &rest[open + close..];
+            let Some(&xkb) = codes.get(name) else {
+                continue;
+            };
+            let Some(code) = xkb.checked_sub(8) else {
+                continue;
+            };
+            let ty = body.find("type").and_then(|t| {
+                let q = body[t..].find('"')? + t + 1;
+                let e = body[q..].find('"')? + q;
+                Some(body[q..e].to_string())
+            });
+            // The first group: `symbols[Group1]= [ … ]`, or the first bare `[ … ]`.
+            let group = match body.find("symbols[") {
+                Some(s) => body[s..].find("]=").map(|e| s + e + 2),
+                None => Some(0),
+            };
+            let syms = group.and_then(|g| {
+                let o = body[g..].find('[')? + g + 1;
+                let e = body[o..].find(']')? + o;
+                Some(
+                    body[o..e]
+                        .split(',')
+                        .map(|s| s.trim().to_string())
+                        .collect::<Vec<_>>(),
+                )
+            });
+            if let Some(syms) = syms {
+                keys.push((code, ty, syms));
+            }
+        }
+        Ok(Parsed { keys })
+    }
+
+    /// The key (and Shift) that types `keysym`, plainly where a key has it on level 1.
+    pub fn press(&self, keysym: u32) -> Option<Press> {
+        let plain = self
+            .keys
+            .iter()
+            .find(|(_, _, syms)| syms.first().is_some_and(|s| names(s, keysym)));
+        if let Some((code, _, _)) = plain {
+            return Some(Press {
+                code: *code,
+                shift: None,
+            });
+        }
+        let shift = self.shift()?;
+        self.keys
+            .iter()
+            .find(|(_, ty, syms)| {
+                let by_shift = match ty {
+                    Some(t) => SHIFT_LEVEL2.contains(&t.as_str()),
+                    None => syms.len() == 2,
+                };
+                by_shift && syms.get(1).is_some_and(|s| names(s, keysym))
+            })
+            .map(|(code, _, _)| Press {
+                code: *code,
+                shift: Some(shift),
+            })
+    }
+
+    /// A key whose level 1 is Shift_L (or Shift_R).
+    fn shift(&self) -> Option<u32> {
+        for want in [0xffe1, 0xffe2] {
+            if let Some((code, _, _)) = self
+                .keys
+                .iter()
+                .find(|(_, _, s)| s.first().is_some_and(|s| names(s, want)))
+            {
+                return Some(*code);
+            }
+        }
+        None
+    }
+}
+
+/// Whether a symbol as a keymap writes it (`a`, `EuroSign`, `U20AC`, `0x1000e9`) is `keysym`,
+/// or the same character under its other keysym (a Unicode keysym and its legacy twin).
+fn names(written: &str, keysym: u32) -> bool {
+    let same = |k: u32| {
+        if let Some(hex) = written.strip_prefix("0x") {
+            return u32::from_str_radix(hex, 16) == Ok(k);
+        }
+        if let Some(hex) = written.strip_prefix('U')
+            && hex.len() >= 4
+            && let Ok(cp) = u32::from_str_radix(hex, 16)
+        {
+            return cp + 0x0100_0000 == k || (k < 0x100 && cp == k);
+        }
+        xkeysym::Keysym::new(k)
+            .name()
+            .and_then(|n| n.strip_prefix("XK_"))
+            == Some(written)
+    };
+    if same(keysym) {
+        return true;
+    }
+    // A Unicode keysym's legacy twin: U+20AC is also EuroSign (0x20ac). Only that way round:
+    // KP_7 is no '7' key.
+    if keysym < 0x0100_0000 {
+        return false;
+    }
+    let ch = xkeysym::Keysym::new(keysym).key_char();
+    ch.map(|c| xkeysym::Keysym::from_char(c).raw())
+        .into_iter()
+        .chain(ch.map(|c| 0x0100_0000 + c as u32))
+        .filter(|&k| k != keysym)
+        .any(same)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,5 +406,45 @@ mod tests {
     #[test]
     fn nothing_to_type_is_no_keymap() {
         assert!(chunks(&[]).is_empty());
+    }
+
+    #[test]
+    fn a_desktops_keymap_is_read_for_plain_and_shifted_keys() {
+        let m = Parsed::new(&super::super::eis_double::us_keymap()).unwrap();
+        let plain = |code| Some(Press { code, shift: None });
+        let shifted = |code| {
+            Some(Press {
+                code,
+                shift: Some(42),
+            })
+        };
+        assert_eq!(m.press(keysym_of('a')), plain(30));
+        assert_eq!(m.press(keysym_of('A')), shifted(30));
+        assert_eq!(m.press(keysym_of('1')), plain(2));
+        assert_eq!(m.press(keysym_of('!')), shifted(2));
+        assert_eq!(m.press(keysym_of(' ')), plain(57));
+        assert_eq!(m.press(keysym_of_key(Key::Return)), plain(28));
+        assert_eq!(m.press(keysym_of_key(Key::Down)), plain(108));
+        // Not in it: no key, never a guess.
+        assert_eq!(m.press(keysym_of('é')), None);
+        assert_eq!(m.press(keysym_of('€')), None);
+        // A keypad key's second level needs Num Lock, not Shift.
+        assert_eq!(m.press(0xffb7), None, "KP_7");
+        assert_eq!(m.press(0xff95), plain(71), "KP_Home");
+    }
+
+    #[test]
+    fn unicode_and_numeric_keysyms_match_their_characters() {
+        let text = "xkb_keymap { xkb_keycodes \"k\" { <A> = 10; <B> = 11; <C> = 12; }; \
+                    xkb_symbols \"s\" { key <A> { [ EuroSign ] }; key <B> { [ U00E9 ] }; \
+                    key <C> { [ 0x100263a ] }; }; };";
+        let m = Parsed::new(text).unwrap();
+        assert_eq!(m.press(keysym_of('€')).map(|p| p.code), Some(2));
+        assert_eq!(m.press(keysym_of('é')).map(|p| p.code), Some(3));
+        assert_eq!(m.press(keysym_of('☺')).map(|p| p.code), Some(4));
+        // treeglass's own keymaps (numbers) read back too.
+        let own = Parsed::new(&chunks(&[keysym_of('q')])[0].keymap).unwrap();
+        assert_eq!(own.press(keysym_of('q')).map(|p| p.code), Some(2));
+        assert!(Parsed::new("xkb_keymap { };").is_err());
     }
 }

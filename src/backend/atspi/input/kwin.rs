@@ -12,9 +12,14 @@
 //!   to a program whose `.desktop` file names that interface (`treeglass kde-grant install`
 //!   writes it, [`grant`]). Absolute pointer motion in global coordinates; keys are evdev codes
 //!   that KWin maps through its own layout.
+//! - KWin 6.1 and later: `org.kde.KWin.EIS.RemoteDesktop.connectToEIS` (found by its
+//!   introspection) gives keys and clicks through EIS (`eis.rs`) with KWin's own keymap and no
+//!   grant; chosen before the fake input. The bus connection that asked stays open while
+//!   treeglass sends (KWin drops the EIS client with it), then `disconnect(cookie)`.
 //!
 //! Measured on KWin 5.27.5 (Debian 12). The Plasma 6 names are written from KWin 6's scripting
-//! documentation and not verified on a real Plasma 6 session.
+//! documentation and not verified on a real Plasma 6 session; the EIS route is tested against a
+//! double of KWin 6.1 (`eis_double.rs`), not on a real one.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -28,6 +33,11 @@ use super::{Rect, Window};
 
 /// KWin's D-Bus name.
 pub const SERVICE: &str = "org.kde.KWin";
+/// KWin's EIS (6.1 and later).
+const EIS_PATH: &str = "/org/kde/KWin/EIS/RemoteDesktop";
+const EIS_IFACE: &str = "org.kde.KWin.EIS.RemoteDesktop";
+/// How KWin's EIS is named in messages.
+const KWIN_EIS: &str = "KWin's EIS";
 /// The interface the scripts answer on.
 const INBOX: &str = "org.treeglass.KWinScript";
 /// How long a script may take to answer (KWin runs it on its main thread).
@@ -322,6 +332,50 @@ impl Scripts {
         *self.screen.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Whether KWin offers EIS to other programs (KWin 6.1 and later:
+    /// `org.kde.KWin.EIS.RemoteDesktop`, by its introspection).
+    pub async fn offers_eis(&self) -> bool {
+        let Ok(conn) = self.conn().await else {
+            return false;
+        };
+        let Ok(reply) = kcall(
+            conn,
+            EIS_PATH,
+            "org.freedesktop.DBus.Introspectable",
+            "Introspect",
+            &(),
+        )
+        .await
+        else {
+            return false;
+        };
+        reply
+            .body()
+            .deserialize::<String>()
+            .is_ok_and(|xml| xml.contains(EIS_IFACE) && xml.contains("\"connectToEIS\""))
+    }
+
+    /// An EIS socket for keyboard and pointer, and its cookie (for `disconnect`). KWin keeps
+    /// the EIS client while this connection to the bus stays.
+    pub async fn connect_to_eis(&self) -> Result<(std::os::unix::net::UnixStream, i32), String> {
+        let conn = self.conn().await?;
+        // The portal's device types: keyboard 1, pointer 2.
+        let (fd, cookie): (zbus::zvariant::OwnedFd, i32) =
+            kcall(conn, EIS_PATH, EIS_IFACE, "connectToEIS", &(3_i32,))
+                .await?
+                .body()
+                .deserialize()
+                .map_err(|e| format!("connectToEIS answered oddly: {e}"))?;
+        Ok((std::os::fd::OwnedFd::from(fd).into(), cookie))
+    }
+
+    /// Tells KWin the EIS client with this cookie is done.
+    pub async fn disconnect_eis(&self, cookie: i32) {
+        if let Ok(conn) = self.conn().await {
+            let _ = kcall(conn, EIS_PATH, EIS_IFACE, "disconnect", &(cookie,)).await;
+        }
+    }
+
     /// KWin's version (`5.27.5`), from its support information.
     pub async fn version(&self) -> Result<String, String> {
         let conn = self.conn().await?;
@@ -585,6 +639,11 @@ pub struct Kwin {
     /// Whether KWin offers the fake input to this program, asked on first need.
     offered: std::sync::OnceLock<Result<Option<u32>, String>>,
     version: std::sync::OnceLock<Result<String, String>>,
+    /// Whether KWin offers EIS (6.1 and later), asked on first need: keys and clicks go
+    /// there, before the fake input and its grant.
+    eis: std::sync::OnceLock<bool>,
+    /// The scripts' connection was the caller's ([`Kwin::on`]), made on a runtime that lives.
+    given_bus: bool,
 }
 
 /// [`super::on_own_runtime`], asking KWin.
@@ -625,12 +684,63 @@ impl Kwin {
         Kwin::default()
     }
 
+    /// On a bus connection of the caller's (KWin on it).
+    pub fn on(conn: zbus::Connection) -> Kwin {
+        Kwin {
+            scripts: std::sync::Arc::new(Scripts {
+                conn: tokio::sync::OnceCell::new_with(Some(conn)),
+                ..Default::default()
+            }),
+            given_bus: true,
+            ..Default::default()
+        }
+    }
+
+    /// Whether KWin offers EIS (blocking on first call).
+    fn eis(&self) -> bool {
+        *self.eis.get_or_init(|| {
+            let scripts = self.probe_scripts();
+            on_own_runtime(async move { Ok(scripts.offers_eis().await) }).unwrap_or(false)
+        })
+    }
+
+    /// Scripts for a question asked on a runtime of its own: a connection of their own, made
+    /// and dropped there (a connection's tasks end with the runtime it was made on, so the
+    /// backend's own must not be made there); a caller's connection when one was given.
+    fn probe_scripts(&self) -> std::sync::Arc<Scripts> {
+        match self.given_bus {
+            true => self.scripts.clone(),
+            false => std::sync::Arc::new(Scripts::default()),
+        }
+    }
+
+    /// Sends through KWin's EIS: a socket for this write, `f` on it on the blocking pool, and
+    /// KWin told the client is done.
+    async fn through_eis(
+        &self,
+        f: impl FnOnce(std::os::unix::net::UnixStream) -> Result<(), super::eis::Failure>
+        + Send
+        + 'static,
+    ) -> Result<(), BackendError> {
+        let (socket, cookie) = self
+            .scripts
+            .connect_to_eis()
+            .await
+            .map_err(|e| BackendError::NoInput(format!("{KWIN_EIS}: {e}")))?;
+        let r = super::eis::blocking(move || f(socket)).await;
+        self.scripts.disconnect_eis(cookie).await;
+        r
+    }
+
     fn offered(&self) -> Result<Option<u32>, String> {
         self.offered.get_or_init(|| self.device.offered()).clone()
     }
 
     /// How keys and clicks are sent here, or why they cannot be.
     fn path(&self) -> Result<String, String> {
+        if self.eis() {
+            return Ok("KWin EIS".into());
+        }
         match self.offered()? {
             Some(v) if v >= 4 => Ok("KWin fake input".into()),
             Some(v) => Err(format!(
@@ -670,7 +780,7 @@ use crate::backend::{BackendError, Key};
 impl super::Input for Kwin {
     fn desktop(&self) -> String {
         let v = self.version.get_or_init(|| {
-            let scripts = self.scripts.clone();
+            let scripts = self.probe_scripts();
             on_own_runtime(async move { scripts.version().await })
         });
         match v {
@@ -680,6 +790,9 @@ impl super::Input for Kwin {
     }
 
     fn keyboard(&self) -> Result<String, String> {
+        if self.eis() {
+            return Ok("KWin EIS keyboard (libei, KWin's own keymap)".into());
+        }
         self.path()?;
         if let Some(l) = foreign_layout() {
             return Err(format!(
@@ -691,6 +804,9 @@ impl super::Input for Kwin {
     }
 
     fn pointer(&self) -> Result<String, String> {
+        if self.eis() {
+            return Ok("KWin EIS pointer (libei, absolute)".into());
+        }
         self.path().map(|_| "KWin fake input pointer".into())
     }
 
@@ -722,7 +838,9 @@ impl super::Input for Kwin {
 
     async fn activate(&self, window: &Window) -> Result<(), BackendError> {
         self.path().map_err(BackendError::NoInput)?;
-        self.blocking("KWin's fake input", |d| d.prepare()).await?;
+        if !self.eis() {
+            self.blocking("KWin's fake input", |d| d.prepare()).await?;
+        }
         let id = window.id;
         let until = std::time::Instant::now() + Duration::from_millis(1000);
         let mut wins = self
@@ -753,6 +871,12 @@ impl super::Input for Kwin {
 
     async fn type_text(&self, text: &str) -> Result<(), BackendError> {
         self.keyboard().map_err(BackendError::NoInput)?;
+        if self.eis() {
+            let syms: Vec<u32> = text.chars().map(super::keymap::keysym_of).collect();
+            return self
+                .through_eis(move |s| super::eis::type_keysyms(s, &syms, KWIN_EIS))
+                .await;
+        }
         let presses = super::fake_input::presses(text).map_err(|c| {
             BackendError::NoInput(format!(
                 "KWin's fake input presses keys of KWin's own (US) layout, which has no {}: \
@@ -766,6 +890,12 @@ impl super::Input for Kwin {
 
     async fn key(&self, key: Key) -> Result<(), BackendError> {
         self.keyboard().map_err(BackendError::NoInput)?;
+        if self.eis() {
+            let sym = super::keymap::keysym_of_key(key);
+            return self
+                .through_eis(move |s| super::eis::type_keysyms(s, &[sym], KWIN_EIS))
+                .await;
+        }
         let code = super::fake_input::key_code(key);
         self.blocking("KWin's fake input", move |d| d.keys(vec![(code, false)]))
             .await
@@ -773,6 +903,12 @@ impl super::Input for Kwin {
 
     async fn click(&self, x: i32, y: i32) -> Result<(), BackendError> {
         self.pointer().map_err(BackendError::NoInput)?;
+        if self.eis() {
+            // The pointer's regions are the screens: a point in none is refused there.
+            return self
+                .through_eis(move |s| super::eis::click_at(s, x, y, KWIN_EIS))
+                .await;
+        }
         // KWin keeps the pointer on the screens: a point off them would click at their edge.
         let screen = match self.scripts.screen() {
             Some(s) => s,

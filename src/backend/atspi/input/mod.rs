@@ -8,11 +8,12 @@
 //! - sway and other wlroots compositors with sway's IPC (`sway.rs`, `wlroots.rs`): windows and
 //!   focus over the IPC socket; a virtual keyboard and a virtual pointer.
 //! - KDE Plasma on Wayland (`kwin.rs`, `fake_input.rs`): windows and raising through a KWin
-//!   script over D-Bus; keys and clicks through KWin's fake input, which KWin grants by a
-//!   `.desktop` file (`treeglass kde-grant install`).
+//!   script over D-Bus; keys and clicks through KWin's EIS on KWin 6.1 and later (`eis.rs`),
+//!   else KWin's fake input, which KWin grants by a `.desktop` file (`treeglass kde-grant
+//!   install`).
 //! - GNOME on Wayland (`gnome.rs`): windows, raising and the highlight through treeglass's
 //!   GNOME Shell extension (`treeglass gnome-extension install`); keys and clicks through
-//!   Mutter's remote desktop interface.
+//!   Mutter's remote desktop interface (through its EIS on Mutter 45 and later, `eis.rs`).
 //! - Wayland compositors without sway's IPC: [`NoInput`],
 //!   which refuses before anything is sent and says what would make it work. (The registry's
 //!   keys and clicks answer "true" on Wayland and do nothing: at-spi2-core sends them through
@@ -21,6 +22,9 @@
 //! Every implementation is blocking where its protocol is (run on `spawn_blocking`) and never
 //! talks to an application.
 
+pub mod eis;
+#[cfg(test)]
+mod eis_double;
 pub mod fake_input;
 pub mod gnome;
 pub mod keymap;
