@@ -19,7 +19,7 @@ use std::panic::AssertUnwindSafe;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use common::matrix::{Kit, MatrixApp, pyatspi_of, pyatspi_read};
+use common::matrix::{Kit, MatrixApp, QtForm, pyatspi_of, pyatspi_read};
 use common::tmux::Tmux;
 use common::wayland::{checked, fixture_semantic_writes, pyatspi_extents, result, verified};
 use common::{FixtureApp, json_of, treeglass};
@@ -33,6 +33,7 @@ const CHECKS: &[&str] = &[
     "gtk4_check_box_by_relative_pointer_without_pipewire",
     "chromium_textarea_by_keyboard",
     "a_keysym_the_keymap_lacks_is_not_verified",
+    "qt6_combo_box_by_keyboard_is_never_called_verified_wrongly",
     "doctor_lists_the_shells_windows",
     "no_extension_sends_nothing",
     "highlight_held_over_the_element",
@@ -88,6 +89,7 @@ struct Apps {
     fixture: Option<FixtureApp>,
     gtk4: Option<MatrixApp>,
     chromium: Option<MatrixApp>,
+    qt6: Option<QtForm>,
 }
 
 impl Apps {
@@ -117,6 +119,7 @@ fn run(chosen: &[&str]) -> i32 {
             "gtk4_check_box_by_relative_pointer_without_pipewire" => gtk4_relative(&mut apps),
             "chromium_textarea_by_keyboard" => chromium(&mut apps),
             "a_keysym_the_keymap_lacks_is_not_verified" => dropped_keysym(&mut apps),
+            "qt6_combo_box_by_keyboard_is_never_called_verified_wrongly" => qt6(&mut apps),
             "doctor_lists_the_shells_windows" => doctor(&mut apps),
             "no_extension_sends_nothing" => no_extension(&mut apps),
             "highlight_held_over_the_element" => {
@@ -338,6 +341,42 @@ fn dropped_keysym(apps: &mut Apps) {
     assert_ne!(code, 0, "{v:#}");
     assert_ne!(pyatspi_of(pid, &v)["text"], "Zoë", "{v:#}");
     app.assert_alive("a dropped keysym");
+}
+
+/// Qt 6.4 runs on GNOME Shell (`QT_QPA_PLATFORM=wayland`, its AT-SPI bridge on through
+/// `QT_LINUX_ACCESSIBILITY_ALWAYS_ON`): it registers, and a semantic write is verified. Its
+/// combo box, which is chosen from by keys on the menu that AT-SPI's `ShowMenu` opens, is not
+/// verified on Mutter 43: that menu is opened by no input event, so Qt has no serial to grab
+/// the keyboard with, and Mutter maps it as a separate top-level window the first time and as
+/// a popup that never gets the keyboard after (seen through GNOME Shell's own window list);
+/// the keys Mutter's remote desktop sends do not commit an option. (One session that sends
+/// Down and Return together did commit, once, on the first, top-level menu: not a route that
+/// holds.) What must hold is that the verdict does not lie: `verified` exactly when the form
+/// itself holds the option, which pyatspi reads too, and the form is alive after.
+fn qt6(apps: &mut Apps) {
+    let app = apps.qt6.get_or_insert_with(|| QtForm::start(6));
+    let (code, v) = result(app.treeglass(&["set", "text \"Full name\"", "Ada", "--json"]));
+    verified(code, &v, "semantic");
+    assert_eq!(app.state()["full_name"], "Ada");
+    for label in ["Green", "Red"] {
+        let now = app.state()["colour"].as_str().unwrap().to_string();
+        if now == label {
+            continue;
+        }
+        let (code, v) =
+            result(app.treeglass(&["set", &format!("combo-box \"{now}\""), label, "--json"]));
+        let held = app.state()["colour"] == label;
+        assert_eq!(v["outcome"] == "verified", held, "the verdict lies: {v:#}");
+        assert_eq!(code == 0, held, "{v:#}");
+        assert_eq!(v["path"], "keyboard", "{v:#}");
+        assert_eq!(
+            pyatspi_of(app.pid, &v)["name"],
+            app.state()["colour"],
+            "{v:#}"
+        );
+        app.assert_alive("a Qt 6 keyboard write on GNOME");
+    }
+    common::assert_answers(app.pid, "the Qt 6 form", "keyboard writes on GNOME");
 }
 
 /// `doctor` on GNOME: the desktop and its version, the input and highlight paths, every window
