@@ -49,10 +49,31 @@ const SHIFT_L: u32 = 0xffe1;
 /// How long one call may take.
 const CALL: Duration = Duration::from_secs(3);
 
-/// What doctor and a refused write say when the extension does not answer.
+/// What doctor and a refused write say when the extension does not answer and is not
+/// installed.
 pub const EXTENSION_MISSING: &str = "treeglass's GNOME Shell extension does not answer: run \
      `treeglass gnome-extension install`, log out and in again (GNOME Shell on Wayland loads \
      new extensions only when it starts), then `treeglass gnome-extension enable`";
+
+/// What to run when the extension does not answer: enable it when this treeglass's build of
+/// it is installed, else [`EXTENSION_MISSING`].
+pub fn extension_missing() -> String {
+    match extension::installed() {
+        Ok(Some(_)) => "treeglass's GNOME Shell extension is installed but does not answer: run \
+             `treeglass gnome-extension enable` (if GNOME Shell started before it was \
+             installed, log out and in again first)"
+            .into(),
+        _ => EXTENSION_MISSING.into(),
+    }
+}
+
+/// Why a click cannot be sent without the extension.
+fn no_clicks(missing: &str) -> String {
+    format!(
+        "a click needs where the window is on screen, which only treeglass's GNOME Shell \
+         extension tells; {missing}"
+    )
+}
 
 /// One window as the extension reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -187,7 +208,7 @@ impl Shell {
         let me = Shell { conn, shell };
         me.version().await.map_err(|e| {
             if e.contains("UnknownMethod") || e.contains("UnknownObject") || e.contains("No such") {
-                EXTENSION_MISSING.to_string()
+                extension_missing()
             } else {
                 format!("treeglass's GNOME Shell extension: {e}")
             }
@@ -394,9 +415,20 @@ impl<'a> Remote<'a> {
 /// GNOME on Wayland: the extension for windows, Mutter's remote desktop for input.
 #[derive(Default)]
 pub struct Gnome {
+    /// The session bus, for the extension and Mutter alike.
+    bus: tokio::sync::OnceCell<zbus::Connection>,
     shell: tokio::sync::OnceCell<Shell>,
-    /// Whether the extension answers (asked on first need, for the synchronous parts).
-    probed: OnceLock<Result<String, String>>,
+    /// What answers (asked on first need, for the synchronous parts).
+    probed: OnceLock<Probe>,
+}
+
+/// What answers on this GNOME session.
+#[derive(Debug, Clone)]
+struct Probe {
+    /// Mutter's remote desktop, or why not.
+    remote: Result<(), String>,
+    /// GNOME Shell's version through the extension, or why it does not answer (what to run).
+    shell: Result<String, String>,
 }
 
 /// [`super::on_own_runtime`], asking GNOME Shell.
@@ -419,16 +451,29 @@ pub fn highlight_here() -> Result<String, String> {
     })
 }
 
-/// The version of GNOME Shell, as the extension says, once Mutter's remote desktop is there
-/// too (blocking).
-fn probe() -> Result<String, String> {
+/// Whether Mutter's remote desktop is there, and GNOME Shell's version as the extension says
+/// (blocking).
+fn probe() -> Probe {
     on_own_runtime(async {
-        let shell = Shell::connect().await?;
-        let v = shell.version().await?;
-        owner(&shell.conn, RD).await.map_err(|e| {
-            format!("Mutter's remote desktop ({RD}) is not on the session bus: {e}")
-        })?;
-        Ok(v["shell"].as_str().unwrap_or("?").to_string())
+        let conn = session_bus().await?;
+        let remote = owner(&conn, RD).await.map(|_| ()).map_err(|e| {
+            format!(
+                "Mutter's remote desktop ({RD}), through which GNOME takes synthesized keys \
+                     and clicks, is not on the session bus: {e}"
+            )
+        });
+        let shell = match Shell::on(conn).await {
+            Ok(shell) => shell
+                .version()
+                .await
+                .map(|v| v["shell"].as_str().unwrap_or("?").to_string()),
+            Err(e) => Err(e),
+        };
+        Ok(Probe { remote, shell })
+    })
+    .unwrap_or_else(|e| Probe {
+        remote: Err(e.clone()),
+        shell: Err(e),
     })
 }
 
@@ -437,13 +482,21 @@ impl Gnome {
         Gnome::default()
     }
 
-    fn probed(&self) -> Result<String, String> {
+    fn probed(&self) -> Probe {
         self.probed.get_or_init(probe).clone()
     }
 
+    async fn bus(&self) -> Result<&zbus::Connection, BackendError> {
+        self.bus
+            .get_or_try_init(session_bus)
+            .await
+            .map_err(BackendError::NoInput)
+    }
+
     async fn shell(&self) -> Result<&Shell, BackendError> {
+        let conn = self.bus().await?.clone();
         self.shell
-            .get_or_try_init(Shell::connect)
+            .get_or_try_init(|| Shell::on(conn))
             .await
             .map_err(BackendError::NoInput)
     }
@@ -456,10 +509,9 @@ impl Gnome {
             .map_err(|e| BackendError::NoInput(format!("GNOME Shell's window list: {e}")))
     }
 
-    /// A remote desktop session on the extension's connection (the same bus).
+    /// A remote desktop session on the session bus (which needs no extension).
     async fn remote(&self, stream: bool) -> Result<Remote<'_>, BackendError> {
-        let shell = self.shell().await?;
-        Remote::start(&shell.conn, stream)
+        Remote::start(self.bus().await?, stream)
             .await
             .map_err(BackendError::NoInput)
     }
@@ -534,19 +586,33 @@ impl Gnome {
 #[async_trait::async_trait]
 impl super::Input for Gnome {
     fn desktop(&self) -> String {
-        match self.probed() {
+        match self.probed().shell {
             Ok(v) => format!("GNOME Shell {v} (Mutter, Wayland)"),
             Err(_) => "GNOME (Mutter, Wayland)".into(),
         }
     }
 
     fn keyboard(&self) -> Result<String, String> {
-        self.probed()?;
-        Ok("Mutter remote desktop keyboard".into())
+        let p = self.probed();
+        p.remote?;
+        Ok(match p.shell {
+            Ok(_) => "Mutter remote desktop keyboard".into(),
+            // Keys need no position: they may go to a window the app says is active.
+            Err(_) => "Mutter remote desktop keyboard, into the window that is already active \
+                       (without treeglass's GNOME Shell extension, no other can be raised)"
+                .into(),
+        })
+    }
+
+    fn keys_to_active_window(&self) -> bool {
+        let p = self.probed();
+        p.remote.is_ok() && p.shell.is_err()
     }
 
     fn pointer(&self) -> Result<String, String> {
-        self.probed()?;
+        let p = self.probed();
+        p.shell.map_err(|e| no_clicks(&e))?;
+        p.remote?;
         Ok(if pipewire_running() {
             "Mutter remote desktop pointer (absolute, through a screen cast stream)".into()
         } else {
