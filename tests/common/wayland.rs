@@ -89,7 +89,10 @@ pub fn fixture_semantic_writes(app: &mut super::FixtureApp) {
 /// read and held by the form itself; `via` is the keyboard path the result must name. The form
 /// is alive, registered and answering after.
 pub fn qt6_combo_by_keyboard(app: &mut super::matrix::QtForm, via: &str) {
-    let was = app.state()["colour"].as_str().unwrap().to_string();
+    let was = app.state()["colour"]
+        .as_str()
+        .expect("the form names its colour")
+        .to_string();
     let want = if was == "Green" { "Dark Red" } else { "Green" };
     for (now, label) in [(was.as_str(), want), (want, was.as_str())] {
         let (code, v) =
