@@ -503,6 +503,15 @@ fn no_extension(apps: &mut Apps) {
             said.contains("into the window that is already active") && said.contains(what_to_run),
             "{display:#}"
         );
+        assert_eq!(
+            display["fix"]
+                .as_str()
+                .unwrap()
+                .matches(what_to_run)
+                .count(),
+            1,
+            "said once: {display:#}"
+        );
 
         let field = "text \"Full name:\"";
         let write = |text: &str| -> (i32, Value, Value) {
