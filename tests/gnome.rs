@@ -19,7 +19,7 @@ use std::panic::AssertUnwindSafe;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use common::matrix::{Kit, MatrixApp, pyatspi_of, pyatspi_read};
+use common::matrix::{Kit, MatrixApp, QtForm, pyatspi_of, pyatspi_read};
 use common::tmux::Tmux;
 use common::wayland::{checked, fixture_semantic_writes, pyatspi_extents, result, verified};
 use common::{FixtureApp, json_of, treeglass};
@@ -33,6 +33,7 @@ const CHECKS: &[&str] = &[
     "gtk4_check_box_by_relative_pointer_without_pipewire",
     "chromium_textarea_by_keyboard",
     "a_keysym_the_keymap_lacks_is_not_verified",
+    "qt6_combo_box_by_keyboard_is_never_called_verified_wrongly",
     "doctor_lists_the_shells_windows",
     "no_extension_sends_nothing",
     "highlight_held_over_the_element",
@@ -88,6 +89,7 @@ struct Apps {
     fixture: Option<FixtureApp>,
     gtk4: Option<MatrixApp>,
     chromium: Option<MatrixApp>,
+    qt6: Option<QtForm>,
 }
 
 impl Apps {
@@ -117,6 +119,7 @@ fn run(chosen: &[&str]) -> i32 {
             "gtk4_check_box_by_relative_pointer_without_pipewire" => gtk4_relative(&mut apps),
             "chromium_textarea_by_keyboard" => chromium(&mut apps),
             "a_keysym_the_keymap_lacks_is_not_verified" => dropped_keysym(&mut apps),
+            "qt6_combo_box_by_keyboard_is_never_called_verified_wrongly" => qt6(&mut apps),
             "doctor_lists_the_shells_windows" => doctor(&mut apps),
             "no_extension_sends_nothing" => no_extension(&mut apps),
             "highlight_held_over_the_element" => {
@@ -340,6 +343,43 @@ fn dropped_keysym(apps: &mut Apps) {
     app.assert_alive("a dropped keysym");
 }
 
+/// Qt 6.4 runs on GNOME Shell (`QT_QPA_PLATFORM=wayland`, its AT-SPI bridge on through
+/// `QT_LINUX_ACCESSIBILITY_ALWAYS_ON`): it registers, and a semantic write is verified. Its
+/// combo box, which is chosen from by keys on the menu that AT-SPI's `ShowMenu` opens, is not
+/// verified on Mutter 43. Seen through GNOME Shell's own window list: the first menu of a form
+/// is mapped as a separate top-level window, which takes the Down but not the Return sent in
+/// the next remote desktop session; every later one as a popup that never has the keyboard
+/// (likely because no input event opened it, so Qt has no serial to grab the keyboard with).
+/// By hand, one session that sent Down and Return together did commit on the first menu; the
+/// popup opened after it did not have the keyboard. What must hold is that the verdict does not lie: `verified`
+/// exactly when the form itself holds the option, which pyatspi reads too, and the form is
+/// alive after.
+fn qt6(apps: &mut Apps) {
+    let app = apps.qt6.get_or_insert_with(|| QtForm::start(6));
+    let (code, v) = result(app.treeglass(&["set", "text \"Full name\"", "Ada", "--json"]));
+    verified(code, &v, "semantic");
+    assert_eq!(app.state()["full_name"], "Ada");
+    for label in ["Green", "Red"] {
+        let now = app.state()["colour"].as_str().unwrap().to_string();
+        if now == label {
+            continue;
+        }
+        let (code, v) =
+            result(app.treeglass(&["set", &format!("combo-box \"{now}\""), label, "--json"]));
+        let held = app.state()["colour"] == label;
+        assert_eq!(v["outcome"] == "verified", held, "the verdict lies: {v:#}");
+        assert_eq!(code == 0, held, "{v:#}");
+        assert_eq!(v["path"], "keyboard", "{v:#}");
+        assert_eq!(
+            pyatspi_of(app.pid, &v)["name"],
+            app.state()["colour"],
+            "{v:#}"
+        );
+        app.assert_alive("a Qt 6 keyboard write on GNOME");
+    }
+    common::assert_answers(app.pid, "the Qt 6 form", "keyboard writes on GNOME");
+}
+
 /// `doctor` on GNOME: the desktop and its version, the input and highlight paths, every window
 /// with its owner from the extension, and no app flagged that is on the bus.
 fn doctor(apps: &mut Apps) {
@@ -400,30 +440,52 @@ fn doctor(apps: &mut Apps) {
     assert!(flagged.is_empty(), "no false warning: {flagged:#?}");
 }
 
-/// With the extension disabled, a write that needs the pointer is refused before anything is
-/// sent and says what to run; doctor says the same; the check box is as it was.
+/// With the extension disabled: a write that needs the pointer is refused before anything is
+/// sent, and says why and what to run; doctor says the same; the check box is as it was. Keys
+/// need no position: a keyboard write goes when the app says its window is the active one
+/// (Chromium's frame's `active` state), verified by pyatspi, and is refused with nothing sent
+/// when another window is active. Then the active window is switched back and forth while
+/// writes run, so that it changes between treeglass's look and its keys: whatever each verdict
+/// says, pyatspi must find it true.
 fn no_extension(apps: &mut Apps) {
-    let app = apps.gtk4();
-    let pid = app.pid;
+    let gtk4 = apps.gtk4().pid;
+    let chromium = apps.chromium().pid;
     let target = "check-box \"checkbutton\" #2";
-    let id = json_of(&app.treeglass(&["find", target, "--json"]))["id"]
+    let id = json_of(&treeglass(&[
+        "find",
+        target,
+        "--pid",
+        &gtk4.to_string(),
+        "--json",
+    ]))["id"]
         .as_str()
         .unwrap()
         .to_string();
     let path = &id[id.find('/').unwrap()..];
-    let was = checked(&pyatspi_read(pid, &[&id])[path]);
+    let was = checked(&pyatspi_read(gtk4, &[&id])[path]);
     extension_enabled(false);
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        let (code, v) = result(app.treeglass(&["set", target, &(!was).to_string(), "--json"]));
+        let what_to_run = "run `treeglass gnome-extension enable`";
+        activate_by_test(gtk4, false);
+        let (code, v) = result(treeglass(&[
+            "set",
+            target,
+            &(!was).to_string(),
+            "--pid",
+            &gtk4.to_string(),
+            "--json",
+        ]));
         assert_eq!(v["outcome"], "refused", "{v:#}");
         assert_ne!(code, 0);
         assert_eq!(v["dispatched"], false, "{v:#}");
+        let said = v.to_string();
         assert!(
-            v.to_string().contains("gnome-extension install"),
-            "says what to run: {v:#}"
+            said.contains("a click needs where the window is on screen")
+                && said.contains(what_to_run),
+            "says why and what to run: {v:#}"
         );
         assert_eq!(
-            checked(&pyatspi_read(pid, &[&id])[path]),
+            checked(&pyatspi_read(gtk4, &[&id])[path]),
             was,
             "nothing was sent"
         );
@@ -436,10 +498,108 @@ fn no_extension(apps: &mut Apps) {
             .cloned()
             .unwrap();
         assert_eq!(display["status"], "warn", "{display:#}");
+        let said = display.to_string();
         assert!(
-            display.to_string().contains("gnome-extension install"),
+            said.contains("into the window that is already active") && said.contains(what_to_run),
             "{display:#}"
         );
+        assert_eq!(
+            display["fix"]
+                .as_str()
+                .unwrap()
+                .matches(what_to_run)
+                .count(),
+            1,
+            "said once: {display:#}"
+        );
+
+        let field = "text \"Full name:\"";
+        let write = |text: &str| -> (i32, Value, Value) {
+            let (code, v) = result(treeglass(&[
+                "set",
+                field,
+                text,
+                "--pid",
+                &chromium.to_string(),
+                "--json",
+            ]));
+            let id = v["node"].as_str().unwrap_or_else(|| panic!("{v:#}"));
+            let seen = pyatspi_read(chromium, &[id])[&id[id.find('/').unwrap()..]]["text"].clone();
+            (code, v, seen)
+        };
+        activate_by_test(chromium, true);
+        let (code, v, seen) = write("Ada Byron");
+        verified(code, &v, "keyboard");
+        assert!(
+            v["acks"]
+                .to_string()
+                .contains("into the window that is already active"),
+            "{v:#}"
+        );
+        assert_eq!(seen, "Ada Byron", "{v:#}");
+
+        activate_by_test(gtk4, false);
+        let (code, v, seen) = write("Not sent");
+        assert_eq!(
+            (code, &v["outcome"]),
+            (22, &Value::from("refused")),
+            "{v:#}"
+        );
+        assert_eq!(v["dispatched"], false, "{v:#}");
+        let said = v.to_string();
+        assert!(
+            said.contains("is the active one") && said.contains(what_to_run),
+            "says why and what to run: {v:#}"
+        );
+        assert_eq!(seen, "Ada Byron", "nothing was sent: {v:#}");
+
+        // The active window flips every 40 ms while the writes run.
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flipper = {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    for pid in [chromium, gtk4] {
+                        shell_eval(&activate_js(pid));
+                        std::thread::sleep(Duration::from_millis(40));
+                    }
+                }
+            })
+        };
+        let mut outcomes = Vec::new();
+        let flipped = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let mut before = Value::from("Ada Byron");
+            for text in [
+                "Raceone",
+                "Racetwo",
+                "Racethree",
+                "Racefour",
+                "Racefive",
+                "Racesix",
+            ] {
+                let (code, v, seen) = write(text);
+                let outcome = v["outcome"].as_str().unwrap_or("?").to_string();
+                assert_eq!(
+                    outcome == "verified",
+                    seen == text,
+                    "the verdict lies while the active window changes: pyatspi reads {seen}: \
+                     {v:#}"
+                );
+                assert_eq!(outcome == "verified", code == 0, "{v:#}");
+                if outcome == "refused" {
+                    assert_eq!(v["dispatched"], false, "{v:#}");
+                    assert_eq!(seen, before, "refused, yet the field changed: {v:#}");
+                }
+                before = seen;
+                outcomes.push(outcome);
+            }
+        }));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        flipper.join().unwrap();
+        println!("  while the active window flipped: {outcomes:?}");
+        if let Err(e) = flipped {
+            std::panic::resume_unwind(e);
+        }
     }));
     // Enabled again as a user would: `treeglass gnome-extension enable`.
     let o = treeglass(&["gnome-extension", "enable"]);
@@ -453,7 +613,59 @@ fn no_extension(apps: &mut Apps) {
     if let Err(e) = outcome {
         std::panic::resume_unwind(e);
     }
-    app.assert_alive("a refused write");
+    apps.gtk4().assert_alive("a refused write");
+    apps.chromium()
+        .assert_alive("keyboard writes without the extension");
+}
+
+/// The test's own call that makes process `pid`'s window the active one.
+fn activate_js(pid: u32) -> String {
+    format!(
+        "global.get_window_actors().map(a => a.meta_window).filter(w => w.get_pid() === {pid})\
+         .map(w => {{ w.activate(global.get_current_time()); return 1; }})"
+    )
+}
+
+/// Makes process `pid`'s window the active one (the test's own call), and waits until GNOME
+/// Shell says it is and, with `app_says`, until the app's own frame says so too.
+fn activate_by_test(pid: u32, app_says: bool) {
+    shell_eval(&activate_js(pid));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while shell_eval("global.display.focus_window ? global.display.focus_window.get_pid() : 0")
+        != pid
+    {
+        assert!(
+            Instant::now() < deadline,
+            "GNOME Shell never activated {pid}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    while app_says && !app_says_active(pid) {
+        assert!(
+            Instant::now() < deadline,
+            "{pid}'s frame never said it is active"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Whether a top-level of the app says (to pyatspi) it is the active window.
+fn app_says_active(pid: u32) -> bool {
+    let script = format!(
+        r#"
+import pyatspi, sys
+for app in pyatspi.Registry.getDesktop(0):
+    if app is None or app.get_process_id() != {pid}: continue
+    if any(w is not None and w.getState().contains(pyatspi.STATE_ACTIVE) for w in app):
+        sys.exit(0)
+sys.exit(1)
+"#
+    );
+    Command::new("/usr/bin/python3")
+        .args(["-c", &script])
+        .status()
+        .expect("run pyatspi")
+        .success()
 }
 
 /// This test's own reading of GNOME Shell (its `Eval`, open in the test's session only): the

@@ -22,9 +22,11 @@ use std::panic::AssertUnwindSafe;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::matrix::{Kit, MatrixApp, pyatspi_of, pyatspi_read};
+use common::matrix::{Kit, MatrixApp, QtForm, pyatspi_of, pyatspi_read};
 use common::tmux::Tmux;
-use common::wayland::{checked, fixture_semantic_writes, pyatspi_extents, result, verified};
+use common::wayland::{
+    checked, fixture_semantic_writes, pyatspi_extents, qt6_combo_by_keyboard, result, verified,
+};
 use common::{FixtureApp, json_of, treeglass};
 use serde_json::Value;
 
@@ -36,6 +38,7 @@ const CHECKS: &[&str] = &[
     "no_grant_sends_nothing",
     "off_screen_click_refused",
     "chromium_textarea_by_keyboard",
+    "qt6_combo_box_by_keyboard",
     "doctor_lists_kwins_windows",
     "highlight_held_over_the_element",
 ];
@@ -81,6 +84,7 @@ struct Apps {
     fixture: Option<FixtureApp>,
     gtk4: Option<MatrixApp>,
     chromium: Option<MatrixApp>,
+    qt6: Option<QtForm>,
     granted: bool,
 }
 
@@ -116,6 +120,11 @@ fn run(chosen: &[&str]) -> i32 {
             "no_grant_sends_nothing" => no_grant(&mut apps),
             "off_screen_click_refused" => off_screen(&mut apps),
             "chromium_textarea_by_keyboard" => chromium(&mut apps),
+            "qt6_combo_box_by_keyboard" => {
+                apps.grant();
+                let app = apps.qt6.get_or_insert_with(|| QtForm::start(6));
+                qt6_combo_by_keyboard(app, "via KWin fake input keyboard");
+            }
             "doctor_lists_kwins_windows" => doctor(&mut apps),
             "highlight_held_over_the_element" => highlight(&mut apps),
             other => panic!("no check {other}"),

@@ -1,5 +1,5 @@
 // treeglass's GNOME Shell extension, the part both builds share (the build's header above
-// gives it Gio, GLib, St, Main and Config). It exports one object on the shell's own session
+// gives it Clutter, Gio, GLib, St, Main and Config). It exports one object on the shell's own session
 // bus connection, so that whoever calls it can check it is org.gnome.Shell's owner:
 // /org/treeglass/Shell, interface org.treeglass.Shell1. It never types, clicks or reads an app.
 
@@ -17,7 +17,7 @@ const TG_XML = `<node>
     <method name="Clear"/>
   </interface>
 </node>`;
-const TG_VERSION = 1;
+const TG_VERSION = 2;
 
 function tgRect(r) {
     return {x: r.x, y: r.y, width: r.width, height: r.height};
@@ -49,10 +49,10 @@ class TreeglassShell {
                 wayland: w.get_client_type() === Meta.WindowClientType.WAYLAND,
             });
         }
-        const [px, py] = global.get_pointer();
+        const [px, py, mods] = global.get_pointer();
         return JSON.stringify({
             windows: out, overview: Main.overview.visible,
-            pointer: {x: px, y: py},
+            pointer: {x: px, y: py, pressed: (mods & Clutter.ModifierType.BUTTON1_MASK) !== 0},
             screen: {width: global.screen_width, height: global.screen_height},
         });
     }

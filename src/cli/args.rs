@@ -160,7 +160,8 @@ pub enum Command {
     /// writes the build for the running (else installed) GNOME Shell, 43-44 or 45 and later,
     /// into $XDG_DATA_HOME/gnome-shell/extensions; GNOME Shell on Wayland loads it the next
     /// time it starts (log out and in), then `enable`. `status` exits 1 unless GNOME Shell
-    /// answers through it.
+    /// answers through it. Without it, clicks are refused, and keys go only into a window
+    /// that is already the active one.
     GnomeExtension {
         #[arg(value_enum)]
         action: ExtensionAction,

@@ -83,3 +83,29 @@ pub fn fixture_semantic_writes(app: &mut super::FixtureApp) {
         assert_eq!(app.state()["subscribe"], want);
     }
 }
+
+/// The Qt 6 form's combo box chosen from by keyboard (it has no semantic way: ShowMenu, then
+/// keys on the open menu), there and back, each verified, named by an independent pyatspi
+/// read and held by the form itself; `via` is the keyboard path the result must name. The form
+/// is alive, registered and answering after.
+pub fn qt6_combo_by_keyboard(app: &mut super::matrix::QtForm, via: &str) {
+    let was = app.state()["colour"]
+        .as_str()
+        .expect("the form names its colour")
+        .to_string();
+    let want = if was == "Green" { "Dark Red" } else { "Green" };
+    for (now, label) in [(was.as_str(), want), (want, was.as_str())] {
+        let (code, v) =
+            result(app.treeglass(&["set", &format!("combo-box \"{now}\""), label, "--json"]));
+        verified(code, &v, "keyboard");
+        assert!(v["acks"].to_string().contains(via), "{v:#}");
+        assert_eq!(
+            super::matrix::pyatspi_of(app.pid, &v)["name"],
+            label,
+            "{v:#}"
+        );
+        assert_eq!(app.state()["colour"], label, "{v:#}");
+        app.assert_alive("a Qt 6 keyboard write");
+    }
+    super::assert_answers(app.pid, "the Qt 6 form", "keyboard writes");
+}

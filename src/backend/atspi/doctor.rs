@@ -443,10 +443,12 @@ impl AtspiBackend {
             said(&frame)
         );
         let mut why: Vec<String> = Vec::new();
+        // Each reason once: one that another already says in full is left out.
         for r in [&keys, &clicks, &frame] {
             if let Err(e) = r
-                && !why.contains(e)
+                && !why.iter().any(|w| w.contains(e.as_str()))
             {
+                why.retain(|w| !e.contains(w.as_str()));
                 why.push(e.clone());
             }
         }

@@ -440,6 +440,28 @@ impl AtspiBackend {
         })
     }
 
+    /// Where the desktop can neither find nor raise the element's window but can send keys to
+    /// the active one (GNOME without treeglass's extension): the keys may go only when the app
+    /// says that window is the active one (its frame's `active` state). `why`: why it could not
+    /// be found, which says what to run.
+    async fn already_active(
+        &self,
+        c: &Caller,
+        obj: &ObjRef,
+        title: &AppText,
+        why: String,
+    ) -> Result<bool, BackendError> {
+        let frame = self.frame_of(c, obj).await?;
+        if states_of(&c.state(&frame).await?).has(crate::model::State::Active) {
+            return Ok(true);
+        }
+        Err(BackendError::NoInput(format!(
+            "the app does not say its window {} is the active one, and treeglass cannot raise \
+             it here (some toolkits, GTK 4 among them, never say so): make it the active window yourself, or: {why}",
+            crate::model::quoted(title.as_str(), 60)
+        )))
+    }
+
     /// The element's top-level window in the app's tree: the ancestor whose parent is the
     /// application (at most 256 levels up, and never round a cycle).
     async fn frame_of(&self, c: &Caller, obj: &ObjRef) -> Result<ObjRef, BackendError> {
@@ -1061,7 +1083,13 @@ impl Backend for AtspiBackend {
             WriteOp::TypeText(text) => self.input.type_text(text).await.map(|_| true),
             WriteOp::Key(k) => self.input.key(*k).await.map(|_| true),
             WriteOp::ActivateWindow(title) => {
-                let win = self.window_of(&c, &obj.bus, title.as_str()).await?;
+                let win = match self.window_of(&c, &obj.bus, title.as_str()).await {
+                    Ok(w) => w,
+                    Err(BackendError::NoInput(why)) if self.input.keys_to_active_window() => {
+                        return self.already_active(&c, &obj, title, why).await;
+                    }
+                    Err(e) => return Err(e),
+                };
                 if !win.visible {
                     return Err(BackendError::NoInput(format!(
                         "the window {} is not shown (another workspace, or hidden)",

@@ -53,10 +53,31 @@ const SHIFT_L: u32 = 0xffe1;
 /// How long one call may take.
 const CALL: Duration = Duration::from_secs(3);
 
-/// What doctor and a refused write say when the extension does not answer.
+/// What doctor and a refused write say when the extension does not answer and is not
+/// installed.
 pub const EXTENSION_MISSING: &str = "treeglass's GNOME Shell extension does not answer: run \
      `treeglass gnome-extension install`, log out and in again (GNOME Shell on Wayland loads \
      new extensions only when it starts), then `treeglass gnome-extension enable`";
+
+/// What to run when the extension does not answer: enable it when this treeglass's build of
+/// it is installed, else [`EXTENSION_MISSING`].
+pub fn extension_missing() -> String {
+    match extension::installed() {
+        Ok(Some(_)) => "treeglass's GNOME Shell extension is installed but does not answer: run \
+             `treeglass gnome-extension enable` (if GNOME Shell started before it was \
+             installed, log out and in again first)"
+            .into(),
+        _ => EXTENSION_MISSING.into(),
+    }
+}
+
+/// Why a click cannot be sent without the extension.
+fn no_clicks(missing: &str) -> String {
+    format!(
+        "a click needs where the window is on screen, which only treeglass's GNOME Shell \
+         extension tells; {missing}"
+    )
+}
 
 /// One window as the extension reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,6 +93,9 @@ pub struct Listing {
     pub windows: Vec<ShellWindow>,
     /// Where the pointer is (global coordinates).
     pub pointer: Option<(i32, i32)>,
+    /// Whether GNOME Shell holds the left button pressed (`None`: an older build of the
+    /// extension, which does not say).
+    pub pressed: Option<bool>,
     /// The screen's size.
     pub screen: Option<(i32, i32)>,
     /// The overview is shown.
@@ -119,6 +143,7 @@ pub fn parse_listing(v: &Value) -> Listing {
     Listing {
         windows,
         pointer: pair(&v["pointer"], "x", "y"),
+        pressed: v["pointer"]["pressed"].as_bool(),
         screen: pair(&v["screen"], "width", "height"),
         overview: v["overview"].as_bool().unwrap_or(false),
     }
@@ -191,7 +216,7 @@ impl Shell {
         let me = Shell { conn, shell };
         me.version().await.map_err(|e| {
             if e.contains("UnknownMethod") || e.contains("UnknownObject") || e.contains("No such") {
-                EXTENSION_MISSING.to_string()
+                extension_missing()
             } else {
                 format!("treeglass's GNOME Shell extension: {e}")
             }
@@ -206,7 +231,7 @@ impl Shell {
         call(&self.conn, &self.shell, PATH, IFACE, method, body).await
     }
 
-    /// The extension's and the shell's versions (`{"extension": 1, "shell": "43.9"}`).
+    /// The extension's and the shell's versions (`{"extension": 2, "shell": "43.9"}`).
     pub async fn version(&self) -> Result<Value, String> {
         let s: String = self
             .ask("Version", &())
@@ -409,7 +434,12 @@ impl<'a> Remote<'a> {
     async fn keys(&self, syms: &[u32]) -> Result<(), String> {
         self.keysym(SHIFT_L, true).await?;
         self.keysym(SHIFT_L, false).await?;
-        // Mutter sets the session's virtual keyboard up on its first event.
+        // Mutter sets the session's virtual keyboard up on its first event, after it answers.
+        // Nothing public says when that is done: Mutter 43's remote desktop session has no
+        // property for its devices, AT-SPI sees no keys on Wayland, and the seat's modifier
+        // state (GNOME Shell's `get_pointer`, through the extension) would show the Shift only
+        // if it was not the key dropped, and keys must go without the extension too. So this
+        // one stays a fixed wait.
         tokio::time::sleep(Duration::from_millis(50)).await;
         for &s in syms {
             self.keysym(s, true).await?;
@@ -442,9 +472,22 @@ const MUTTER_EIS: &str = "Mutter's EIS";
 /// GNOME on Wayland: the extension for windows, Mutter's remote desktop for input.
 #[derive(Default)]
 pub struct Gnome {
+    /// The session bus, for the extension and Mutter alike.
+    bus: tokio::sync::OnceCell<zbus::Connection>,
     shell: tokio::sync::OnceCell<Shell>,
-    /// Whether the extension answers (asked on first need, for the synchronous parts).
-    probed: OnceLock<Result<(String, bool), String>>,
+    /// What answers (asked on first need, for the synchronous parts).
+    probed: OnceLock<Probe>,
+}
+
+/// What answers on this GNOME session.
+#[derive(Debug, Clone)]
+struct Probe {
+    /// Mutter's remote desktop, or why not.
+    remote: Result<(), String>,
+    /// GNOME Shell's version through the extension, or why it does not answer (what to run).
+    shell: Result<String, String>,
+    /// Mutter's remote desktop sessions offer `ConnectToEIS` (Mutter 45 and later).
+    eis: bool,
 }
 
 /// [`super::on_own_runtime`], asking GNOME Shell.
@@ -467,19 +510,33 @@ pub fn highlight_here() -> Result<String, String> {
     })
 }
 
-/// The version of GNOME Shell, as the extension says, once Mutter's remote desktop is there
-/// too (blocking).
-fn probe() -> Result<(String, bool), String> {
+/// Whether Mutter's remote desktop is there, and GNOME Shell's version as the extension says
+/// (blocking).
+fn probe() -> Probe {
     on_own_runtime(async {
-        let shell = Shell::connect().await?;
-        let v = shell.version().await?;
-        owner(&shell.conn, RD).await.map_err(|e| {
-            format!("Mutter's remote desktop ({RD}) is not on the session bus: {e}")
-        })?;
+        let conn = session_bus().await?;
+        let remote = owner(&conn, RD).await.map(|_| ()).map_err(|e| {
+            format!(
+                "Mutter's remote desktop ({RD}), through which GNOME takes synthesized keys \
+                     and clicks, is not on the session bus: {e}"
+            )
+        });
         // A session made and stopped unstarted (no input, nothing shared) says whether
         // Mutter offers EIS.
-        let eis = eis_offered(&shell.conn).await;
-        Ok((v["shell"].as_str().unwrap_or("?").to_string(), eis))
+        let eis = remote.is_ok() && eis_offered(&conn).await;
+        let shell = match Shell::on(conn).await {
+            Ok(shell) => shell
+                .version()
+                .await
+                .map(|v| v["shell"].as_str().unwrap_or("?").to_string()),
+            Err(e) => Err(e),
+        };
+        Ok(Probe { remote, shell, eis })
+    })
+    .unwrap_or_else(|e| Probe {
+        remote: Err(e.clone()),
+        shell: Err(e),
+        eis: false,
     })
 }
 
@@ -521,23 +578,36 @@ impl Gnome {
 
     /// On a bus connection of the caller's (GNOME Shell and Mutter on it).
     pub async fn on(conn: zbus::Connection) -> Result<Gnome, String> {
-        let shell = Shell::on(conn).await?;
+        let shell = Shell::on(conn.clone()).await?;
         let v = shell.version().await?;
-        let eis = eis_offered(&shell.conn).await;
+        let eis = eis_offered(&conn).await;
         let version = v["shell"].as_str().unwrap_or("?").to_string();
         Ok(Gnome {
+            bus: tokio::sync::OnceCell::new_with(Some(conn)),
             shell: tokio::sync::OnceCell::new_with(Some(shell)),
-            probed: OnceLock::from(Ok((version, eis))),
+            probed: OnceLock::from(Probe {
+                remote: Ok(()),
+                shell: Ok(version),
+                eis,
+            }),
         })
     }
 
-    fn probed(&self) -> Result<(String, bool), String> {
+    fn probed(&self) -> Probe {
         self.probed.get_or_init(probe).clone()
     }
 
+    async fn bus(&self) -> Result<&zbus::Connection, BackendError> {
+        self.bus
+            .get_or_try_init(session_bus)
+            .await
+            .map_err(BackendError::NoInput)
+    }
+
     async fn shell(&self) -> Result<&Shell, BackendError> {
+        let conn = self.bus().await?.clone();
         self.shell
-            .get_or_try_init(Shell::connect)
+            .get_or_try_init(|| Shell::on(conn))
             .await
             .map_err(BackendError::NoInput)
     }
@@ -550,10 +620,9 @@ impl Gnome {
             .map_err(|e| BackendError::NoInput(format!("GNOME Shell's window list: {e}")))
     }
 
-    /// A remote desktop session on the extension's connection (the same bus).
+    /// A remote desktop session on the session bus (which needs no extension).
     async fn remote(&self, stream: bool) -> Result<Remote<'_>, BackendError> {
-        let shell = self.shell().await?;
-        Remote::start(&shell.conn, stream)
+        Remote::start(self.bus().await?, stream)
             .await
             .map_err(BackendError::NoInput)
     }
@@ -635,37 +704,83 @@ impl Gnome {
         }
         self.pointer_at(x, y).await?;
         // The app sees the pointer enter before the button (a GTK 4 check box pressed in the
-        // same instant as the pointer arrived was focused but not toggled).
+        // same instant as the pointer arrived was focused but not toggled). What the app has
+        // seen is not observable from here: GNOME Shell already has the pointer there
+        // (`pointer_at`), and AT-SPI tells no hover. So this one stays a fixed wait.
         tokio::time::sleep(Duration::from_millis(50)).await;
         rd.call("NotifyPointerButton", &(BTN_LEFT, true))
             .await
             .map_err(fail)?;
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        rd.call("NotifyPointerButton", &(BTN_LEFT, false))
-            .await
-            .map_err(fail)?;
-        Ok(())
+        // The release goes out whatever happened to the press: a button left down would hold
+        // the app's pointer grab.
+        let down = self.button_seen(true).await;
+        let up = rd.call("NotifyPointerButton", &(BTN_LEFT, false)).await;
+        let seen_up = self.button_seen(false).await;
+        down?;
+        up.map_err(fail)?;
+        seen_up
+    }
+
+    /// Waits until GNOME Shell holds the left button pressed (or released), as the extension
+    /// reads it from the seat: Mutter has then delivered the button to the app under the
+    /// pointer. An older extension, which does not say, is given 50 ms instead.
+    async fn button_seen(&self, pressed: bool) -> Result<(), BackendError> {
+        let until = std::time::Instant::now() + Duration::from_millis(1000);
+        loop {
+            match self.listing().await?.pressed {
+                None => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    return Ok(());
+                }
+                Some(p) if p == pressed => return Ok(()),
+                Some(_) if std::time::Instant::now() >= until => {
+                    return Err(BackendError::NoInput(format!(
+                        "GNOME Shell never saw the button {}",
+                        if pressed { "pressed" } else { "released" }
+                    )));
+                }
+                Some(_) => tokio::time::sleep(Duration::from_millis(5)).await,
+            }
+        }
     }
 }
 
 #[async_trait::async_trait]
 impl super::Input for Gnome {
     fn desktop(&self) -> String {
-        match self.probed() {
-            Ok((v, _)) => format!("GNOME Shell {v} (Mutter, Wayland)"),
+        match self.probed().shell {
+            Ok(v) => format!("GNOME Shell {v} (Mutter, Wayland)"),
             Err(_) => "GNOME (Mutter, Wayland)".into(),
         }
     }
 
     fn keyboard(&self) -> Result<String, String> {
-        Ok(match self.probed()?.1 {
-            true => "Mutter EIS keyboard (libei, through the remote desktop session)".into(),
-            false => "Mutter remote desktop keyboard".into(),
+        let p = self.probed();
+        p.remote?;
+        let route = match p.eis {
+            true => "Mutter EIS keyboard (libei, through the remote desktop session)",
+            false => "Mutter remote desktop keyboard",
+        };
+        Ok(match p.shell {
+            Ok(_) => route.into(),
+            // Keys need no position: they may go to a window the app says is active.
+            Err(_) => format!(
+                "{route}, into the window that is already active (without treeglass's GNOME \
+                 Shell extension, no other can be raised)"
+            ),
         })
     }
 
+    fn keys_to_active_window(&self) -> bool {
+        let p = self.probed();
+        p.remote.is_ok() && p.shell.is_err()
+    }
+
     fn pointer(&self) -> Result<String, String> {
-        if self.probed()?.1 {
+        let p = self.probed();
+        p.shell.map_err(|e| no_clicks(&e))?;
+        p.remote?;
+        if p.eis {
             return Ok(
                 "Mutter EIS pointer (libei, absolute, through the remote desktop session)".into(),
             );
@@ -784,8 +899,9 @@ pub mod extension {
     const LEGACY_TAIL: &str = include_str!("../../../../assets/gnome-extension/legacy-tail.js");
     const ESM_HEAD: &str = include_str!("../../../../assets/gnome-extension/esm.js");
     const ESM_TAIL: &str = include_str!("../../../../assets/gnome-extension/esm-tail.js");
-    /// The version in metadata.json (the core's TG_VERSION).
-    pub const VERSION: u32 = 1;
+    /// The version in metadata.json (the core's TG_VERSION). 2: the pointer says whether the
+    /// left button is pressed.
+    pub const VERSION: u32 = 2;
 
     /// Which build: GNOME Shell 43 and 44 (`imports`), or 45 and later (ES modules).
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -893,7 +1009,7 @@ mod tests {
       "frame":{"x":0,"y":32,"width":1405,"height":768},
       "buffer":{"x":-14,"y":20,"width":1433,"height":797},"shown":true,"active":true,
       "wayland":true},{"id":2,"pid":0,"title":"no process","frame":{},"buffer":{}}],
-      "pointer":{"x":640,"y":400},"screen":{"width":1280,"height":800},"overview":false}"#;
+      "pointer":{"x":640,"y":400,"pressed":true},"screen":{"width":1280,"height":800},"overview":false}"#;
 
     #[test]
     fn windows_are_read_with_both_rectangles() {
@@ -905,6 +1021,9 @@ mod tests {
         assert_eq!(w.buffer.x, -14);
         assert!(w.window.focused && w.window.visible);
         assert_eq!(l.pointer, Some((640, 400)));
+        assert_eq!(l.pressed, Some(true));
+        let older = parse_listing(&serde_json::json!({"pointer": {"x": 1, "y": 2}}));
+        assert_eq!(older.pressed, None, "an older extension does not say");
         assert_eq!(l.screen, Some((1280, 800)));
     }
 

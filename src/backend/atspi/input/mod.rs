@@ -264,6 +264,13 @@ pub trait Input: Send + Sync {
     /// Every window with its owner (the doctor's check). `Err`: why they cannot be listed.
     async fn all_windows(&self) -> Result<Vec<Window>, String>;
 
+    /// Keys may go to the active window although this desktop cannot list or raise windows
+    /// (GNOME without treeglass's extension): the caller then sends them only when the app
+    /// says the element's window is the active one.
+    fn keys_to_active_window(&self) -> bool {
+        false
+    }
+
     /// Raises the window and gives it the keyboard focus, and checks it has it.
     async fn activate(&self, window: &Window) -> Result<(), BackendError>;
 
@@ -321,30 +328,16 @@ pub struct NoInput {
 }
 
 impl NoInput {
-    /// A Wayland session whose compositor treeglass has no input path for, by what
-    /// `$XDG_CURRENT_DESKTOP` says it is.
+    /// A Wayland session whose compositor treeglass has no input path for (GNOME and KDE
+    /// Plasma have their own, [`gnome::Gnome`] and [`kwin::Kwin`]).
     fn wayland() -> NoInput {
-        let d = current_desktop();
-        let (desktop, why) = if d.contains("gnome") {
-            (
-                "GNOME (Mutter, Wayland)",
-                "GNOME on Wayland gives other programs neither window positions nor synthesized \
-                 input without asking the user (org.gnome.Shell.Introspect answers \
-                 AccessDenied; input needs Mutter's RemoteDesktop): treeglass has no input path \
-                 here. Semantic writes work; for keys and clicks, log in to a GNOME on Xorg \
-                 session",
-            )
-        } else {
-            (
-                "a Wayland compositor",
-                "this Wayland compositor is not sway ($SWAYSOCK is not set), and treeglass \
-                 knows no other way to find, raise or type into its windows. Semantic writes \
-                 work; sway, or an X11 session, gives keys and clicks",
-            )
-        };
         NoInput {
-            desktop: desktop.into(),
-            why: why.into(),
+            desktop: "a Wayland compositor".into(),
+            why: "this Wayland compositor is not sway ($SWAYSOCK is not set), nor GNOME or KDE \
+                  Plasma ($XDG_CURRENT_DESKTOP), and treeglass knows no other way to find, raise \
+                  or type into its windows. Semantic writes work; sway, GNOME, KDE Plasma or an \
+                  X11 session gives keys and clicks"
+                .into(),
         }
     }
 
