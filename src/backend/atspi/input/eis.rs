@@ -150,7 +150,13 @@ impl Sender {
     fn read(&mut self) -> Result<(), String> {
         match self.context.read() {
             Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            // A close and a reset (the server went away with our frames unread) alike.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::ConnectionReset
+                ) =>
+            {
                 self.gone
                     .get_or_insert_with(|| "the EIS server closed the connection".into());
             }
