@@ -147,6 +147,7 @@ pub mod mcp;
 pub mod tmux;
 pub mod wayland;
 pub mod xclip;
+pub mod xml;
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);
 

@@ -3,7 +3,7 @@
 //! validated against the schema.
 #![allow(clippy::unwrap_used)]
 
-mod workflow_support;
+use crate::workflow_support;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

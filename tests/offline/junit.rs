@@ -8,8 +8,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-#[path = "common/xml.rs"]
-mod xml;
+use crate::common::xml;
 
 fn treeglass(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_treeglass"))

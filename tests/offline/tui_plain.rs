@@ -1,7 +1,7 @@
 //! The inspector without colour (`NO_COLOR`) and at 80×24, drawn into a test buffer: the
 //! selection is reverse video, text cut at a pane's edge ends in an ellipsis, the apps pane
 //! stays in sight and the status line keeps its two sides apart. One test: colour is off for
-//! the whole process once set, so this binary has no other.
+//! the whole process once set, so the test runs in a process of its own.
 #![allow(clippy::unwrap_used)]
 
 use std::sync::Arc;
@@ -27,6 +27,9 @@ fn find(h: &Harness, needle: &str) -> Option<(u16, u16)> {
 
 #[tokio::test]
 async fn without_colour_and_at_80_by_24_the_screen_still_reads() {
+    if !crate::alone("tui_plain::without_colour_and_at_80_by_24_the_screen_still_reads") {
+        return;
+    }
     // As `NO_COLOR=1` makes the inspector do when it starts.
     treeglass::tui::view::theme::set_no_colour(true);
     let banner = "no accessibility bus (accessibility bus unavailable: no session bus \

@@ -13,10 +13,10 @@ use treeglass::write::rules::{
     Observed, Refusal, Requested, choose_option, observe, plan_request, satisfies,
 };
 
-const NOTEPAD: &str = include_str!("fixtures/uia/notepad.json");
-const SETTINGS_DIALOG: &str = include_str!("fixtures/uia/settings_dialog.json");
-const TEXTEDIT: &str = include_str!("fixtures/ax/textedit.json");
-const SYSTEM_SETTINGS: &str = include_str!("fixtures/ax/system_settings.json");
+const NOTEPAD: &str = include_str!("../fixtures/uia/notepad.json");
+const SETTINGS_DIALOG: &str = include_str!("../fixtures/uia/settings_dialog.json");
+const TEXTEDIT: &str = include_str!("../fixtures/ax/textedit.json");
+const SYSTEM_SETTINGS: &str = include_str!("../fixtures/ax/system_settings.json");
 
 #[derive(Clone, Copy)]
 enum Platform {
@@ -691,7 +691,7 @@ fn traces_round_trip() {
 
 // --- A partial provider: refusals replayed through the walk a live read takes ---------------
 
-const PARTIAL: &str = include_str!("fixtures/uia/partial_provider.json");
+const PARTIAL: &str = include_str!("../fixtures/uia/partial_provider.json");
 
 /// What `treeglass tree` prints for a snapshot (stdout, and the reason on stderr when it is
 /// not whole) and the exit code it ends with, from the functions the command calls.

@@ -4,11 +4,11 @@
 //! and raw JSON-RPC on the server's pipes (bad input answered with the JSON-RPC error and id
 //! it calls for, never a crash; tool schemas strict draft 2020-12; hostile app strings never
 //! raw on the stream).
-// It runs against the real AT-SPI bus: Linux only.
+// The MCP Python SDK runs from the venv scripts/install-deps makes: Linux only.
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};

@@ -4,9 +4,7 @@
 
 use std::process::{Command, Output};
 
-#[allow(dead_code)]
-#[path = "common/tmux.rs"]
-mod tmux;
+use crate::common::tmux;
 
 /// Runs treeglass with no accessibility bus reachable (every bus variable removed).
 fn run_without_bus(args: &[&str]) -> Output {
@@ -193,7 +191,7 @@ fn find_on_the_demo_app() {
 
 #[test]
 fn hostile_strings_from_apps_are_escaped() {
-    let dir = std::env::temp_dir().join(format!("tg-hostile-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("tg-cli-hostile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("hostile.json");
     let long = "x".repeat(5000);

@@ -3,7 +3,7 @@
 //! inputs, and the guarantee that nothing runs from a file that fails validation.
 #![allow(clippy::unwrap_used)]
 
-mod workflow_support;
+use crate::workflow_support;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -3,7 +3,7 @@
 //! anything is dispatched, budgets, predicates, secrets masked, and the CLI.
 #![allow(clippy::unwrap_used)]
 
-mod workflow_support;
+use crate::workflow_support;
 
 use std::process::{Command, Stdio};
 use std::sync::Arc;
