@@ -145,6 +145,7 @@ pub mod liar;
 pub mod matrix;
 pub mod mcp;
 pub mod tmux;
+pub mod turn;
 pub mod wayland;
 pub mod xclip;
 pub mod xml;

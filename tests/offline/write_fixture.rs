@@ -1,7 +1,7 @@
 //! The write engine's rules on fields the GTK fixture cannot show: a text field without
 //! EditableText (the keyboard fallback), a field that reverts writes, actions and their
 //! reactions. The fixture backend stands in for an app here only for these quirks; the real-bus
-//! behaviour is covered by tests/atspi_set.rs.
+//! behaviour is covered by tests/desktop/atspi_set.rs.
 #![allow(clippy::unwrap_used)]
 
 use std::time::Duration;

@@ -7,7 +7,7 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -284,6 +284,7 @@ fn assert_alive_then_stop(mut child: Child, app: &str) {
 
 #[test]
 fn fixture_every_interactive_node_resolves_back() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("targets");
     let r = check(&app.name);
     // Alive: it answers its control protocol, and the registry still lists it.
@@ -295,6 +296,7 @@ fn fixture_every_interactive_node_resolves_back() {
 
 #[test]
 fn gtk3_widget_factory_every_interactive_node_resolves_back() {
+    let _turn = common::turn::shared();
     let wf = start_widget_factory();
     let r = check("gtk3-widget-factory");
     assert_alive_then_stop(wf, "gtk3-widget-factory");
@@ -304,6 +306,7 @@ fn gtk3_widget_factory_every_interactive_node_resolves_back() {
 
 #[test]
 fn gtk4_widget_factory_every_interactive_node_resolves_back() {
+    let _turn = common::turn::shared();
     let wf = start_gtk4_widget_factory();
     let r = check("gtk4-widget-factory");
     assert_alive_then_stop(wf, "gtk4-widget-factory");
@@ -313,6 +316,7 @@ fn gtk4_widget_factory_every_interactive_node_resolves_back() {
 
 #[test]
 fn qt5_gallery_every_interactive_node_resolves_back() {
+    let _turn = common::turn::shared();
     let mut app = common::matrix::MatrixApp::start(common::matrix::Kit::Qt5);
     let r = check("gallery");
     app.assert_alive("every suggestion resolved");
@@ -324,6 +328,7 @@ fn qt5_gallery_every_interactive_node_resolves_back() {
 
 #[test]
 fn chromium_every_interactive_node_resolves_back() {
+    let _turn = common::turn::shared();
     let mut app = common::matrix::MatrixApp::start(common::matrix::Kit::Chromium);
     let r = check("Chromium");
     app.assert_alive("every suggestion resolved");
@@ -345,6 +350,7 @@ fn chromium_every_interactive_node_resolves_back() {
 
 #[test]
 fn firefox_every_interactive_node_resolves_back() {
+    let _turn = common::turn::shared();
     let mut app = common::matrix::MatrixApp::start(common::matrix::Kit::Firefox);
     let r = check("Firefox");
     app.assert_alive("every suggestion resolved");

@@ -9,17 +9,14 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
-use std::sync::Mutex;
+use crate::common;
 
 use common::matrix::{Kit, MatrixApp, QtForm, pyatspi_of};
 use serde_json::Value;
 
-static INPUT: Mutex<()> = Mutex::new(());
-
-fn input() -> std::sync::MutexGuard<'static, ()> {
-    INPUT.lock().unwrap_or_else(|e| e.into_inner())
+/// Keys and clicks go to the one display: nothing else of the binary runs meanwhile.
+fn input() -> std::sync::RwLockWriteGuard<'static, ()> {
+    common::turn::alone()
 }
 
 /// Runs `set` / `invoke` (with `--json`) and returns (exit code, result).

@@ -10,7 +10,7 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -130,6 +130,7 @@ fn start_hidden_app() -> Owned {
 
 #[test]
 fn the_doctor_flags_only_the_app_that_hides_its_tree() {
+    let _turn = common::turn::alone();
     require_stack();
     let mut firefox = MatrixApp::start(Kit::FirefoxBigPage);
     let mut chromium = MatrixApp::start(Kit::Chromium);

@@ -6,7 +6,7 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -35,12 +35,13 @@ fn known_element(kit: Kit) -> (&'static str, &'static str) {
             "check-box \"Row 1500 done\"",
             "check-box \"Row 1500 done\" = off",
         ),
-        Kit::Calc | Kit::Writer => unreachable!("the office apps have tests/office.rs"),
+        Kit::Calc | Kit::Writer => unreachable!("the office apps have tests/matrix/office.rs"),
     }
 }
 
 /// Every read-only command on one app, the app checked after each.
 fn reads_do_no_harm(kit: Kit) {
+    let _turn = common::turn::shared();
     let mut app = MatrixApp::start(kit);
     app.assert_alive("start");
 

@@ -6,7 +6,7 @@
 // It runs against the real AT-SPI bus: Linux only.
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -142,6 +142,7 @@ fn frame_of(f: &Value) -> Option<String> {
 
 #[test]
 fn planted_defects_are_found_on_their_elements_and_clean_twins_are_clean() {
+    let _turn = common::turn::shared();
     let mut app = AuditApp::start();
 
     let o = app.audit(&["--json"]);
@@ -298,6 +299,7 @@ fn planted_defects_are_found_on_their_elements_and_clean_twins_are_clean() {
 /// steps on; the app answers afterwards.
 #[test]
 fn the_tui_shows_the_planted_findings() {
+    let _turn = common::turn::shared();
     let mut app = AuditApp::start_as("tui");
     let v = json_of(&app.audit(&["--json"]));
     let total = findings(&v).len();
@@ -341,6 +343,7 @@ fn the_tui_shows_the_planted_findings() {
 #[test]
 #[ignore = "starts every matrix app (minutes): run it to refresh the counts in docs/audit.md"]
 fn matrix_apps_audited_findings_per_rule() {
+    let _turn = common::turn::shared();
     use common::matrix::{Kit, MatrixApp};
     let kits = [
         Kit::Gtk3,

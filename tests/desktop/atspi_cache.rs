@@ -3,13 +3,14 @@
 //! `Cache.GetItems` does not exist and a tree costs six calls per element. `treeglass tree`
 //! registers one rare event kind before reading, so the bridge wakes.
 //!
-//! This binary holds one test on purpose: any other client registering events on the same bus
-//! (a pyatspi walk, the TUI, a fresh resolution) would wake the bridge too and hide a regression.
+//! The test runs alone (`common::turn::alone`) on purpose: any other client registering events
+//! on the same bus (a pyatspi walk, the TUI, a fresh resolution) would wake the bridge too and
+//! hide a regression.
 //! The app is started and waited for with `treeglass apps`, which reads no tree.
 // It runs against the real AT-SPI bus: Linux only.
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -33,6 +34,7 @@ fn cache_answers(pid: u32) -> bool {
 
 #[test]
 fn a_one_shot_tree_wakes_the_atk_bridge_cache() {
+    let _turn = common::turn::alone();
     require_stack();
     let mut child = Command::new("gtk3-widget-factory")
         .stdin(Stdio::null())

@@ -5,15 +5,12 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::xclip;
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
-
-/// The X clipboard is one per display: these tests take turns.
-static CLIPBOARD: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn tg() -> Command {
     Command::new(env!("CARGO_BIN_EXE_treeglass"))
@@ -32,7 +29,8 @@ fn read_text() -> serde_json::Value {
 #[test]
 fn written_text_is_readable_by_another_process() {
     common::require_stack();
-    let _turn = CLIPBOARD.lock().unwrap_or_else(|e| e.into_inner());
+    // The X clipboard is one per display: nothing else runs meanwhile.
+    let _turn = common::turn::alone();
     let mut writer = tg()
         .args([
             "clipboard",
@@ -64,7 +62,8 @@ fn written_text_is_readable_by_another_process() {
 #[test]
 fn text_another_process_wrote_is_read() {
     common::require_stack();
-    let _turn = CLIPBOARD.lock().unwrap_or_else(|e| e.into_inner());
+    // The X clipboard is one per display: nothing else runs meanwhile.
+    let _turn = common::turn::alone();
     xclip::write("put there by xclip ✓");
     let v = read_text();
     assert_eq!(v["text"], "put there by xclip ✓", "{v}");
@@ -77,7 +76,8 @@ fn text_another_process_wrote_is_read() {
 #[test]
 fn image_and_file_writes_offer_their_types() {
     common::require_stack();
-    let _turn = CLIPBOARD.lock().unwrap_or_else(|e| e.into_inner());
+    // The X clipboard is one per display: nothing else runs meanwhile.
+    let _turn = common::turn::alone();
     let dir = std::env::temp_dir().join(format!("tg-clip-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let png = dir.join("dot.png");
@@ -147,7 +147,8 @@ fn write_and_look(args: &[&str], target: &str) -> (serde_json::Value, Vec<u8>) {
 #[test]
 fn bad_input_is_refused_before_the_clipboard_changes() {
     common::require_stack();
-    let _turn = CLIPBOARD.lock().unwrap_or_else(|e| e.into_inner());
+    // The X clipboard is one per display: nothing else runs meanwhile.
+    let _turn = common::turn::alone();
     let mut writer = tg()
         .args([
             "clipboard",

@@ -7,7 +7,7 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -17,6 +17,7 @@ use common::*;
 
 #[test]
 fn filter_set_and_see_verified_on_screen() {
+    let _turn = common::turn::alone();
     let mut app = FixtureApp::start("tui");
     let tmux = Tmux::new();
     tmux.start(&[]);
@@ -44,6 +45,7 @@ fn filter_set_and_see_verified_on_screen() {
 /// lists it and goes to it. Checked against the app's own state.
 #[test]
 fn where_a_write_landed_and_the_diff_against_a_mark() {
+    let _turn = common::turn::alone();
     let mut app = FixtureApp::start("tui-landed");
     let tmux = Tmux::new();
     tmux.start(&["--app", &app.app_arg()]);
@@ -94,6 +96,7 @@ fn where_a_write_landed_and_the_diff_against_a_mark() {
 
 #[test]
 fn app_option_opens_that_window_at_once() {
+    let _turn = common::turn::alone();
     let _first = FixtureApp::start("open-a");
     let second = FixtureApp::start("open-b");
     let tmux = Tmux::new();
@@ -109,6 +112,7 @@ fn app_option_opens_that_window_at_once() {
 
 #[test]
 fn app_option_without_a_match_opens_the_apps_pane_with_the_reason() {
+    let _turn = common::turn::alone();
     let app = FixtureApp::start("open-none");
     let tmux = Tmux::new();
     tmux.start(&["--app", "^no-such-app-here$"]);
@@ -164,6 +168,7 @@ fn input_shape(id: u32) -> Vec<x11rb::protocol::xproto::Rectangle> {
 
 #[test]
 fn highlight_frames_the_element_on_screen_and_goes_with_the_tui() {
+    let _turn = common::turn::alone();
     let mut app = FixtureApp::start("highlight");
     // Where the entry is, as GTK laid it out (the app's word, not the accessibility tree's).
     let g = app.cmd("geometry full_name");

@@ -23,7 +23,7 @@
 // It runs against the real AT-SPI bus: Linux only.
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 
@@ -45,6 +45,7 @@ fn page_ids() -> Vec<String> {
 }
 
 fn names_judged_as_the_page_says(kit: Kit) {
+    let _turn = common::turn::shared();
     let mut app = MatrixApp::start_on(kit, "names.html", "Names");
     let o = app.treeglass(&["audit", "--json"]);
     assert_eq!(

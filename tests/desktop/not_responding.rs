@@ -6,7 +6,7 @@
 // It runs against the real AT-SPI bus: Linux only.
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 
@@ -60,6 +60,7 @@ fn wait_thawed(app: &FixtureApp) {
 
 #[test]
 fn a_hung_app_is_not_responding_everywhere_and_comes_back() {
+    let _turn = common::turn::alone();
     let mut app = FixtureApp::start("hung");
     let arg = app.app_arg();
     let pid = app.pid.to_string();

@@ -6,7 +6,7 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -67,6 +67,7 @@ fn diff_json(a: &Path, b: &Path) -> (i32, Value) {
 
 #[test]
 fn files_identical_renamed_added_moved_and_bad() {
+    let _turn = common::turn::shared();
     let d = dir();
     let (a, b) = (d.join("a.json"), d.join("b.json"));
     let base = demo_tree();
@@ -167,6 +168,7 @@ fn strip_ids(n: &mut Value) {
 
 #[test]
 fn a_live_window_against_a_file_written_before_it_changed() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("diff");
     let d = dir();
     let before = d.join("before.json");
@@ -234,6 +236,7 @@ fn a_live_window_against_a_file_written_before_it_changed() {
 /// `--update` accepts the change.
 #[test]
 fn a_baseline_from_one_run_holds_on_the_next_and_catches_a_rename() {
+    let _turn = common::turn::shared();
     let d = dir();
     let base = d.join("baseline.json");
     let base_arg = base.to_str().unwrap();

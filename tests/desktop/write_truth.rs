@@ -6,7 +6,7 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::Value;
@@ -21,6 +21,7 @@ fn run(app: &FixtureApp, args: &[&str]) -> (i32, Value) {
 
 #[test]
 fn a_late_validator_turns_verified_into_reverted() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("late");
     let (code, v) = run(&app, &["set", "text \"Validated\"", "hello"]);
     assert_eq!(code, 20, "{v:#}");
@@ -66,6 +67,7 @@ fn a_late_validator_turns_verified_into_reverted() {
 
 #[test]
 fn invoke_on_a_busy_app_credits_only_its_own_reactions() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("busy");
     assert_eq!(app.cmd("tick on")["ok"], true);
     // A button without a handler: the clock keeps ticking, and that is not a reaction.

@@ -10,7 +10,7 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
@@ -18,12 +18,11 @@ use common::matrix::{Kit, MatrixApp, compare_with_pyatspi, pyatspi_of};
 use common::tmux::Tmux;
 use common::*;
 
-/// One browser on the page at a time: two on the machine's two cores would starve each other.
-static ONE_BROWSER: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 #[test]
 fn the_big_page_is_read_whole_found_in_and_written() {
-    let _one = ONE_BROWSER.lock().unwrap_or_else(|e| e.into_inner());
+    // One browser on the page at a time, and nothing else meanwhile: two on the machine's two
+    // cores would starve each other.
+    let _one = common::turn::alone();
     let mut app = MatrixApp::start(Kit::BigPage);
     app.assert_alive("starting");
 
@@ -420,7 +419,9 @@ fn mcp_at_real_size(app: &mut MatrixApp) {
 /// `check` action; the page holds the write, and the row before it is untouched.
 #[test]
 fn firefox_writes_a_check_box_it_had_not_laid_out() {
-    let _one = ONE_BROWSER.lock().unwrap_or_else(|e| e.into_inner());
+    // One browser on the page at a time, and nothing else meanwhile: two on the machine's two
+    // cores would starve each other.
+    let _one = common::turn::alone();
     let mut app = MatrixApp::start(Kit::FirefoxBigPage);
     app.assert_alive("starting");
     let o = app.treeglass(&["set", r#"check-box "Row 1999 done""#, "true", "--json"]);

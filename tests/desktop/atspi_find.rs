@@ -5,7 +5,7 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -79,6 +79,7 @@ async fn suggestions_resolve_back(app: &str) -> (usize, Vec<String>) {
 
 #[test]
 fn fixture_suggested_targets_resolve_back() {
+    let _turn = common::turn::shared();
     let app = FixtureApp::start("suggest");
     let (interactive, without) = rt().block_on(suggestions_resolve_back(&app.name));
     assert!(interactive >= 25, "{interactive}");
@@ -88,6 +89,7 @@ fn fixture_suggested_targets_resolve_back() {
 
 #[test]
 fn widget_factory_suggested_targets_resolve_back() {
+    let _turn = common::turn::shared();
     let mut wf = start_widget_factory();
     let (interactive, without) = rt().block_on(suggestions_resolve_back("gtk3-widget-factory"));
     common::assert_answers(
@@ -165,6 +167,7 @@ async fn add_after_first_read(
 
 #[test]
 fn find_waits_for_an_element_that_appears_later() {
+    let _turn = common::turn::shared();
     let app = std::sync::Arc::new(std::sync::Mutex::new(FixtureApp::start("later")));
     let name = app.lock().unwrap().name.clone();
     rt().block_on(async {
@@ -197,6 +200,7 @@ fn find_waits_for_an_element_that_appears_later() {
 
 #[test]
 fn find_reports_near_misses_after_the_timeout() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("miss");
     app.cmd("add");
     app.cmd("add");
@@ -230,6 +234,7 @@ fn find_reports_near_misses_after_the_timeout() {
 
 #[test]
 fn renamed_element_is_found_under_its_new_name_only() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("rename");
     assert_eq!(app.cmd("rename subscribe Newsletter")["ok"], true);
     let o = treeglass(&[
@@ -256,6 +261,7 @@ fn renamed_element_is_found_under_its_new_name_only() {
 /// answered after one quiet spell, at rest. And a name-changed event carries the new name.
 #[test]
 fn with_no_wait_asked_the_app_is_followed_while_it_changes() {
+    let _turn = common::turn::shared();
     let app = std::sync::Arc::new(std::sync::Mutex::new(FixtureApp::start("quiet")));
     let name = app.lock().unwrap().name.clone();
     let pid = app.lock().unwrap().pid;

@@ -6,7 +6,7 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::FixtureApp;
 use common::mcp::{McpClient, find_node, token_named};
@@ -42,6 +42,7 @@ fn scoped(app: &FixtureApp, mut args: Value) -> Value {
 
 #[test]
 fn a_write_by_token_lands_in_the_app_and_superseded_tokens_are_stale() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("mcp-token");
     let mut c = server();
     let apps = c.ok("list_apps", json!({}));
@@ -144,6 +145,7 @@ fn a_write_by_token_lands_in_the_app_and_superseded_tokens_are_stale() {
 
 #[test]
 fn a_password_is_secure_and_absent_from_the_whole_transcript() {
+    let _turn = common::turn::shared();
     let secret = "c0rrect-h0rse-MCP-batt3ry";
     let mut app = FixtureApp::start("mcp-secret");
     let mut c = server();
@@ -208,6 +210,7 @@ fn a_password_is_secure_and_absent_from_the_whole_transcript() {
 
 #[test]
 fn clipboard_write_then_read_through_the_tools_and_another_process() {
+    let _turn = common::turn::alone();
     common::require_stack();
     let mut c = server();
     let text = "tree glass ✓ mcp";
@@ -251,6 +254,7 @@ fn clipboard_write_then_read_through_the_tools_and_another_process() {
 
 #[test]
 fn a_workflow_recorded_through_the_tools_replays_with_workflow_run() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("mcp-flow");
     let mut c = server();
     c.ok("workflow_record_start", json!({"name": "mcp profile"}));
@@ -336,6 +340,7 @@ fn a_workflow_recorded_through_the_tools_replays_with_workflow_run() {
 
 #[test]
 fn verdicts_that_fail_are_tool_errors_with_the_cli_exit_codes() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("mcp-verdicts");
     let mut c = server();
     let r = c.call(

@@ -8,7 +8,7 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
@@ -71,6 +71,7 @@ fn tui_session(app: &MatrixApp, target: &str, what: &str) {
 
 #[test]
 fn calc_is_read_by_every_command_and_keeps_answering() {
+    let _turn = common::turn::shared();
     let mut app = MatrixApp::start(Kit::Calc);
     app.assert_alive("starting");
 
@@ -141,6 +142,7 @@ fn calc_is_read_by_every_command_and_keeps_answering() {
 
 #[test]
 fn writer_is_read_by_every_command_and_keeps_answering() {
+    let _turn = common::turn::shared();
     let mut app = MatrixApp::start(Kit::Writer);
     app.assert_alive("starting");
 

@@ -7,8 +7,8 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
-mod common;
-mod workflow_support;
+use crate::common;
+use crate::workflow_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -109,6 +109,7 @@ const SECRET: &str = "pa55-word-not-in-files";
 
 #[test]
 fn a_recorded_session_round_trips_on_the_real_bus() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("wfrt");
     let dir = temp_dir("rt");
     let file = dir.join("flow.json");
@@ -185,6 +186,7 @@ fn a_recorded_session_round_trips_on_the_real_bus() {
 
 #[test]
 fn changes_made_in_the_app_are_recorded_and_replayed() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("wfobs");
     let dir = temp_dir("obs");
     let file = dir.join("observed.json");
@@ -287,6 +289,7 @@ fn changes_made_in_the_app_are_recorded_and_replayed() {
 
 #[test]
 fn a_renamed_element_stops_the_run_with_not_found_and_near_misses() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("wfren");
     let dir = temp_dir("ren");
     let file = dir.join("flow.json");
@@ -333,6 +336,7 @@ fn a_renamed_element_stops_the_run_with_not_found_and_near_misses() {
 
 #[test]
 fn a_transformed_write_reports_mismatch() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("wfmis");
     let dir = temp_dir("mis");
     let file = dir.join("flow.json");
@@ -367,6 +371,7 @@ fn a_transformed_write_reports_mismatch() {
 
 #[test]
 fn the_cli_records_writes_and_observed_changes_then_exports_and_runs() {
+    let _turn = common::turn::shared();
     use std::io::{BufRead, BufReader};
     use std::process::Stdio;
 

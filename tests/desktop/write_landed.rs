@@ -7,7 +7,7 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{FixtureApp, json_of, stdout, treeglass};
 use serde_json::Value;
@@ -20,6 +20,7 @@ fn changes(v: &Value) -> &Vec<Value> {
 
 #[test]
 fn the_change_set_names_where_the_input_went() {
+    let _turn = common::turn::alone();
     let mut app = FixtureApp::start("landed");
     let arg = app.app_arg();
 

@@ -8,8 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-#[path = "common/xml.rs"]
-mod xml;
+use crate::common::{self, xml};
 
 const BEGIN: &str = "<!-- ci-commands -->";
 const END: &str = "<!-- end:ci-commands -->";
@@ -52,6 +51,7 @@ fn validates(path: &Path) {
 
 #[test]
 fn the_ci_example_passes_on_the_fixture_app_and_fails_on_a_changed_baseline() {
+    let _turn = common::turn::shared();
     let dir: PathBuf = std::env::temp_dir().join(format!("tg-ci-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();

@@ -5,7 +5,7 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -29,6 +29,7 @@ fn outcome(v: &Value) -> &str {
 
 #[test]
 fn text_verified_then_already() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("text");
     let (code, v) = set(&app, "text \"Full name\"", "Grace Hopper", &[]);
     assert_eq!((code, outcome(&v)), (0, "verified"), "{v:#}");
@@ -53,6 +54,7 @@ fn text_verified_then_already() {
 
 #[test]
 fn password_is_secure_and_never_echoed() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("pw");
     let secret = "s3cret-Hunter2";
     let app_arg = app.app_arg();
@@ -109,6 +111,7 @@ fn password_is_secure_and_never_echoed() {
 
 #[test]
 fn spin_button_and_slider_verified() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("num");
     let (code, v) = set(&app, "spin-button \"Quantity\"", "42", &[]);
     assert_eq!((code, outcome(&v)), (0, "verified"), "{v:#}");
@@ -122,6 +125,7 @@ fn spin_button_and_slider_verified() {
 
 #[test]
 fn slider_out_of_range_is_refused_or_clamped_when_forced() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("clamp");
     let (code, v) = set(&app, "slider \"Volume\"", "1000", &[]);
     assert_eq!((code, outcome(&v)), (22, "refused"), "{v:#}");
@@ -142,6 +146,7 @@ fn slider_out_of_range_is_refused_or_clamped_when_forced() {
 
 #[test]
 fn check_box_true_false_true_is_idempotent() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("check");
     let t = "check-box \"Subscribe\"";
     let (code, v) = set(&app, t, "true", &[]);
@@ -166,6 +171,7 @@ fn check_box_true_false_true_is_idempotent() {
 
 #[test]
 fn mixed_check_box_reaches_the_asked_state() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("mixed");
     let (code, v) = set(&app, "check-box \"Mixed option\"", "false", &[]);
     assert_eq!((code, outcome(&v)), (0, "verified"), "{v:#}");
@@ -177,6 +183,7 @@ fn mixed_check_box_reaches_the_asked_state() {
 
 #[test]
 fn switch_and_toggle_button() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("switch");
     let (code, v) = set(&app, "\"Dark mode\"", "on", &[]);
     assert_eq!((code, outcome(&v)), (0, "verified"), "{v:#}");
@@ -192,6 +199,7 @@ fn switch_and_toggle_button() {
 
 #[test]
 fn combo_option_by_label_and_unknown_option_refused() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("combo");
     let (code, v) = set(&app, "combo-box \"Colour\"", "dark RED", &[]);
     assert_eq!((code, outcome(&v)), (0, "verified"), "{v:#}");
@@ -209,6 +217,7 @@ fn combo_option_by_label_and_unknown_option_refused() {
 
 #[test]
 fn read_only_and_disabled_are_refused_and_untouched() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("ro");
     let (code, v) = set(&app, "text \"Account ID\"", "HACKED", &[]);
     assert_eq!((code, outcome(&v)), (22, "refused"), "{v:#}");
@@ -224,6 +233,7 @@ fn read_only_and_disabled_are_refused_and_untouched() {
 
 #[test]
 fn upper_casing_field_is_a_transformed_mismatch() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("shout");
     let (code, v) = set(&app, "text \"Shout\"", "hello there", &[]);
     assert_eq!((code, outcome(&v)), (20, "mismatch"), "{v:#}");
@@ -242,6 +252,7 @@ fn upper_casing_field_is_a_transformed_mismatch() {
 
 #[test]
 fn late_field_verified_when_the_timeout_allows_unconfirmed_when_not() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("slow");
     let (code, v) = set(&app, "text \"Slow field\"", "first", &[]);
     assert_eq!((code, outcome(&v)), (0, "verified"), "{v:#}");
@@ -277,6 +288,7 @@ fn late_field_verified_when_the_timeout_allows_unconfirmed_when_not() {
 
 #[test]
 fn target_vanishing_right_after_dispatch_is_unconfirmed() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("vanish");
     let (code, v) = set(&app, "text \"Vanishing field\"", "bye", &[]);
     assert_eq!((code, outcome(&v)), (21, "unconfirmed"), "{v:#}");
@@ -286,6 +298,7 @@ fn target_vanishing_right_after_dispatch_is_unconfirmed() {
 
 #[test]
 fn list_row_and_tab_selected() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("select");
     let (code, v) = set(&app, "list-item \"Banana\"", "true", &[]);
     assert_eq!((code, outcome(&v)), (0, "verified"), "{v:#}");
@@ -298,6 +311,7 @@ fn list_row_and_tab_selected() {
 
 #[test]
 fn unresolvable_targets_are_refused_with_their_exit_codes() {
+    let _turn = common::turn::shared();
     let app = FixtureApp::start("unres");
     let (code, v) = set(&app, "text \"No such field\"", "x", &["--wait-ms", "300"]);
     assert_eq!((code, outcome(&v)), (11, "refused"), "{v:#}");
@@ -343,6 +357,7 @@ print(json.dumps(out))
 
 #[test]
 fn widget_factory_entry_spin_slider_check_box_and_combo() {
+    let _turn = common::turn::shared();
     use treeglass::backend::atspi::AtspiBackend;
     use treeglass::backend::{Backend, Limits};
     use treeglass::model::{Role, State, Value as V};

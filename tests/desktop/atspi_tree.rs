@@ -4,7 +4,7 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
@@ -15,6 +15,7 @@ use treeglass::model::{Role, Truncation};
 
 #[test]
 fn fixture_tree_has_every_widget_with_roles_and_values() {
+    let _turn = common::turn::shared();
     let app = FixtureApp::start("tree");
     let o = treeglass(&["tree", "--app", &app.app_arg(), "--json"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -88,6 +89,7 @@ fn roles_and_names(ours: &serde_json::Value, reference: &serde_json::Value) -> (
 
 #[test]
 fn fixture_count_matches_pyatspi_walk() {
+    let _turn = common::turn::shared();
     let app = FixtureApp::start("count");
     let v = json_of(&treeglass(&["tree", "--app", &app.app_arg(), "--json"]));
     let reference = pyatspi_walk(&app.name, &[]);
@@ -107,6 +109,7 @@ fn fixture_count_matches_pyatspi_walk() {
 
 #[test]
 fn widget_factory_matches_pyatspi_walk() {
+    let _turn = common::turn::shared();
     let mut wf = start_widget_factory();
     let v = json_of(&treeglass(&[
         "tree",
@@ -149,6 +152,7 @@ async fn root_of(b: &AtspiBackend, name: &str) -> treeglass::model::NodeId {
 
 #[test]
 fn killed_app_gives_a_clear_error_not_a_panic() {
+    let _turn = common::turn::shared();
     let mut app = FixtureApp::start("kill");
     rt().block_on(async {
         let b = AtspiBackend::connect(Duration::from_secs(5))
@@ -184,6 +188,7 @@ fn killed_app_gives_a_clear_error_not_a_panic() {
 
 #[test]
 fn stopped_app_snapshot_returns_within_its_deadline_marked_incomplete() {
+    let _turn = common::turn::shared();
     let app = FixtureApp::start("stop");
     rt().block_on(async {
         let b = AtspiBackend::connect(Duration::from_secs(5))
