@@ -132,6 +132,9 @@ pub struct MatrixApp {
     /// The page a browser was started on instead of the form page, and the heading that says
     /// it has loaded.
     page: Option<(String, &'static str)>,
+    /// When the step that [`MatrixApp::assert_alive`] closes began (its start, or the last
+    /// check): each check prints the step's seconds, which a failing test shows.
+    step: Instant,
 }
 
 /// A new scratch directory for one app's profile and files.
@@ -171,6 +174,7 @@ impl MatrixApp {
 
     fn start_rows(kit: Kit, rows: usize, page: Option<(String, &'static str)>) -> MatrixApp {
         require_stack();
+        let step = Instant::now();
         let mut profile = None;
         let mut cmd = match kit {
             Kit::Gtk3 => Command::new("gtk3-widget-factory"),
@@ -276,6 +280,7 @@ impl MatrixApp {
             profile,
             rows,
             page,
+            step,
         };
         app.wait_settled();
         app
@@ -361,6 +366,12 @@ impl MatrixApp {
             );
         }
         super::assert_answers(self.pid, self.kit.label(), after);
+        eprintln!(
+            "{}: {after}, and the check after it: {:.1} s",
+            self.kit.label(),
+            self.step.elapsed().as_secs_f64()
+        );
+        self.step = Instant::now();
     }
 
     /// Sends a signal to the app.

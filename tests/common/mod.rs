@@ -145,8 +145,10 @@ pub mod liar;
 pub mod matrix;
 pub mod mcp;
 pub mod tmux;
+pub mod turn;
 pub mod wayland;
 pub mod xclip;
+pub mod xml;
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);
 

@@ -1,5 +1,6 @@
 //! JUnit reports held to the schema CI test reporters read (tests/fixtures/junit/junit.xsd),
 //! with xmllint.
+#![allow(clippy::unwrap_used)]
 
 use std::path::Path;
 use std::process::Command;

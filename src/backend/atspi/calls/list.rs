@@ -269,7 +269,7 @@ impl Caller {
     /// The first selection's (start, end) offsets — libatspi's `atspi_text_get_selection`,
     /// which Orca sends on caret moves. Sent before typing into a field (the keyboard path);
     /// seen on the Chromium and Firefox form pages and Chromium's 2,000-row page
-    /// (`tests/matrix_write.rs`, `tests/big_page.rs`).
+    /// (`tests/matrix/matrix_write.rs`, `tests/matrix/big_page.rs`).
     pub async fn selection(&self, obj: &ObjRef) -> Result<(i32, i32), BackendError> {
         self.call(&obj.bus, &obj.path, IFACE_TEXT, "GetSelection", &(0i32,))
             .await
