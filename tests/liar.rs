@@ -920,3 +920,112 @@ fn a_busy_app_heals_in_the_inspector_without_f5() {
     }
     recovered(&mut l, "a busy spell");
 }
+
+/// The same busy spell for a long-running MCP server and a workflow's wait: what went
+/// unanswered while the whole app was busy is asked again at the next read, so the server's
+/// next answer and the wait see the elements as they are now, and nothing is left marked as
+/// not answering.
+#[test]
+fn a_busy_app_heals_for_mcp_and_a_workflows_wait() {
+    let mut l = liar();
+    l.only(&[]);
+    let pid = l.pid;
+    let mut c = common::mcp::McpClient::start("busy", &["--backend", "atspi"]);
+    let first = c.ok("get_window_state", serde_json::json!({"pid": pid}));
+    assert!(first.to_string().contains("Status"), "{first}");
+    // A workflow waiting for the renamed label, started before the app gets busy.
+    let file = scratch().join("busy-wait.json");
+    let doc = serde_json::json!({
+        "schemaVersion": 1,
+        "name": "busy",
+        "workflowVersion": "1",
+        "inputs": {},
+        "budgets": {"maxSteps": 1, "maxDurationMs": 60000, "maxRetries": 0,
+                    "maxExtractedBytes": 4096},
+        "steps": [{"id": "wait-status", "action": "wait", "transaction": "read_only",
+                   "target": "label \"Status renamed\"", "condition": "visible",
+                   "timeoutMs": 30000}],
+        "terminalCondition": {"visible": "label \"Status renamed\""},
+        "outputs": {"title": {"type": "string", "source": "page_title"}}
+    });
+    std::fs::write(&file, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    let workflow = Command::new(env!("CARGO_BIN_EXE_treeglass"))
+        .args(["--backend", "atspi", "workflow", "run"])
+        .arg(&file)
+        .args(["--pid", &pid.to_string(), "--json"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start treeglass workflow run");
+    // The busy spell starts once the workflow is in its wait: it reads the window again every
+    // 500 ms (the app's call count grows over more than a second), its start (the window
+    // picked, a read) long done.
+    let received = |l: &mut Liar| l.calls()["received"].as_u64().unwrap_or_default();
+    let (mut last, mut first_growth, started) = (received(&mut l), None, Instant::now());
+    loop {
+        std::thread::sleep(Duration::from_millis(100));
+        let now = received(&mut l);
+        if now > last {
+            let since = *first_growth.get_or_insert_with(Instant::now);
+            if since.elapsed() > Duration::from_millis(1200) {
+                break;
+            }
+        }
+        last = now;
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the workflow never read the window again and again"
+        );
+    }
+    // The server reads while the app's main loop is blocked (the app renames its elements,
+    // then blocks for longer than a call's timeout).
+    let (go, ready) = std::sync::mpsc::channel::<()>();
+    let during = std::thread::spawn(move || {
+        ready.recv().unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        let r = c.call("get_window_state", serde_json::json!({"pid": pid}));
+        (c, r)
+    });
+    go.send(()).unwrap();
+    let v = l.cmd("stall 2500  renamed");
+    assert_eq!(v["ok"], true, "{v}");
+    let (mut c, during) = during.join().unwrap();
+    let after = c.ok("get_window_state", serde_json::json!({"pid": pid}));
+    c.close();
+    let out = workflow.wait_with_output().unwrap();
+    // The names back first, so that a failure below leaves the app as the others expect it.
+    for (key, name) in [
+        ("ok", "OK"),
+        ("slow", "Slow"),
+        ("check", "Check"),
+        ("field", "Field"),
+        ("status", "Status"),
+    ] {
+        assert_eq!(l.cmd(&format!("rename {key} {name}"))["ok"], true);
+    }
+    // Whatever the read during the spell could say, it names no element by a name it never
+    // had.
+    assert!(!during.to_string().contains("renamed renamed"), "{during}");
+    // The next read: every element as it was then, none of them left unasked.
+    let text = after.to_string();
+    for name in ["OK", "Slow", "Check", "Field", "Status"] {
+        assert!(
+            text.contains(&format!("\"{name} renamed\"")),
+            "{name}: {after:#}"
+        );
+    }
+    assert!(!text.contains("unanswered"), "{after:#}");
+    assert_eq!(after["complete"], true, "{after:#}");
+    // The wait saw the renamed label.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!(
+            "workflow run printed no JSON ({e}): {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    assert_eq!(report["steps"][0]["outcome"], "verified", "{report:#}");
+    recovered(&mut l, "a busy spell under MCP and a workflow");
+}
