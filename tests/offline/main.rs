@@ -17,6 +17,7 @@ mod cli_harden;
 mod hostile_output;
 mod junit;
 mod mcp_fixture;
+mod mcp_raw;
 mod readme_quickstart;
 mod target_fuzz;
 mod target_parse;
