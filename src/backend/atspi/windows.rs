@@ -1,0 +1,264 @@
+//! Where an element is and what has the focus: its window raised and found, the keyboard
+//! focus awaited, its place on the screen.
+
+use super::*;
+
+impl AtspiBackend {
+    /// Checks the element's states until it says it is focused (true) or 800 ms have passed
+    /// (false); with `Focusing::Grab`, asks for the focus (GrabFocus) before each look, and
+    /// returns the last answer.
+    pub(super) async fn until_focused(
+        &self,
+        c: &Caller,
+        obj: &ObjRef,
+        how: Focusing,
+    ) -> Result<(bool, String), BackendError> {
+        let until = Instant::now() + Duration::from_millis(800);
+        let mut answer = String::new();
+        // Looks every 10 ms; asks again (GrabFocus) every 40 ms at most.
+        for look in 0u32.. {
+            if how == Focusing::Grab && look % 4 == 0 {
+                answer = match c.grab_focus(obj).await {
+                    Ok(ok) => ok.to_string(),
+                    Err(e @ (BackendError::AppGone { .. } | BackendError::Vanished(_))) => {
+                        return Err(e);
+                    }
+                    Err(e) => e.to_string(),
+                };
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            if states_of(&c.state(obj).await?).has(crate::model::State::Focused) {
+                return Ok((true, answer));
+            }
+            if Instant::now() >= until {
+                break;
+            }
+        }
+        Ok((false, answer))
+    }
+
+    /// Selects the whole text of a field about to be typed into, and checks it holds: a busy
+    /// page (Chromium scrolling a far field into view) moves the caret to the end after its
+    /// focus and after our selection, and the typed text would then be appended to the old.
+    /// Selects again while it does not hold, for up to 600 ms; then nothing is typed. A
+    /// toolkit that cannot say its selection is taken at its word.
+    pub(super) async fn select_all(&self, c: &Caller, obj: &ObjRef) -> Result<bool, BackendError> {
+        let count = c.character_count(obj).await?;
+        let select = || async {
+            match c.set_selection(obj, 0, count).await {
+                Ok(ok) => Ok(ok),
+                Err(BackendError::Failed(_)) => c.add_selection(obj, 0, count).await,
+                Err(e) => Err(e),
+            }
+        };
+        let mut ok = select().await?;
+        if count == 0 {
+            return Ok(ok);
+        }
+        let until = Instant::now() + Duration::from_millis(600);
+        let mut held = 0;
+        loop {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let whole = match c.selection(obj).await {
+                Ok((a, b)) => a.min(b) == 0 && a.max(b) >= count,
+                Err(BackendError::Failed(_)) => return Ok(ok),
+                Err(e) => return Err(e),
+            };
+            if whole {
+                // Twice in a row, 20 ms apart: a caret move still pending has had its turn.
+                held += 1;
+                if held >= 2 {
+                    return Ok(ok);
+                }
+                continue;
+            }
+            held = 0;
+            tracing::debug!(count, "the field's selection did not hold; selecting again");
+            if Instant::now() >= until {
+                return Err(BackendError::Unsupported(
+                    "the field's text would not stay selected (the app kept moving the caret); \
+                     nothing was typed"
+                        .into(),
+                ));
+            }
+            ok = select().await?;
+        }
+    }
+
+    /// The window of the app on `bus` that was activated for input in the last 2 s.
+    pub(super) fn raised(&self, bus: &str) -> Option<input::Window> {
+        self.windows
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(bus)
+            .filter(|(_, at)| at.elapsed() < Duration::from_secs(2))
+            .map(|(w, _)| w.clone())
+    }
+
+    /// The app's window for a frame titled `title`: the one last activated for input, else
+    /// the one with that title, else its largest.
+    pub(super) async fn window_of(
+        &self,
+        c: &Caller,
+        bus: &str,
+        title: &str,
+    ) -> Result<input::Window, BackendError> {
+        if let Some(w) = self
+            .raised(bus)
+            .filter(|w| title.is_empty() || w.title == title)
+        {
+            return Ok(w);
+        }
+        let pid = c.unix_pid(bus).await?;
+        let wins = self.input.windows_of(pid).await?;
+        let by_title = (!title.is_empty())
+            .then(|| wins.iter().find(|w| w.title == title).cloned())
+            .flatten();
+        by_title.or_else(|| wins.into_iter().next()).ok_or_else(|| {
+            BackendError::NoInput(format!(
+                "{} shows no window of process {pid}: synthesized input cannot reach it",
+                self.input.desktop()
+            ))
+        })
+    }
+
+    /// Where the desktop can neither find nor raise the element's window but can send keys to
+    /// the active one (GNOME without treeglass's extension): the keys may go only when the app
+    /// says that window is the active one (its frame's `active` state). `why`: why it could not
+    /// be found, which says what to run.
+    pub(super) async fn already_active(
+        &self,
+        c: &Caller,
+        obj: &ObjRef,
+        title: &AppText,
+        why: String,
+    ) -> Result<bool, BackendError> {
+        let frame = self.frame_of(c, obj).await?;
+        if states_of(&c.state(&frame).await?).has(crate::model::State::Active) {
+            return Ok(true);
+        }
+        Err(BackendError::NoInput(format!(
+            "the app does not say its window {} is the active one, and treeglass cannot raise \
+             it here (some toolkits, GTK 4 among them, never say so): make it the active window yourself, or: {why}",
+            crate::model::quoted(title.as_str(), 60)
+        )))
+    }
+
+    /// The element's top-level window in the app's tree: the ancestor whose parent is the
+    /// application (at most 256 levels up, and never round a cycle).
+    pub(super) async fn frame_of(&self, c: &Caller, obj: &ObjRef) -> Result<ObjRef, BackendError> {
+        let mut cur = obj.clone();
+        let mut seen = HashSet::new();
+        for _ in 0..256 {
+            if cur.path == ROOT_PATH || !seen.insert(cur.path.clone()) {
+                break;
+            }
+            let parent = c.parent(&cur).await?;
+            if parent.bus != obj.bus || parent.path == ROOT_PATH {
+                return Ok(cur);
+            }
+            cur = parent;
+        }
+        Err(BackendError::Unsupported(
+            "the element has no window of its own in the app's tree".into(),
+        ))
+    }
+
+    /// Where the element's window is placed on a Wayland screen: the offset from the app's
+    /// coordinates to the screen's, from the compositor's window and the frame as the app
+    /// draws it (see `input::placement`).
+    pub(super) async fn placed(
+        &self,
+        c: &Caller,
+        obj: &ObjRef,
+        toolkit: Toolkit,
+    ) -> Result<input::placement::Placed, BackendError> {
+        let frame = self.frame_of(c, obj).await?;
+        let (fx, fy, fw, fh) = c.extents(&frame).await?;
+        let title = c.name(&frame).await.unwrap_or_default();
+        let win = self.window_of(c, &obj.bus, &title).await?;
+        let rect = |(x, y, width, height): (i32, i32, i32, i32)| input::Rect {
+            x,
+            y,
+            width,
+            height,
+        };
+        let origin = toolkit::wayland_origin(toolkit);
+        if let Some(p) =
+            input::placement::place_on_surface(origin, rect((fx, fy, fw, fh)), win.surface)
+        {
+            return Ok(p);
+        }
+        let mut seen = input::placement::Seen {
+            frame: rect((fx, fy, fw, fh)),
+            children: Vec::new(),
+            content: win.rect,
+            tiled: win.tiled,
+        };
+        let filled = (fw, fh) == (win.rect.width, win.rect.height);
+        if origin == input::placement::Origin::SurfaceChildren && !filled && !win.tiled {
+            let raw = reader::read_raw(c, &frame, toolkit).await?;
+            for kid in reader::list(c, &raw).await?.unwrap_or_default() {
+                let showing = states_of(&c.state(&kid).await?).has(crate::model::State::Showing);
+                if showing && let Ok(e) = c.extents(&kid).await {
+                    seen.children.push(rect(e));
+                }
+            }
+        }
+        input::placement::place(origin, &seen).map_err(|why| {
+            BackendError::NoInput(format!(
+                "where the window {} is on screen is not known: {why}",
+                crate::model::quoted(&title, 60)
+            ))
+        })
+    }
+
+    /// The element's extents in screen coordinates. On X11 they are, but for GTK 4, which
+    /// answers relative to its window whatever is asked (the window's position, from X11, is
+    /// added). On Wayland no toolkit knows where its window is: the window's place comes from
+    /// the compositor.
+    pub(super) async fn screen_extents(
+        &self,
+        c: &Caller,
+        obj: &ObjRef,
+        toolkit: Toolkit,
+    ) -> Result<Bounds, BackendError> {
+        let (mut x, mut y, width, height) = c.extents(obj).await?;
+        match self.input.coordinates() {
+            input::Coordinates::Screen => {
+                if toolkit::works(toolkit, toolkit::Work::AddWindowOriginOnX11) {
+                    let win = self.window_of(c, &obj.bus, "").await?;
+                    x += win.rect.x;
+                    y += win.rect.y;
+                }
+            }
+            input::Coordinates::Window => {
+                let p = self.placed(c, obj, toolkit).await?;
+                x = x.saturating_add(p.dx);
+                y = y.saturating_add(p.dy);
+            }
+        }
+        Ok(Bounds {
+            x,
+            y,
+            width,
+            height,
+        })
+    }
+
+    /// The element's centre in screen coordinates.
+    pub(super) async fn centre_on_screen(
+        &self,
+        c: &Caller,
+        obj: &ObjRef,
+    ) -> Result<(i32, i32), BackendError> {
+        let toolkit = self.toolkit(c, &obj.bus).await?;
+        let b = self.screen_extents(c, obj, toolkit).await?;
+        if b.width <= 0 || b.height <= 0 {
+            return Err(BackendError::Unsupported(
+                "the element has no area on screen to click".into(),
+            ));
+        }
+        Ok((b.x + b.width / 2, b.y + b.height / 2))
+    }
+}
