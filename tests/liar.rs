@@ -191,10 +191,32 @@ fn check_honest(what: &str, runs: &[(&str, Ran)]) {
     }
 }
 
-fn scratch() -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("tg-liar-{}", std::process::id()));
+/// A test's scratch directory (the files its commands write), removed when the test ends.
+struct Scratch(std::path::PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A scratch directory of this test's own (tests take turns with the liar, and each holds it
+/// while its directory lives).
+fn scratch() -> Scratch {
+    let d = std::env::temp_dir().join(format!(
+        "tg-liar-{}-{}",
+        std::process::id(),
+        common::next_id()
+    ));
     std::fs::create_dir_all(&d).unwrap();
-    d
+    Scratch(d)
 }
 
 /// After a lie: the app answers, its lies off.
@@ -847,7 +869,8 @@ fn a_busy_app_heals_for_mcp_and_a_workflows_wait() {
     let first = c.ok("get_window_state", serde_json::json!({"pid": pid}));
     assert!(first.to_string().contains("Status"), "{first}");
     // A workflow waiting for the renamed label, started before the app gets busy.
-    let file = scratch().join("busy-wait.json");
+    let dir = scratch();
+    let file = dir.join("busy-wait.json");
     let doc = serde_json::json!({
         "schemaVersion": 1,
         "name": "busy",
