@@ -675,7 +675,7 @@ fn without_way(node: &mut Node, op: &WriteOp) -> bool {
 }
 
 /// The ops that carry a mapping's [`WritePlan`] out for `req`, as one semantic (or, for
-/// [`WritePlan::Keyboard`], keyboard) strategy named by [`WritePlan::method`].
+/// [`WritePlan::Keyboard`], keyboard) strategy named by the planner's `plan_method`.
 pub fn ops_for(
     mapped: &Mapped,
     wp: WritePlan,

@@ -690,7 +690,7 @@ pub fn node_from(e: &UiaElement) -> Node {
 
 /// UIA's answers to [`write_plan`], with patterns as capabilities: the write plan for an
 /// element on UIA, from its role, capabilities and states ([`plan_for`] for a mapped node: the
-/// one choice of how it is written, which the planner turns into ops with `Platform::plan` and
+/// one choice of how it is written, which [`PLANNER`] turns into ops and
 /// the backend only carries out), is
 ///
 /// | role | plan |
