@@ -826,6 +826,22 @@ fn every_cap_is_named_and_the_account_says_what_was_left_out() {
     recovered(&mut l, "caps and a managed container");
 }
 
+/// The elements a busy spell (`stall MS  renamed`) renames: the liar's key, the name.
+const BUSY: [(&str, &str); 5] = [
+    ("ok", "OK"),
+    ("slow", "Slow"),
+    ("check", "Check"),
+    ("field", "Field"),
+    ("status", "Status"),
+];
+
+/// The names a busy spell changed, back as they were.
+fn names_back(l: &mut Liar) {
+    for (key, name) in BUSY {
+        assert_eq!(l.cmd(&format!("rename {key} {name}"))["ok"], true);
+    }
+}
+
 #[test]
 fn a_busy_app_heals_in_the_inspector_without_f5() {
     let mut l = liar();
@@ -839,20 +855,12 @@ fn a_busy_app_heals_in_the_inspector_without_f5() {
     // app answers again before the probe that follows gives up.
     let v = l.cmd("stall 2500  renamed");
     assert_eq!(v["ok"], true, "{v}");
-    for name in ["OK", "Slow", "Check", "Field", "Status"] {
+    for (_, name) in BUSY {
         let s = tmux.wait_for(&format!("\"{name} renamed\""), Duration::from_secs(4));
         assert!(!s.contains("no answer to"), "{s}");
     }
     tmux.keys(&["q"]);
-    for (key, name) in [
-        ("ok", "OK"),
-        ("slow", "Slow"),
-        ("check", "Check"),
-        ("field", "Field"),
-        ("status", "Status"),
-    ] {
-        assert_eq!(l.cmd(&format!("rename {key} {name}"))["ok"], true);
-    }
+    names_back(&mut l);
     recovered(&mut l, "a busy spell");
 }
 
@@ -931,21 +939,13 @@ fn a_busy_app_heals_for_mcp_and_a_workflows_wait() {
     c.close();
     let out = workflow.wait_with_output().unwrap();
     // The names back first, so that a failure below leaves the app as the others expect it.
-    for (key, name) in [
-        ("ok", "OK"),
-        ("slow", "Slow"),
-        ("check", "Check"),
-        ("field", "Field"),
-        ("status", "Status"),
-    ] {
-        assert_eq!(l.cmd(&format!("rename {key} {name}"))["ok"], true);
-    }
+    names_back(&mut l);
     // Whatever the read during the spell could say, it names no element by a name it never
     // had.
     assert!(!during.to_string().contains("renamed renamed"), "{during}");
     // The next read: every element as it was then, none of them left unasked.
     let text = after.to_string();
-    for name in ["OK", "Slow", "Check", "Field", "Status"] {
+    for (_, name) in BUSY {
         assert!(
             text.contains(&format!("\"{name} renamed\"")),
             "{name}: {after:#}"
