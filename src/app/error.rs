@@ -217,6 +217,19 @@ impl From<BackendError> for Error {
     }
 }
 
+impl From<crate::backend::pick::PickError> for Error {
+    /// A backend that is not on this system says so as it is; a bad `--backend` is a usage
+    /// error.
+    fn from(e: crate::backend::pick::PickError) -> Error {
+        use crate::backend::pick::PickError;
+        match e {
+            PickError::Absent(message) => Error::new(Kind::BusUnavailable, message),
+            PickError::Usage(message) => Error::usage(message),
+            PickError::Backend(e) => Error::from(e),
+        }
+    }
+}
+
 impl From<crate::files::FileError> for Error {
     /// A file that is not a regular file, too big or in the way is bad input; a failing read
     /// or write is an error.

@@ -1,5 +1,5 @@
 //! The shared backend layer: one trait every platform implements, with its events, limits and
-//! errors. Concrete backends live in submodules; only `main.rs` picks one.
+//! errors. Concrete backends live in submodules; `pick` chooses one.
 
 use std::time::{Duration, Instant};
 
@@ -22,6 +22,7 @@ pub mod atspi {
 }
 pub mod ax;
 pub mod fixture;
+pub mod pick;
 pub mod progress;
 #[cfg(test)]
 pub(crate) mod readme;

@@ -18,6 +18,7 @@
 pub mod args;
 pub mod audit;
 pub mod clipboard;
+pub mod entry;
 pub mod gnome_extension;
 pub mod kde_grant;
 pub mod progress;
@@ -27,7 +28,6 @@ pub mod workflow;
 pub mod write;
 
 use std::io::{self, Write};
-use std::time::Duration;
 
 pub use args::{
     Cli, ClipboardCommand, Command, DiffArgs, ElementArgs, FindArgs, GetArgs, InvokeArgs, Scope,
@@ -155,6 +155,3 @@ pub fn finish(code: i32, written: io::Result<()>) -> i32 {
 pub fn warn(message: &str) {
     let _ = writeln!(io::stderr().lock(), "treeglass: {}", scrub_lines(message));
 }
-
-/// How long to wait for the accessibility bus before falling back to the demo app.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
