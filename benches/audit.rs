@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 use treeglass::audit::facts::Relations;
 use treeglass::audit::{self, Facts, Options};
-use treeglass::model::{Bounds, Role, Snapshot, SnapshotId, State, synthetic};
+use treeglass::backend::fixture::synthetic;
+use treeglass::model::{Bounds, Role, Snapshot, SnapshotId, State};
 use treeglass::selector::{SnapshotIndex, suggest_all_with, suggest_rows_with};
 
 const RUNS: usize = 11;

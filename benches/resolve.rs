@@ -6,7 +6,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use treeglass::model::{Role, Snapshot, SnapshotId, synthetic};
+use treeglass::backend::fixture::synthetic;
+use treeglass::model::{Role, Snapshot, SnapshotId};
 use treeglass::selector::{
     Grade, Resolution, SnapshotIndex, Target, resolve_with, suggest_all_with,
 };

@@ -17,8 +17,9 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use treeglass::backend::fixture::FixtureBackend;
+use treeglass::backend::fixture::synthetic;
 use treeglass::backend::{Backend, Limits};
-use treeglass::model::{AppText, Node, Snapshot, Value, synthetic};
+use treeglass::model::{AppText, Node, Snapshot, Value};
 
 const WIDE_NODES: usize = 200_000;
 const CHAIN_DEPTH: usize = 5_000;

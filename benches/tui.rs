@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::KeyCode;
 use treeglass::backend::fixture::FixtureBackend;
-use treeglass::model::{NodeId, Role, Value, synthetic};
+use treeglass::backend::fixture::synthetic;
+use treeglass::model::{NodeId, Role, Value};
 use treeglass::tui::harness::Harness;
 
 const NODES: usize = 100_000;

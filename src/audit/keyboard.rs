@@ -36,7 +36,7 @@ pub(super) const ACTION_NOT_FOCUSABLE: Rule = Rule {
            controls inside a text field (Qt's clear and reveal buttons: the field takes the \
            keys); scroll bars (the view they scroll takes the keys); combo boxes (GTK 3 \
            gives the focus to an inner button it does not expose); level bars (an \
-           indicator, which AT-SPI calls a slider); a tree view's column headers (GTK 4 \
+           indicator, which the accessibility bus reports as a slider); a tree view's column headers (GTK 4 \
            exposes them as buttons out of the focus chain); a window's title-bar \
            Minimize, Maximize and Close buttons (GTK 3 keeps them out of the focus chain on \
            purpose: the window manager's keys do the same); disabled controls.",
@@ -105,7 +105,7 @@ pub(super) const FOCUSED_NOT_FOCUSABLE: Rule = Rule {
     severity: Severity::Error,
     message: "an element is focused but does not say it is focusable",
     standard: "WCAG 4.1.2",
-    anchor: "treeglass (AT-SPI state consistency)",
+    anchor: "treeglass (state consistency)",
     help: "`focused` without `focusable` contradicts itself: assistive technology that trusts \
            `focusable` skips the element, and tools cannot tell where the focus may go. Set \
            both states (a custom widget must report `focusable` when it can take the focus). \
@@ -145,7 +145,7 @@ pub(super) const FOCUS_MULTIPLE: Rule = Rule {
     severity: Severity::Error,
     message: "more than one element in a window says it has the keyboard focus",
     standard: "WCAG 2.4.7",
-    anchor: "treeglass (AT-SPI state consistency)",
+    anchor: "treeglass (state consistency)",
     help: "Only one element of a window has the keyboard focus. When several report \
            `focused`, a screen reader announces the wrong one and the user cannot tell \
            where keys will go. A widget must drop `focused` (and emit the state change) \

@@ -201,7 +201,7 @@ pub fn table_lines() -> Vec<String> {
     NAME_ROLES
         .iter()
         .map(|r| {
-            let mut names: Vec<String> = r.raw.iter().map(|s| format!("{s} (AT-SPI)")).collect();
+            let mut names: Vec<String> = r.raw.iter().map(|s| format!("{s} (raw role)")).collect();
             names.extend(r.roles.iter().map(|x| x.as_str().to_string()));
             format!("{}: {}. {}", names.join(", "), r.need.as_str(), r.source)
         })
@@ -212,7 +212,7 @@ pub fn table_lines() -> Vec<String> {
 pub fn table_markdown() -> String {
     let mut s = String::from("| roles | needs | why |\n|---|---|---|\n");
     for r in NAME_ROLES {
-        let mut names: Vec<String> = r.raw.iter().map(|x| format!("`{x}` (AT-SPI)")).collect();
+        let mut names: Vec<String> = r.raw.iter().map(|x| format!("`{x}` (raw role)")).collect();
         names.extend(r.roles.iter().map(|x| format!("`{}`", x.as_str())));
         s.push_str(&format!(
             "| {} | {} | {} |\n",

@@ -9,7 +9,7 @@ pub(super) const CHECKED_NOT_CHECKABLE: Rule = Rule {
     severity: Severity::Warning,
     message: "an element is checked but neither checkable nor a toggle",
     standard: "WCAG 4.1.2",
-    anchor: "treeglass (AT-SPI state consistency)",
+    anchor: "treeglass (state consistency)",
     help: "A `checked` (or `indeterminate`) element that is not `checkable` is announced as \
            checked by some screen readers and not by others, and tools cannot tell whether \
            it can be toggled. Report `checkable` with `checked`, or use a toggle role. Not \
@@ -43,7 +43,7 @@ pub(super) const SELECTED_NOT_SELECTABLE: Rule = Rule {
     severity: Severity::Warning,
     message: "an element is selected but not selectable",
     standard: "WCAG 4.1.2",
-    anchor: "treeglass (AT-SPI state consistency)",
+    anchor: "treeglass (state consistency)",
     help: "`selected` without `selectable` tells assistive technology the selection cannot \
            change — yet it is there. Report `selectable` on every item that can be selected \
            (or drop `selected` from one that cannot).",
@@ -68,7 +68,7 @@ pub(super) const EXPANDED_NOT_EXPANDABLE: Rule = Rule {
     severity: Severity::Warning,
     message: "an element is expanded but not expandable",
     standard: "WCAG 4.1.2",
-    anchor: "treeglass (AT-SPI state consistency)",
+    anchor: "treeglass (state consistency)",
     help: "`expanded` without `expandable` makes a screen reader announce \"expanded\" on \
            something the user cannot collapse. Report `expandable` with `expanded` and \
            `collapsed`. Not judged: expanders (the role says it).",

@@ -21,6 +21,14 @@ pub mod atspi {
     pub mod toolkit;
 }
 pub mod ax;
+/// The Linux desktops' own routes, beside the accessibility bus: GNOME Shell (treeglass's
+/// extension: where windows are, raising them, the highlight) and KWin (the fake-input grant),
+/// for the desktop commands (`gnome-extension`, `kde-grant`) and the inspector's highlight.
+/// They live with the input the AT-SPI backend synthesizes, which they serve.
+#[cfg(target_os = "linux")]
+pub mod desktop {
+    pub use super::atspi::input::{Rect, fake_input, gnome, kwin};
+}
 pub mod fixture;
 pub mod pick;
 pub mod progress;

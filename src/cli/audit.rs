@@ -127,7 +127,7 @@ pub fn help() -> String {
          under a parent on screen. After the tree, the audit reads, for the elements on \
          screen, their bounds, index in parent, relations, tables' first cells, what a web \
          engine says of where a name comes from and the characters of unnamed text leaves \
-         (AT-SPI); a rule whose needs were not read, or that a toolkit's bridge cannot \
+         (where the backend reads them); a rule whose needs were not read, or that a toolkit's bridge cannot \
          be judged by, is reported as not evaluated, with why. Left out:\n",
     );
     for (what, why) in crate::audit::LEFT_OUT {
@@ -140,7 +140,7 @@ pub fn help() -> String {
     for l in crate::audit::name_roles::table_lines() {
         s.push_str(&format!("  {l}\n"));
     }
-    s.push_str("\nThe same checks in axe-core (web pages) and axe-windows (UI Automation):\n");
+    s.push_str("\nThe same checks in axe-core (web pages) and axe-windows (Windows):\n");
     for l in crate::audit::rule_map::lines() {
         s.push_str(&format!("  {l}\n"));
     }

@@ -57,6 +57,6 @@ pub async fn run(args: SessionArgs) -> Result<i32, Error> {
 #[cfg(not(target_os = "linux"))]
 pub async fn run(_args: SessionArgs) -> Result<i32, Error> {
     Err(Error::other(
-        "treeglass session starts an AT-SPI stack: it is only available on Linux",
+        "treeglass session starts a private accessibility stack: it is only available on Linux",
     ))
 }

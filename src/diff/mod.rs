@@ -669,7 +669,7 @@ mod tests {
             id: crate::model::SnapshotId::next(),
             app: "a".into(),
             window: "w".into(),
-            nodes: crate::model::synthetic::generate(500, 7),
+            nodes: crate::backend::fixture::synthetic::generate(500, 7),
             truncated: None,
             unreadable: 0,
             unreadable_elements: Vec::new(),

@@ -8,7 +8,6 @@ mod request;
 mod role;
 mod snapshot;
 mod states;
-pub mod synthetic;
 mod toolkit;
 
 pub use escape::{AppText, is_hostile, literal, quoted, sanitize, scrub_lines};

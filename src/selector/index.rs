@@ -226,7 +226,8 @@ impl SnapshotIndex {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::model::{Value, synthetic};
+    use crate::backend::fixture::synthetic;
+    use crate::model::Value;
     use crate::selector::{Target, matches};
 
     #[test]

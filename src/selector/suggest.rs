@@ -865,7 +865,8 @@ pub fn suggest_all_with(ix: &SnapshotIndex, snap: &Snapshot) -> Vec<Option<Targe
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{SnapshotId, synthetic};
+    use crate::backend::fixture::synthetic;
+    use crate::model::SnapshotId;
 
     #[test]
     fn suggestions_of_some_rows_are_those_of_every_row() {

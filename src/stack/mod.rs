@@ -30,6 +30,8 @@ mod buses;
 mod compositors;
 mod dirs;
 mod gnome;
+mod help;
+pub use help::HELP;
 pub mod procs;
 pub mod words;
 

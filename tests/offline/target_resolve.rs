@@ -2,8 +2,9 @@
 //! completeness) and shortest-unique-target suggestions.
 #![allow(clippy::unwrap_used)]
 
+use treeglass::backend::fixture::synthetic;
 use treeglass::model::{
-    Node, NodeId, Role, Snapshot, SnapshotId, State, States, Truncation, Value, synthetic,
+    Node, NodeId, Role, Snapshot, SnapshotId, State, States, Truncation, Value,
 };
 use treeglass::selector::{
     Field, Grade, Resolution, SnapshotIndex, Target, Tier, match_all, matches, resolve,

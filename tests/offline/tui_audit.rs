@@ -290,7 +290,8 @@ async fn moving_the_selection_does_not_run_the_audit_again() {
 /// its findings follow after the wait, and meanwhile the last ones stay (same rows).
 #[tokio::test]
 async fn a_big_tree_is_judged_once_it_is_quiet() {
-    use treeglass::model::{Role, Value, synthetic};
+    use treeglass::backend::fixture::synthetic;
+    use treeglass::model::{Role, Value};
     let nodes = synthetic::generate(treeglass::tui::findings::AUDIT_AT_ONCE + 2_000, 1);
     let text = nodes
         .iter()

@@ -6,8 +6,8 @@
 use std::sync::mpsc;
 
 use super::{Cmd, FrameWindow};
-use crate::backend::atspi::input::Rect;
-use crate::backend::atspi::input::gnome::Shell;
+use crate::backend::desktop::Rect;
+use crate::backend::desktop::gnome::Shell;
 use crate::tui::highlight::THICKNESS;
 
 pub fn start() -> Result<(FrameWindow, (u32, u32)), String> {
