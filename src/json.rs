@@ -269,8 +269,9 @@ impl<W: Write> Writer<W> {
         self.fmt.end_object_value(&mut self.out)
     }
 
-    /// The underlying writer (to flush it).
-    pub fn into_inner(self) -> W {
+    /// The underlying writer (the tests read what was written).
+    #[cfg(test)]
+    fn into_inner(self) -> W {
         self.out
     }
 }

@@ -8,14 +8,14 @@ pub mod app;
 pub mod audit;
 pub mod backend;
 pub mod cli;
-pub mod clipboard;
-pub mod diff;
+pub(crate) mod clipboard;
+pub(crate) mod diff;
 pub mod doctor;
-pub mod files;
-pub mod fold;
-pub mod json;
-pub mod junit;
-pub mod log;
+pub(crate) mod files;
+pub(crate) mod fold;
+pub(crate) mod json;
+pub(crate) mod junit;
+pub(crate) mod log;
 pub mod mcp;
 pub mod model;
 #[cfg(test)]
@@ -24,7 +24,7 @@ pub mod selector;
 pub mod session;
 /// `treeglass session`'s private accessibility stack (Linux: D-Bus, Xvfb or sway, AT-SPI).
 #[cfg(target_os = "linux")]
-pub mod stack;
+pub(crate) mod stack;
 pub mod tui;
 pub mod workflow;
 pub mod write;
