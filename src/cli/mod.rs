@@ -1,10 +1,11 @@
 //! The command line: a thin front end over the application layer (`crate::app`). It parses
 //! the arguments (`args`), calls the use case, prints what it returns (the forms of
 //! `app::output`) and turns how it ended into an exit code. The concrete backend is chosen by
-//! `main.rs` and handed in.
+//! `entry` (through `backend::pick`) and handed in.
 //!
 //! | module | owns |
 //! |---|---|
+//! | `entry` | the command: arguments, the backend (`backend::pick`), the front end |
 //! | `args` | clap definitions and help texts |
 //! | `read` | `apps`, `tree`, `diff`, `find`, `get`, `doctor` |
 //! | `write` | `set`, `invoke` |

@@ -25,7 +25,7 @@ use crate::doctor::Report;
 use crate::session::Session;
 use crate::workflow::record::Recorder;
 
-/// Runs the diagnosis of the backend the server was started with (`main.rs` knows which).
+/// Runs the diagnosis of the backend the server was started with (`cli::entry` knows which).
 pub type Doctor = Arc<dyn Fn() -> Pin<Box<dyn Future<Output = Report> + Send>> + Send + Sync>;
 
 /// What the server holds for its whole life: the session (snapshots and tokens), the
