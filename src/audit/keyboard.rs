@@ -52,7 +52,7 @@ fn action_not_focusable(cx: &Context, out: &mut Vec<Hit>) {
             || !n.is_enabled()
             || item_of_composite(n.role)
             || matches!(n.role, Role::ScrollBar | Role::ComboBox)
-            || n.raw_role == "level bar"
+            || crate::backend::raw_kind(&n.raw_role) == Some(crate::model::RawKind::Meter)
             || title_bar_button(cx, row)
             || column_header(cx, row)
         {

@@ -746,6 +746,12 @@ pub(crate) mod testing {
         node
     }
 
+    /// `node` with the raw role a backend reports for `kind`.
+    pub fn of_kind(mut node: Node, kind: crate::model::RawKind) -> Node {
+        node.raw_role = crate::backend::raw_name_of(kind).into();
+        node
+    }
+
     pub fn with(mut node: Node, state: State) -> Node {
         node.states.set(state, true);
         node

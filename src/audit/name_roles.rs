@@ -1,13 +1,14 @@
 //! Which roles need a name: the table `name-missing` reads, one row per kind of element, each
 //! saying where the requirement comes from. Printed by `audit --help` and docs/audit.md.
 //!
-//! A row matches an element by its raw AT-SPI role (where the normalised role is shared with
-//! elements that need no name: an internal frame is a panel, a meter a slider) or by its
-//! normalised role; the raw rows are tried first. An element no row matches needs a name when
+//! A row matches an element by the kind its raw role says ([`RawKind`], where the normalised
+//! role is shared with elements that need no name: an inline frame is a panel, a meter a
+//! slider) or by its normalised role; the kind rows are tried first. An element no row matches needs a name when
 //! it takes the keyboard focus (WCAG 4.1.2: a user interface component), unless it holds other
 //! elements (a focusable list or scroll pane is a container, not a control).
 
-use crate::model::{Node, Role};
+use crate::backend::raw_kind;
+use crate::model::{Node, RawKind, Role};
 
 /// What a row asks of an element's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,8 +36,8 @@ impl Need {
 pub struct NameRole {
     /// Normalised roles the row covers.
     pub roles: &'static [Role],
-    /// Raw AT-SPI role names the row covers (lower case), tried before the normalised roles.
-    pub raw: &'static [&'static str],
+    /// Kinds of raw role the row covers, tried before the normalised roles.
+    pub kinds: &'static [RawKind],
     pub need: Need,
     /// Where the requirement is written.
     pub source: &'static str,
@@ -47,7 +48,7 @@ pub struct NameRole {
 pub static NAME_ROLES: &[NameRole] = &[
     NameRole {
         roles: &[],
-        raw: &["internal frame"],
+        kinds: &[RawKind::InlineFrame],
         need: Need::Own,
         source: "HTML-AAM iframe and frame; WCAG 4.1.2: a frame's title names the document it \
                  holds (axe frame-title); in a page only (Gecko's own frame around the page \
@@ -56,21 +57,21 @@ pub static NAME_ROLES: &[NameRole] = &[
     },
     NameRole {
         roles: &[],
-        raw: &["embedded"],
+        kinds: &[RawKind::EmbeddedObject],
         need: Need::Own,
         source: "HTML-AAM object and embed; WCAG 1.1.1: embedded content needs a text \
                  alternative (axe object-alt)",
     },
     NameRole {
         roles: &[],
-        raw: &["document frame"],
+        kinds: &[RawKind::NestedDocument],
         need: Need::Own,
         source: "WAI-ARIA Graphics 1.0 graphics-document (name required); a nested document \
                  is announced by its name",
     },
     NameRole {
         roles: &[],
-        raw: &["alert"],
+        kinds: &[RawKind::Alert],
         need: Need::Own,
         source: "WAI-ARIA 1.2 §5.4 alertdialog (name required, from author): a toolkit's \
                  message dialog, Chromium's alert dialog; not Gecko's alert, an ARIA alert \
@@ -79,25 +80,25 @@ pub static NAME_ROLES: &[NameRole] = &[
     },
     NameRole {
         roles: &[],
-        raw: &["list box"],
+        kinds: &[RawKind::Listbox],
         need: Need::Own,
         source: "WAI-ARIA 1.2 §5.4 listbox (name required, from author)",
     },
     NameRole {
         roles: &[Role::Dialog],
-        raw: &[],
+        kinds: &[],
         need: Need::Own,
         source: "WAI-ARIA 1.2 §5.4 dialog (name required, from author)",
     },
     NameRole {
         roles: &[Role::ProgressBar],
-        raw: &[],
+        kinds: &[],
         need: Need::Own,
         source: "WAI-ARIA 1.2 §5.4 progressbar (name required, from author)",
     },
     NameRole {
         roles: &[Role::Slider, Role::SpinButton],
-        raw: &[],
+        kinds: &[],
         need: Need::Own,
         source: "WAI-ARIA 1.2 §5.4 slider, spinbutton and meter (a level bar): name \
                  required, from author",
@@ -109,14 +110,14 @@ pub static NAME_ROLES: &[NameRole] = &[
             Role::ComboBox,
             Role::MenuButton,
         ],
-        raw: &[],
+        kinds: &[],
         need: Need::Own,
         source: "WAI-ARIA 1.2 §5.4 textbox, searchbox and combobox (name required, from \
                  author); HTML: a form control's label",
     },
     NameRole {
         roles: &[Role::CheckBox, Role::RadioButton, Role::Switch],
-        raw: &[],
+        kinds: &[],
         need: Need::Own,
         source: "WAI-ARIA 1.2 §5.4 checkbox, radio and switch (name required); a toolkit \
                  names them from their label",
@@ -133,20 +134,20 @@ pub static NAME_ROLES: &[NameRole] = &[
             Role::ListItem,
             Role::TreeItem,
         ],
-        raw: &[],
+        kinds: &[],
         need: Need::OwnOrContent,
         source: "WAI-ARIA 1.2 §5.4 button, link, menuitem, menuitemcheckbox, menuitemradio, \
                  tab, option and treeitem (name required, from contents or author)",
     },
     NameRole {
         roles: &[Role::ToolTip],
-        raw: &[],
+        kinds: &[],
         need: Need::OwnOrContent,
         source: "WAI-ARIA 1.2 §5.4 tooltip (name required, from contents or author)",
     },
     NameRole {
         roles: &[Role::ScrollBar, Role::TableCell, Role::TableRow],
-        raw: &[],
+        kinds: &[],
         need: Need::Nothing,
         source: "WAI-ARIA 1.2 §5.4 scrollbar, cell and row: no name required (a scroll bar \
                  is told by its orientation; a cell may be empty)",
@@ -160,9 +161,10 @@ pub fn row_of(n: &Node) -> Option<&'static NameRole> {
 
 /// The row for an element of this normalised and raw role, if any.
 fn row_for(role: Role, raw_role: &str) -> Option<&'static NameRole> {
+    let kind = raw_kind(raw_role);
     NAME_ROLES
         .iter()
-        .find(|r| r.raw.iter().any(|x| x.eq_ignore_ascii_case(raw_role)))
+        .find(|r| kind.is_some_and(|k| r.kinds.contains(&k)))
         .or_else(|| NAME_ROLES.iter().find(|r| r.roles.contains(&role)))
 }
 
@@ -196,12 +198,21 @@ pub fn reads_label(role: Role, raw_role: &str, states: crate::model::States, nam
     need_for(role, raw_role, states) != Need::Nothing
 }
 
+/// A kind as the table prints it: its name and the raw role that has it.
+fn kind_said(k: RawKind, quote: &str) -> String {
+    format!(
+        "{quote}{}{quote} (raw role {quote}{}{quote})",
+        k.as_str(),
+        crate::backend::raw_name_of(k)
+    )
+}
+
 /// The table as text, for `audit --help` and docs/audit.md: one line per row.
 pub fn table_lines() -> Vec<String> {
     NAME_ROLES
         .iter()
         .map(|r| {
-            let mut names: Vec<String> = r.raw.iter().map(|s| format!("{s} (raw role)")).collect();
+            let mut names: Vec<String> = r.kinds.iter().map(|k| kind_said(*k, "")).collect();
             names.extend(r.roles.iter().map(|x| x.as_str().to_string()));
             format!("{}: {}. {}", names.join(", "), r.need.as_str(), r.source)
         })
@@ -212,7 +223,7 @@ pub fn table_lines() -> Vec<String> {
 pub fn table_markdown() -> String {
     let mut s = String::from("| roles | needs | why |\n|---|---|---|\n");
     for r in NAME_ROLES {
-        let mut names: Vec<String> = r.raw.iter().map(|x| format!("`{x}` (raw role)")).collect();
+        let mut names: Vec<String> = r.kinds.iter().map(|k| kind_said(*k, "`")).collect();
         names.extend(r.roles.iter().map(|x| format!("`{}`", x.as_str())));
         s.push_str(&format!(
             "| {} | {} | {} |\n",
@@ -237,16 +248,13 @@ mod tests {
     #[test]
     fn raw_rows_win_over_normalised_roles() {
         // An internal frame is a panel when normalised; the raw row judges it.
-        let mut frame = n(Role::Panel, "");
-        frame.raw_role = "internal frame".into();
+        let frame = of_kind(n(Role::Panel, ""), RawKind::InlineFrame);
         assert_eq!(need_of(&frame), Need::Own);
         assert_eq!(need_of(&n(Role::Panel, "")), Need::Nothing);
         // A notification (an ARIA alert) needs no name; an alert dialog does.
-        let mut note = n(Role::Alert, "");
-        note.raw_role = "notification".into();
+        let note = of_kind(n(Role::Alert, ""), RawKind::LiveAlert);
         assert_eq!(need_of(&note), Need::Nothing);
-        let mut alert = n(Role::Alert, "");
-        alert.raw_role = "alert".into();
+        let alert = of_kind(n(Role::Alert, ""), RawKind::Alert);
         assert_eq!(need_of(&alert), Need::Own);
     }
 
@@ -260,7 +268,7 @@ mod tests {
     #[test]
     fn every_row_cites_its_source_and_covers_something() {
         for r in NAME_ROLES {
-            assert!(!r.roles.is_empty() || !r.raw.is_empty(), "{r:?}");
+            assert!(!r.roles.is_empty() || !r.kinds.is_empty(), "{r:?}");
             assert!(r.source.len() > 20, "{r:?}");
         }
         assert_eq!(table_lines().len(), NAME_ROLES.len());

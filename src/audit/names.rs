@@ -2,13 +2,14 @@
 
 use super::name_roles::{Need, need_of, row_of};
 use super::{Context, Hit, Needs, Rule, Severity, interactive, shown};
-use crate::model::{Node, Role};
+use crate::backend::raw_kind;
+use crate::model::{Node, RawKind, Role};
 
-/// The element's role as the name rules say it: the raw AT-SPI role where the table matched
-/// it by that (an internal frame, not the panel it normalises to).
+/// The element's role as the name rules say it: the raw role where the table matched it by
+/// its kind (an inline frame, not the panel it normalises to).
 fn role_said(n: &Node) -> String {
     match row_of(n) {
-        Some(r) if r.raw.iter().any(|x| x.eq_ignore_ascii_case(&n.raw_role)) => {
+        Some(r) if raw_kind(&n.raw_role).is_some_and(|k| r.kinds.contains(&k)) => {
             n.raw_role.to_ascii_lowercase()
         }
         _ => n.role.as_str().to_string(),
@@ -102,20 +103,20 @@ fn need(cx: &Context, row: usize) -> Need {
     {
         return Need::Own;
     }
-    let raw = |r: &str| n.raw_role.eq_ignore_ascii_case(r);
+    let kind = raw_kind(&n.raw_role);
     // The browser's own frame around a page (Gecko's) is named by the page it holds; an
     // iframe in a page needs its title.
-    if raw("internal frame") && !cx.in_document(row) {
+    if kind == Some(RawKind::InlineFrame) && !cx.in_document(row) {
         return Need::Nothing;
     }
     // Gecko's AT-SPI `alert` is an ARIA alert, a live region (its alert dialog is `dialog`).
-    if raw("alert") && cx.toolkit == Some(crate::model::Toolkit::Gecko) {
+    if kind == Some(RawKind::Alert) && cx.toolkit == Some(crate::model::Toolkit::Gecko) {
         return Need::Nothing;
     }
     // In a page, `alert` is Chromium's alert dialog, or another engine's ARIA alert: the ARIA
     // role the page gave, read for the audit, tells them apart; unread, it is not judged.
     if need == Need::Own
-        && raw("alert")
+        && kind == Some(RawKind::Alert)
         && cx.in_document(row)
         && aria_role(cx, row) != Some("alertdialog")
     {
@@ -137,8 +138,8 @@ fn aria_role<'a>(cx: &Context<'a>, row: usize) -> Option<&'a str> {
 /// What a finding adds when the page made a frame or an object presentational and the engine
 /// still shows it as one: a screen reader meets it, unnamed.
 fn presentational_note(cx: &Context, row: usize) -> &'static str {
-    let raw = cx.nodes()[row].raw_role.to_ascii_lowercase();
-    if matches!(raw.as_str(), "internal frame" | "embedded")
+    let kind = raw_kind(&cx.nodes()[row].raw_role);
+    if matches!(kind, Some(RawKind::InlineFrame | RawKind::EmbeddedObject))
         && matches!(aria_role(cx, row), Some("none" | "presentation"))
     {
         "; the page made it presentational (role none), yet the engine shows it as a frame"
@@ -496,7 +497,7 @@ fn browser_named(cx: &Context, row: usize) -> Option<&'static str> {
 /// unnamed `static` (its tag, read for the audit, is `img`).
 fn blank_alt(cx: &Context, row: usize) -> bool {
     let n = &cx.nodes()[row];
-    n.raw_role.eq_ignore_ascii_case("static")
+    raw_kind(&n.raw_role) == Some(RawKind::StaticText)
         && blank(n.name.as_str())
         && said(cx, row).is_some_and(|f| f.tag.as_deref() == Some("img"))
 }
@@ -617,7 +618,7 @@ fn header_unnamed(cx: &Context, out: &mut Vec<Hit>) {
 #[cfg(test)]
 mod tests {
     use super::super::testing::*;
-    use crate::model::{Role, State};
+    use crate::model::{RawKind, Role, State};
 
     #[test]
     fn name_missing_fires_on_an_unnamed_control_only() {
@@ -724,11 +725,6 @@ mod tests {
         assert_eq!(got, vec![2]);
     }
 
-    fn raw(mut node: crate::model::Node, raw: &str) -> crate::model::Node {
-        node.raw_role = raw.into();
-        node
-    }
-
     fn hidden(node: crate::model::Node) -> crate::model::Node {
         without(node, State::Showing)
     }
@@ -780,27 +776,26 @@ mod tests {
 
     #[test]
     fn roles_that_need_a_name_come_from_the_table() {
-        let mut note = n(Role::Alert, "");
-        note.raw_role = "notification".into();
+        let note = of_kind(n(Role::Alert, ""), RawKind::LiveAlert);
         let snap = tree(vec![
             (
                 n(Role::Panel, "Box"),
                 vec![
                     n(Role::Dialog, ""),
-                    raw(n(Role::Alert, ""), "alert"),
+                    of_kind(n(Role::Alert, ""), RawKind::Alert),
                     note,
-                    raw(n(Role::Unknown, ""), "embedded"),
+                    of_kind(n(Role::Unknown, ""), RawKind::EmbeddedObject),
                     n(Role::ToolTip, ""),
                     n(Role::ProgressBar, ""),
                     n(Role::Dialog, "Settings"),
                     n(Role::Panel, ""),
                     // Outside a page: a browser's own frame around it, named by the page.
-                    raw(n(Role::Panel, ""), "internal frame"),
+                    of_kind(n(Role::Panel, ""), RawKind::InlineFrame),
                 ],
             ),
             (
                 n(Role::Document, "Page"),
-                vec![raw(n(Role::Panel, ""), "internal frame")],
+                vec![of_kind(n(Role::Panel, ""), RawKind::InlineFrame)],
             ),
         ]);
         let got = rows(&snap, "name-missing");
@@ -938,7 +933,7 @@ mod tests {
     #[test]
     fn an_alert_in_a_page_needs_a_name_only_when_the_page_made_it_a_dialog() {
         use crate::audit::facts::NameFrom;
-        let alert = || raw(n(Role::Alert, ""), "alert");
+        let alert = || of_kind(n(Role::Alert, ""), RawKind::Alert);
         let snap = tree(vec![
             (n(Role::Document, "Page"), vec![alert(), alert(), alert()]),
             // A toolkit's message dialog, outside any page.
@@ -962,7 +957,7 @@ mod tests {
     #[test]
     fn a_frame_the_page_made_presentational_is_judged_as_the_engine_shows_it() {
         use crate::audit::facts::NameFrom;
-        let frame = || raw(n(Role::Panel, ""), "internal frame");
+        let frame = || of_kind(n(Role::Panel, ""), RawKind::InlineFrame);
         let snap = tree(vec![(n(Role::Document, "Page"), vec![frame(), frame()])]);
         let mut facts = crate::audit::Facts::of(snap.id);
         facts.name_from = Some(

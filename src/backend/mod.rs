@@ -67,6 +67,18 @@ pub fn raw_role(name: &str) -> Option<Role> {
     }
 }
 
+/// What a raw role a backend reports says beyond its normalised role, as a neutral kind (the
+/// audit's rules read these); `None` for most roles.
+pub fn raw_kind(raw: &str) -> Option<crate::model::RawKind> {
+    atspi::roles::kind(raw)
+}
+
+/// The raw role a backend reports for `kind` (AT-SPI's name: the only backend whose raw roles
+/// have kinds yet), for docs and for tests that build elements.
+pub fn raw_name_of(kind: crate::model::RawKind) -> &'static str {
+    atspi::roles::kind_name(kind)
+}
+
 /// Whether the element is a browser's page (its platform's raw role says so: AT-SPI's
 /// `document web`), so what sits under it is web content.
 pub fn is_web_document(node: &Node) -> bool {

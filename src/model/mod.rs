@@ -16,7 +16,7 @@ pub use node::{
     group_digits,
 };
 pub use request::{Requested, echo_json, number_json, secret_json};
-pub use role::Role;
+pub use role::{RawKind, Role};
 pub use snapshot::{
     Cuts, ManagedShown, Snapshot, SnapshotId, Token, TokenError, Truncation, UNREADABLE_NAMED,
     Unreadable, preorder,

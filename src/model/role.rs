@@ -171,3 +171,56 @@ mod tests {
         }
     }
 }
+
+/// What an element's raw role says beyond the [`Role`] it normalises to, where a rule needs
+/// the difference (an inline frame is a panel once normalised, but needs a name). Each backend
+/// maps its own raw roles to these ([`crate::backend::raw_kind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RawKind {
+    /// A frame holding another document: HTML's iframe and frame, or a browser's own frame
+    /// around the page.
+    InlineFrame,
+    /// Embedded content: HTML's object and embed.
+    EmbeddedObject,
+    /// A document inside another (a graphics document).
+    NestedDocument,
+    /// An alert as a toolkit shows it: a message dialog, Chromium's alert dialog, Gecko's ARIA
+    /// alert.
+    Alert,
+    /// A list box.
+    Listbox,
+    /// A run of static text (Gecko shows an image whose alt text is blank as one).
+    StaticText,
+    /// An ARIA alert as a live region, which needs no name.
+    LiveAlert,
+    /// A level bar: an indicator, which normalises to a slider.
+    Meter,
+}
+
+impl RawKind {
+    /// Every kind, in a fixed order.
+    pub const ALL: [RawKind; 8] = [
+        RawKind::InlineFrame,
+        RawKind::EmbeddedObject,
+        RawKind::NestedDocument,
+        RawKind::Alert,
+        RawKind::Listbox,
+        RawKind::StaticText,
+        RawKind::LiveAlert,
+        RawKind::Meter,
+    ];
+
+    /// The kind's name in docs and help.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RawKind::InlineFrame => "inline-frame",
+            RawKind::EmbeddedObject => "embedded-object",
+            RawKind::NestedDocument => "nested-document",
+            RawKind::Alert => "alert",
+            RawKind::Listbox => "listbox",
+            RawKind::StaticText => "static-text",
+            RawKind::LiveAlert => "live-alert",
+            RawKind::Meter => "meter",
+        }
+    }
+}

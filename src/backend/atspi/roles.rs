@@ -2,7 +2,7 @@
 //! compiled on every platform: the selector accepts these raw names through
 //! [`crate::backend::raw_role`].
 
-use crate::model::Role;
+use crate::model::{RawKind, Role};
 
 /// Maps a raw AT-SPI role name (`"push button"`, `"page tab list"`, …) to a normalised role.
 /// Unknown names map to [`Role::Unknown`]; the raw name stays on the node.
@@ -86,5 +86,52 @@ mod tests {
         assert_eq!(role("password text"), Role::PasswordText);
         assert_eq!(role("list box"), Role::List);
         assert_eq!(role("nonsense"), Role::Unknown);
+    }
+}
+
+/// AT-SPI's raw roles that say more than their normalised role, as the neutral kinds the
+/// audit's rules read.
+const KINDS: &[(&str, RawKind)] = &[
+    ("internal frame", RawKind::InlineFrame),
+    ("embedded", RawKind::EmbeddedObject),
+    ("document frame", RawKind::NestedDocument),
+    ("alert", RawKind::Alert),
+    ("list box", RawKind::Listbox),
+    ("static", RawKind::StaticText),
+    ("notification", RawKind::LiveAlert),
+    ("level bar", RawKind::Meter),
+];
+
+/// The neutral kind of a raw AT-SPI role name (any case), if it has one.
+pub fn kind(raw: &str) -> Option<RawKind> {
+    KINDS
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(raw))
+        .map(|&(_, k)| k)
+}
+
+/// The raw AT-SPI role name of a kind.
+pub fn kind_name(kind: RawKind) -> &'static str {
+    KINDS
+        .iter()
+        .find(|&&(_, k)| k == kind)
+        .map_or("", |&(name, _)| name)
+}
+
+#[cfg(test)]
+mod kind_tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_has_one_raw_role_that_names_it_back() {
+        for k in RawKind::ALL {
+            let name = kind_name(k);
+            assert!(!name.is_empty(), "{k:?} has no raw role");
+            assert_eq!(kind(name), Some(k), "{name}");
+            assert_eq!(kind(&name.to_uppercase()), Some(k), "{name} in capitals");
+            assert_eq!(KINDS.iter().filter(|(_, x)| *x == k).count(), 1, "{k:?}");
+        }
+        assert_eq!(kind("push button"), None);
+        assert_eq!(kind(""), None);
     }
 }
