@@ -6,9 +6,7 @@
 //!
 //! The test reads every `.rs` file under the neutral folders, with comments taken out (prose
 //! may cite a platform as an example; code and the strings it prints may not), and fails on
-//! any platform word that is not in [`NOT_YET`]. `NOT_YET` lists what is still to move, file
-//! by file with its count: a count may only go down, and a file leaves the list when it
-//! reaches none.
+//! any platform word, naming the file, the line and the word.
 
 use std::path::{Path, PathBuf};
 
@@ -41,14 +39,6 @@ const WORDS: &[&str] = &[
     "GrabFocus",
     "GetExtents",
     "SetCurrentValue",
-];
-
-/// What is still to move out of the neutral core: (file under `src/`, platform words in its
-/// code today). Lower a count when you move one out; never raise it.
-const NOT_YET: &[(&str, usize)] = &[
-    // The engine's unit tests plan with AT-SPI's planner (as the demo backend does) and
-    // name one of its calls.
-    ("write/engine/tests.rs", 3),
 ];
 
 /// The code of a Rust file with its comments taken out (line comments, doc comments and block
@@ -175,7 +165,6 @@ fn the_neutral_core_names_no_platform() {
         files.len()
     );
     let mut wrong = Vec::new();
-    let mut seen = Vec::new();
     for f in &files {
         let rel = f
             .strip_prefix(&src)
@@ -184,29 +173,12 @@ fn the_neutral_core_names_no_platform() {
             .into_owned();
         let text = std::fs::read_to_string(f).unwrap_or_else(|e| panic!("{rel}: {e}"));
         let hits = words_in(&text);
-        let allowed = NOT_YET
-            .iter()
-            .find(|(p, _)| *p == rel)
-            .map_or(0, |(_, n)| *n);
-        if !hits.is_empty() || allowed > 0 {
-            seen.push(rel.clone());
-        }
-        if hits.len() > allowed {
+        if !hits.is_empty() {
             wrong.push(format!(
-                "{rel}: {} platform words in its code (allowed {allowed}):\n    {}",
+                "{rel}: {} platform words in its code:\n    {}",
                 hits.len(),
                 hits.join("\n    ")
             ));
-        } else if hits.len() < allowed {
-            wrong.push(format!(
-                "{rel}: {} platform words left, NOT_YET allows {allowed}: lower it",
-                hits.len()
-            ));
-        }
-    }
-    for (p, _) in NOT_YET {
-        if !seen.iter().any(|s| s == p) {
-            wrong.push(format!("{p}: in NOT_YET but not a neutral file any more"));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));

@@ -7,9 +7,63 @@ use async_trait::async_trait;
 use tokio::sync::broadcast;
 
 use super::*;
-use crate::backend::strategy::Planner;
+use crate::backend::strategy::{Planner, toggle_budget};
 use crate::backend::{AppInfo, Event, Limits, WriteAck};
-use crate::model::{Interface, Snapshot, State, Toggle, Toolkit};
+use crate::model::{Interface, Requested, Snapshot, State, Toggle, Toolkit};
+
+/// The planner these tests write with, so that they test the engine alone (each backend's
+/// planner has its own tests): text by the element's whole-text call where it has one, which
+/// a browser is taken to ignore (marked known-ignored, typing planned after it); typing where
+/// the element only shows text; a toggle by its first action, pressed until the state shows.
+#[derive(Debug)]
+struct Ways;
+
+static WAYS: Ways = Ways;
+
+impl Planner for Ways {
+    fn method(&self, op: &WriteOp) -> AppText {
+        format!("{op:?}").into()
+    }
+
+    fn plan(&self, ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
+        let plan = |path, ops: Vec<WriteOp>, max_sends, known_ignored| Plan {
+            path,
+            method: format!("{ops:?}").into(),
+            ops: ops.into_iter().map(|op| (Dest::Element, op)).collect(),
+            max_sends,
+            reason: "the tests' planner".into(),
+            known_ignored,
+        };
+        let typing = |t: &str| {
+            let ops = vec![WriteOp::Focus, WriteOp::TypeText(t.into())];
+            plan(Path::Keyboard, ops, 1, false)
+        };
+        let node = ctx.node;
+        match req {
+            Requested::Text(t) if node.interfaces.has(Interface::EditableText) => {
+                let browser = ctx.toolkit.is_some_and(Toolkit::is_browser);
+                let set = vec![WriteOp::SetText(t.clone())];
+                let mut plans = vec![plan(Path::Semantic, set, 1, browser)];
+                if browser {
+                    plans.push(typing(t));
+                }
+                Ok(plans)
+            }
+            Requested::Text(t) => Ok(vec![typing(t)]),
+            Requested::Toggle(_) => {
+                let action = node.actions.first().ok_or("no action")?;
+                let current = match node.value {
+                    Some(Value::Toggle { state }) => Some(state),
+                    _ => None,
+                };
+                let ops = vec![WriteOp::Action(action.clone())];
+                let budget = toggle_budget(node.role, current);
+                Ok(vec![plan(Path::Semantic, ops, budget, false)])
+            }
+            _ => Err("not planned in these tests".into()),
+        }
+    }
+}
 
 type Script = fn(&WriteOp, &mut Node) -> WriteAck;
 
@@ -47,7 +101,7 @@ impl Backend for Scripted {
         "scripted"
     }
     fn planner(&self) -> &'static dyn Planner {
-        &crate::backend::atspi::strategy::PLANNER
+        &WAYS
     }
     fn input(&self) -> crate::backend::strategy::InputPaths {
         crate::backend::strategy::InputPaths::both("scripted keys and clicks")
@@ -113,10 +167,10 @@ const EDITABLE: &[Interface] = &[Interface::Text, Interface::EditableText];
 
 #[tokio::test(start_paused = true)]
 async fn no_answer_is_unconfirmed_and_no_second_write_follows() {
-    // Chromium plans the semantic call, then typing: the first never answers.
+    // A browser: the semantic call, then typing. The first never answers.
     let b = Scripted::new(text_field(EDITABLE), Toolkit::Chromium, |op, _| match op {
         WriteOp::SetText(_) => Err(BackendError::Timeout {
-            what: "SetTextContents".into(),
+            what: "the text call".into(),
             ms: 1500,
         }),
         _ => Ok(true),
@@ -185,7 +239,7 @@ async fn typing_cut_short_is_unconfirmed_even_when_the_text_reads_back_right() {
 
 #[tokio::test(start_paused = true)]
 async fn a_call_not_known_to_be_ignored_is_never_followed_by_another_write() {
-    // GTK: SetTextContents says yes and (this time) does nothing. It may still land, so
+    // GTK: the text call says yes and (this time) does nothing. It may still land, so
     // nothing else is sent and the verdict says so.
     let b = Scripted::new(text_field(EDITABLE), Toolkit::Gtk3, |_, _| Ok(true));
     let r = set_value(
@@ -240,7 +294,7 @@ async fn an_app_gone_before_delivery_is_refused_after_it_unconfirmed() {
 #[tokio::test(start_paused = true)]
 async fn a_tri_state_check_box_is_pressed_until_it_shows_the_state() {
     // Qt's tri-state cycle: mixed → on → off.
-    let mut n = Node::new(NodeId("c".into()), Role::CheckBox, "check box");
+    let mut n = Node::new(NodeId("c".into()), Role::CheckBox, "tri-state");
     n.interfaces = [Interface::Action].into_iter().collect();
     n.actions = vec!["Toggle".into()];
     n.states = [State::Enabled, State::Sensitive, State::Indeterminate]
