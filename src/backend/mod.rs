@@ -11,13 +11,11 @@ use crate::model::{AppText, Node, NodeId, Role, Snapshot, States};
 
 #[cfg(target_os = "linux")]
 pub mod atspi;
-/// Off Linux only the AT-SPI backend's pure parts are compiled: the demo app plans and names
-/// its writes with them.
+/// Off Linux only the AT-SPI backend's tables are compiled: its raw roles (a target may name
+/// one, on any platform) and its toolkits (`doctor`'s advice, web documents).
 #[cfg(not(target_os = "linux"))]
 pub mod atspi {
-    pub mod method;
     pub mod roles;
-    pub mod strategy;
     pub mod toolkit;
 }
 pub mod ax;

@@ -2,9 +2,10 @@
 //! ([`Context`]) and what it answers ([`Plan`]: primitive [`WriteOp`]s, each to a [`Dest`], on
 //! a [`Path`]), the neutral [`WritePlan`] and [`Capabilities`] the UI Automation and AX
 //! mappings describe an element's writability with, the action-preference lists, option lists
-//! and stepping arithmetic, and the [`Planner`] trait each backend's planner implements: the
-//! AT-SPI one, with the toolkits' quirks, is `backend::atspi::strategy`; UI Automation's and
-//! AX's are a [`Mapped`] each, in their `map` module. What a value means and
+//! and stepping arithmetic, and the [`Planner`] trait each backend's planner implements.
+//! Two shapes of planner are here: [`interfaces::ByInterfaces`] (the AT-SPI backend's, with
+//! the Linux toolkits' rules in `backend::atspi::strategy`, and the demo app's) and
+//! [`Mapped`] (UI Automation's and AX's, each in their `map` module). What a value means and
 //! how a read-back is judged stay in the shared rules (`write::rules`).
 
 use serde::Serialize;
@@ -757,6 +758,8 @@ pub fn ops_for(
         known_ignored: false,
     }])
 }
+
+pub mod interfaces;
 
 #[cfg(test)]
 mod plans;

@@ -1,7 +1,7 @@
 //! How AT-SPI names the calls of a write in its result (`EditableText.SetTextContents`,
-//! `Action.DoAction(click)`, …), and the X keysyms of the keys the keyboard paths press. Pure:
-//! compiled on every platform, since the demo app names its writes the same way.
+//! `Action.DoAction(click)`, …), and the X keysyms of the keys the keyboard paths press.
 
+use crate::backend::strategy::interfaces::input_name;
 use crate::backend::{Key, WriteOp};
 use crate::model::AppText;
 
@@ -16,12 +16,7 @@ pub fn of(op: &WriteOp) -> AppText {
         WriteOp::SelectChild(i) => format!("Selection.SelectChild({i})"),
         WriteOp::Focus => "Component.GrabFocus".into(),
         WriteOp::SelectAllText => "Text.AddSelection".into(),
-        WriteOp::TypeText(_) => "keyboard (typed text)".into(),
-        WriteOp::Key(k) => format!("keyboard {}", k.name()),
-        WriteOp::Click => "pointer click at the centre".into(),
-        WriteOp::ActivateWindow(_) => "raise and focus the window".into(),
-        WriteOp::AwaitFocus => "wait for the keyboard focus".into(),
-        WriteOp::AwaitMenuKeyboard => "wait for the menu to hold the keyboard".into(),
+        input => return input_name(input).unwrap_or_default(),
     })
 }
 

@@ -1,18 +1,13 @@
-//! The AT-SPI write planner, which the demo app (it behaves like an AT-SPI app) shares: which
-//! calls put a value on an element. From the element (role, interfaces, action names, states),
-//! its toolkit and where it sits (web content or not), and the requested value, [`plan`]
-//! returns the strategies to try in order, each a list of primitive [`WriteOp`]s with the path
-//! they take (semantic call, keyboard, pointer) and why. The toolkits' quirks live here: GTK 4's
-//! check boxes without actions, Qt's combos and spin boxes, the browsers' web content, and
-//! [`KNOWN_IGNORED`], the calls a toolkit answers and ignores. The write engine carries a plan
-//! out and verifies it by reading back; the backend only performs ops.
+//! The AT-SPI write planner: the planner by interfaces (`backend::strategy::interfaces`) with
+//! AT-SPI's names for its calls and the Linux toolkits' rules: [`KNOWN_IGNORED`], the calls a
+//! toolkit answers and ignores, Qt's combo boxes chosen from by the keyboard, and Firefox's
+//! option lists. The write engine carries a plan out and verifies it by reading back; the
+//! backend only performs ops.
 
-use crate::backend::strategy::{
-    Context, Dest, EXPAND_ACTIONS, Path, Plan, SELECT_ACTIONS, TOGGLE_ACTIONS, pick_action,
-    toggle_budget,
-};
+use crate::backend::strategy::interfaces::{ByInterfaces, Toolkits};
+use crate::backend::strategy::{Context, Dest, Path, Plan, Planner};
 use crate::backend::{Key, WriteOp};
-use crate::model::{AppText, Interface, Node, Requested, Role, State, Toolkit};
+use crate::model::{Node, Requested, Role, Toolkit};
 
 /// Calls a toolkit answers and ignores, with the evidence: the only cases in which a fallback
 /// runs after a dispatched write showed no change. The planner marks a plan
@@ -62,331 +57,39 @@ pub fn known_ignored_markdown() -> String {
     out
 }
 
-/// What follows the text typed into a field ([`Context::typing`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum AfterTyping {
-    Nothing,
-    /// Return commits it (a Qt spin box takes a typed number only then).
-    Return,
-}
-
-impl Context<'_> {
-    fn has(&self, i: Interface) -> bool {
-        self.node.interfaces.has(i)
-    }
-
-    fn action(&self, prefs: &[&str]) -> Option<AppText> {
-        pick_action(&self.node.actions, prefs).cloned()
-    }
-
-    /// Synthesized keys (after raising the window) can be sent here, or why not.
-    fn keyboard(&self) -> Result<(), String> {
-        self.input
-            .keyboard
-            .as_ref()
-            .map(|_| ())
-            .map_err(Clone::clone)
-    }
-
-    /// Synthesized clicks can be sent here, or why not.
-    fn pointer(&self) -> Result<(), String> {
-        self.input
-            .pointer
-            .as_ref()
-            .map(|_| ())
-            .map_err(Clone::clone)
-    }
-
-    fn tk_is(&self, f: impl Fn(Toolkit) -> bool) -> bool {
-        self.toolkit.is_some_and(f)
-    }
-
-    /// Focus the element for typing: raise its window, give it keyboard focus.
-    fn focus_ops(&self) -> Vec<(Dest, WriteOp)> {
-        vec![
-            (Dest::Element, WriteOp::ActivateWindow(self.window.clone())),
-            (Dest::Element, WriteOp::Focus),
-        ]
-    }
-
-    /// Focus, select all, type `text` (an empty text: delete the selection). Line breaks are
-    /// Return presses, so only a multi-line field takes them (in a single-line one Return
-    /// would activate the form); a tab would move the focus away, so none is typed.
-    fn typing(
-        &self,
-        text: &str,
-        then: AfterTyping,
-        reason: impl Into<String>,
-    ) -> Result<Plan, String> {
-        self.keyboard()
-            .map_err(|why| format!("it can only be typed into, and {why}"))?;
-        if text.contains('\t') {
-            return Err(
-                "a tab cannot be typed into the field (the key moves the focus away)".into(),
-            );
-        }
-        let text = text.replace("\r\n", "\n").replace('\r', "\n");
-        if text.contains('\n') && !self.node.states.has(State::MultiLine) {
-            return Err(
-                "a single-line field cannot hold a line break (typing Return would \
-                        activate the form)"
-                    .into(),
-            );
-        }
-        let mut ops = self.focus_ops();
-        if self.has(Interface::Text) {
-            ops.push((Dest::Element, WriteOp::SelectAllText));
-        }
-        if text.is_empty() {
-            ops.push((Dest::Element, WriteOp::Key(Key::BackSpace)));
-        }
-        for (i, line) in text.split('\n').enumerate() {
-            if i > 0 {
-                ops.push((Dest::Element, WriteOp::Key(Key::Return)));
-            }
-            if !line.is_empty() {
-                ops.push((Dest::Element, WriteOp::TypeText(line.to_string())));
-            }
-        }
-        if then == AfterTyping::Return {
-            ops.push((Dest::Element, WriteOp::Key(Key::Return)));
-        }
-        Ok(Plan {
-            path: Path::Keyboard,
-            ops,
-            max_sends: 1,
-            method: if then == AfterTyping::Return {
-                "keyboard (focus, select all, type, Return)".into()
-            } else {
-                "keyboard (focus, select all, type)".into()
-            },
-            reason: reason.into(),
-            known_ignored: false,
-        })
-    }
-}
-
-fn semantic(op: WriteOp, dest: Dest, reason: impl Into<String>) -> Plan {
-    let name = super::method::of(&op);
-    let method = match dest {
-        Dest::Element => name,
-        Dest::Parent => format!("parent {}", name.as_str()).into(),
-        Dest::Option(i) => format!("option {i} {}", name.as_str()).into(),
-        Dest::OptionList => format!("option list {}", name.as_str()).into(),
-    };
-    Plan {
-        path: Path::Semantic,
-        ops: vec![(dest, op)],
-        max_sends: 1,
-        method,
-        reason: reason.into(),
-        known_ignored: false,
-    }
-}
-
-/// AT-SPI's planner: [`plan`], with each op named by [`super::method::of`].
+/// The Linux toolkits' rules, as the planner by interfaces asks them.
 #[derive(Debug)]
-pub struct Atspi;
+pub struct LinuxToolkits;
 
-/// The one [`Atspi`] planner, which the AT-SPI and demo backends hand out.
-pub static PLANNER: Atspi = Atspi;
-
-impl crate::backend::strategy::Planner for Atspi {
-    fn method(&self, op: &WriteOp) -> AppText {
-        super::method::of(op)
+impl Toolkits for LinuxToolkits {
+    fn ignores(&self, ctx: &Context<'_>, op: &WriteOp) -> bool {
+        known_ignored(ctx, op)
     }
 
-    fn plan(&self, ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
-        plan(ctx, req)
+    fn option(&self, ctx: &Context<'_>, i: usize) -> Option<Result<Vec<Plan>, String>> {
+        ctx.toolkit
+            .is_some_and(Toolkit::is_qt)
+            .then(|| plan_qt_option(ctx, i))
+    }
+
+    /// Firefox: a closed `<select>`'s option answers its select action and changes nothing;
+    /// the list that holds the options selects it (and the page holds it). Chromium's list
+    /// answers SelectChild false and changes nothing: there the option's own action does it.
+    fn option_list_first(&self, ctx: &Context<'_>) -> bool {
+        ctx.toolkit == Some(Toolkit::Gecko)
     }
 }
 
-/// The strategies for writing `req` into the element, in the order to try them; `Err` with
-/// what is missing when there is none. Refusals of the request itself (disabled, read-only,
-/// wrong kind) are the rules' business and come first.
+/// AT-SPI's planner, which the AT-SPI backend hands out: each op named by
+/// [`super::method::of`], with [`LinuxToolkits`].
+pub static PLANNER: ByInterfaces = ByInterfaces {
+    name: super::method::of,
+    toolkits: &LinuxToolkits,
+};
+
+/// [`PLANNER`]'s strategies for writing `req` into the element, in the order to try them.
 pub fn plan(ctx: &Context<'_>, req: &Requested) -> Result<Vec<Plan>, String> {
-    match req {
-        Requested::Text(t) => plan_text(ctx, t),
-        Requested::Number(v) => plan_number(ctx, *v),
-        Requested::Toggle(want) => plan_toggle(ctx, *want),
-        Requested::Option(_) => plan_option(ctx),
-        Requested::Select(_) => plan_select(ctx),
-        Requested::Expand(want) => plan_expand(ctx, *want),
-    }
-}
-
-/// Text: the semantic call where there is EditableText (and typing after it where the toolkit
-/// ignores it), typing where there is only Text; web content is typed into.
-fn plan_text(ctx: &Context<'_>, t: &str) -> Result<Vec<Plan>, String> {
-    let node = ctx.node;
-    let browser = ctx.tk_is(Toolkit::is_browser);
-    if ctx.in_web_content && ctx.has(Interface::Text) {
-        return Ok(vec![ctx.typing(
-            t,
-            AfterTyping::Nothing,
-            "web content ignores the semantic text calls: focus, select all, type",
-        )?]);
-    }
-    let mut plans = Vec::new();
-    if ctx.has(Interface::EditableText) {
-        let mut p = semantic(
-            WriteOp::SetText(t.to_string()),
-            Dest::Element,
-            "the element has EditableText",
-        );
-        p.known_ignored = known_ignored(ctx, &p.ops[0].1);
-        plans.push(p);
-    }
-    let typable = ctx.has(Interface::Text) || node.states.has(State::Editable);
-    if typable && (plans.is_empty() || browser && ctx.keyboard().is_ok()) {
-        let typed = ctx.typing(
-            t,
-            AfterTyping::Nothing,
-            if plans.is_empty() {
-                "no EditableText: focus, select all, type"
-            } else {
-                "the toolkit ignores EditableText: focus, select all, type"
-            },
-        );
-        match typed {
-            Ok(p) => plans.push(p),
-            // The semantic call alone, then; or the reason nothing can be typed.
-            Err(e) if plans.is_empty() => return Err(e),
-            Err(_) => {}
-        }
-    }
-    if plans.is_empty() {
-        return Err("no EditableText or Text interface".into());
-    }
-    Ok(plans)
-}
-
-/// A number: Value, typed after it where Qt ignores it; as text without Value.
-fn plan_number(ctx: &Context<'_>, v: f64) -> Result<Vec<Plan>, String> {
-    let text = crate::model::format_number(v);
-    let mut plans = Vec::new();
-    if ctx.has(Interface::Value) {
-        let mut p = semantic(
-            WriteOp::SetNumber(v),
-            Dest::Element,
-            "the element has Value",
-        );
-        p.known_ignored = known_ignored(ctx, &p.ops[0].1);
-        let typed_fallback =
-            p.known_ignored && ctx.keyboard().is_ok() && ctx.has(Interface::EditableText);
-        plans.push(p);
-        if typed_fallback {
-            plans.push(ctx.typing(
-                &text,
-                AfterTyping::Return,
-                "Qt spin box that did not take Value: typed text + Return",
-            )?);
-        }
-    } else if ctx.has(Interface::EditableText) {
-        plans.push(semantic(
-            WriteOp::SetText(text),
-            Dest::Element,
-            "no Value: the number as text (EditableText)",
-        ));
-    }
-    if plans.is_empty() {
-        return Err("no Value interface".into());
-    }
-    Ok(plans)
-}
-
-/// A check box, switch or toggle button into a state: the action naming the state, else a
-/// toggle action or a click until the state shows.
-fn plan_toggle(ctx: &Context<'_>, want: bool) -> Result<Vec<Plan>, String> {
-    let node = ctx.node;
-    let explicit = if want { "check" } else { "uncheck" };
-    if let Some(a) = ctx.action(&[explicit]) {
-        return Ok(vec![semantic(
-            WriteOp::Action(a),
-            Dest::Element,
-            "the element names the action for this state",
-        )]);
-    }
-    let current = match &node.value {
-        Some(crate::model::Value::Toggle { state }) => Some(*state),
-        _ => None,
-    };
-    let budget = toggle_budget(node.role, current);
-    if let Some(a) = ctx.action(TOGGLE_ACTIONS) {
-        let mut p = semantic(
-            WriteOp::Action(a),
-            Dest::Element,
-            "a toggle action, pressed until the state shows",
-        );
-        p.max_sends = budget;
-        return Ok(vec![p]);
-    }
-    if node.interfaces.has(Interface::Component) {
-        ctx.pointer().map_err(|why| {
-            format!("it has no toggle action, so it can only be clicked, and {why}")
-        })?;
-        return Ok(vec![Plan {
-            path: Path::Pointer,
-            ops: vec![
-                (Dest::Element, WriteOp::ActivateWindow(ctx.window.clone())),
-                (Dest::Element, WriteOp::Click),
-            ],
-            max_sends: budget,
-            method: "pointer click at the centre".into(),
-            reason: "no toggle action (GTK 4.8 check boxes and switches expose none): a \
-                     click at the element's centre, until the state shows"
-                .into(),
-            known_ignored: false,
-        }]);
-    }
-    Err(format!(
-        "no toggle action (actions: {})",
-        node.actions_listed()
-    ))
-}
-
-/// An option of a combo box (`ctx.chosen`): the combo's Selection, the option list's, or the
-/// option's own action, as each toolkit takes it; Qt's by the keyboard ([`plan_qt_option`]).
-fn plan_option(ctx: &Context<'_>) -> Result<Vec<Plan>, String> {
-    let Some(i) = ctx.chosen else {
-        return Err("no option chosen".into());
-    };
-    if ctx.has(Interface::Selection) && !ctx.tk_is(Toolkit::is_qt) {
-        return Ok(vec![semantic(
-            WriteOp::SelectChild(i),
-            Dest::Element,
-            "the combo has Selection",
-        )]);
-    }
-    if ctx.tk_is(Toolkit::is_qt) {
-        return plan_qt_option(ctx, i);
-    }
-    // Firefox: a closed <select>'s option answers its select action and changes
-    // nothing; the list that holds the options selects it (and the page holds it).
-    // Chromium's list answers SelectChild false and changes nothing: there the
-    // option's own action does it.
-    let list = || {
-        semantic(
-            WriteOp::SelectChild(i),
-            Dest::OptionList,
-            "the option list has Selection",
-        )
-    };
-    if ctx.option_list_selection && ctx.tk_is(|t| t == Toolkit::Gecko) {
-        return Ok(vec![list()]);
-    }
-    let option = ctx.options.get(i).ok_or("the option is gone")?;
-    if let Some(a) = pick_action(&option.actions, SELECT_ACTIONS) {
-        return Ok(vec![semantic(
-            WriteOp::Action(a.clone()),
-            Dest::Option(i),
-            "the option's own action",
-        )]);
-    }
-    if ctx.option_list_selection {
-        return Ok(vec![list()]);
-    }
-    Err("no Selection on the combo or its option list, and no action on the option".into())
+    PLANNER.plan(ctx, req)
 }
 
 /// Qt's option items answer "Toggle" by highlighting only, and a Qt combo cannot
@@ -438,46 +141,11 @@ fn plan_qt_option(ctx: &Context<'_>, i: usize) -> Result<Vec<Plan>, String> {
     }])
 }
 
-/// A list item or tab selected: the parent's Selection, else the element's own action.
-fn plan_select(ctx: &Context<'_>) -> Result<Vec<Plan>, String> {
-    if let Some(i) = ctx.parent_selection {
-        return Ok(vec![semantic(
-            WriteOp::SelectChild(i),
-            Dest::Parent,
-            "the parent has Selection",
-        )]);
-    }
-    match ctx.action(SELECT_ACTIONS) {
-        Some(a) => Ok(vec![semantic(
-            WriteOp::Action(a),
-            Dest::Element,
-            "the element's own action",
-        )]),
-        None => Err("no Selection on the parent and no select action".into()),
-    }
-}
-
-/// Expanded or collapsed: the action naming it, else an expand action.
-fn plan_expand(ctx: &Context<'_>, want: bool) -> Result<Vec<Plan>, String> {
-    let explicit = if want { "expand" } else { "collapse" };
-    match ctx
-        .action(&[explicit])
-        .or_else(|| ctx.action(EXPAND_ACTIONS))
-    {
-        Some(a) => Ok(vec![semantic(
-            WriteOp::Action(a),
-            Dest::Element,
-            "an expand action",
-        )]),
-        None => Err("no expand/activate action".into()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::backend::strategy::InputPaths;
-    use crate::model::NodeId;
+    use crate::model::{AppText, Interface, NodeId, State};
 
     // ---- the planner, one test per toolkit rule ------------------------------------------
 
