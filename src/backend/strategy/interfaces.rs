@@ -97,14 +97,14 @@ impl Planner for ByInterfaces {
 
 /// What follows the text typed into a field ([`Context::typing`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum AfterTyping {
+enum AfterTyping {
     Nothing,
     /// Return commits it (a Qt spin box takes a typed number only then).
     Return,
 }
 
 impl Context<'_> {
-    pub(crate) fn has(&self, i: Interface) -> bool {
+    fn has(&self, i: Interface) -> bool {
         self.node.interfaces.has(i)
     }
 
@@ -122,7 +122,7 @@ impl Context<'_> {
     }
 
     /// Synthesized clicks can be sent here, or why not.
-    pub(crate) fn pointer(&self) -> Result<(), String> {
+    fn pointer(&self) -> Result<(), String> {
         self.input
             .pointer
             .as_ref()
@@ -131,7 +131,7 @@ impl Context<'_> {
     }
 
     /// Focus the element for typing: raise its window, give it keyboard focus.
-    pub(crate) fn focus_ops(&self) -> Vec<(Dest, WriteOp)> {
+    fn focus_ops(&self) -> Vec<(Dest, WriteOp)> {
         vec![
             (Dest::Element, WriteOp::ActivateWindow(self.window.clone())),
             (Dest::Element, WriteOp::Focus),
@@ -141,7 +141,7 @@ impl Context<'_> {
     /// Focus, select all, type `text` (an empty text: delete the selection). Line breaks are
     /// Return presses, so only a multi-line field takes them (in a single-line one Return
     /// would activate the form); a tab would move the focus away, so none is typed.
-    pub(crate) fn typing(
+    fn typing(
         &self,
         text: &str,
         then: AfterTyping,
