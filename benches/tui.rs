@@ -82,7 +82,7 @@ async fn bench() {
     h.draw();
     println!(
         "treeglass TUI bench: {n} nodes, {} folded lines, 200×60 TestBackend",
-        h.app.tree.as_ref().map_or(0, |t| t.lines.len())
+        h.app.view.tree.as_ref().map_or(0, |t| t.lines.len())
     );
     println!(
         "  (generate + fixture load {:.0} ms; first read, index and layout {:.0} ms)",

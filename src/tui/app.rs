@@ -243,6 +243,25 @@ pub struct OpenAt {
     pub root: NodeId,
 }
 
+/// The window shown and the tree pane's view of it.
+#[derive(Debug, Default)]
+pub struct TreeView {
+    pub shown: Option<Shown>,
+    pub tree: Option<TreeState>,
+    /// A tree read is under way (the first one from the start).
+    pub loading: bool,
+    /// Nodes read so far by a tree read in flight (set by the runtime while one runs), for the
+    /// progress line.
+    pub read_progress: Option<usize>,
+    /// The first line the tree pane shows.
+    pub offset: usize,
+    pub selection: Option<Selection>,
+    /// The shortest unique target of the selection, cached per (snapshot, row, tree version).
+    pub(super) suggestion: Option<((SnapshotId, usize, u64), Option<String>)>,
+    /// Bumped whenever the tree's content changes (patch or re-read).
+    pub version: u64,
+}
+
 /// The whole TUI state.
 #[derive(Debug)]
 pub struct App {
@@ -253,18 +272,8 @@ pub struct App {
     pub panes: Panes,
     pub apps: Vec<AppInfo>,
     pub apps_loaded: bool,
-    pub shown: Option<Shown>,
-    pub tree: Option<TreeState>,
-    pub loading: bool,
-    /// Nodes read so far by a tree read in flight (set by the runtime while one runs), for the
-    /// progress line.
-    pub read_progress: Option<usize>,
-    pub tree_offset: usize,
-    pub selection: Option<Selection>,
-    /// The shortest unique target of the selection, cached per (snapshot, row, tree version).
-    pub(super) suggestion: Option<((SnapshotId, usize, u64), Option<String>)>,
-    /// Bumped whenever the tree's content changes (patch or re-read).
-    pub tree_version: u64,
+    /// The window shown, its tree and where the view of it is (`nav.rs`, `live.rs`).
+    pub view: TreeView,
     /// The accessibility checks on the shown tree and what they need (`findings.rs`).
     pub audit: super::findings::Audit,
     /// The platform's diagnosis, asked for when the app list is empty or a window's tree has
@@ -307,14 +316,10 @@ impl App {
             panes: Panes::default(),
             apps: Vec::new(),
             apps_loaded: false,
-            shown: None,
-            tree: None,
-            loading: true,
-            read_progress: None,
-            tree_offset: 0,
-            selection: None,
-            suggestion: None,
-            tree_version: 0,
+            view: TreeView {
+                loading: true,
+                ..TreeView::default()
+            },
             audit: Default::default(),
             diagnosis: None,
             diagnosis_for: None,
@@ -385,17 +390,20 @@ impl App {
 
     /// The selected node (not when it is gone).
     pub fn selected_node(&self) -> Option<(usize, &Node)> {
-        let sel = self.selection.as_ref()?;
+        let sel = self.view.selection.as_ref()?;
         if sel.gone.is_some() {
             return None;
         }
-        let tree = self.tree.as_ref()?;
+        let tree = self.view.tree.as_ref()?;
         tree.node(sel.row).map(|n| (sel.row, n))
     }
 
     /// The cached shortest unique target of the selection.
     pub fn suggestion(&self) -> Option<&str> {
-        self.suggestion.as_ref().and_then(|(_, s)| s.as_deref())
+        self.view
+            .suggestion
+            .as_ref()
+            .and_then(|(_, s)| s.as_deref())
     }
 
     /// The open set-value prompt.
@@ -494,18 +502,18 @@ impl App {
     fn after_update(&mut self, fx: &mut Vec<Effect>) {
         self.fix_scroll();
         self.sync_findings(fx);
-        let key = match (&self.tree, &self.selection) {
-            (Some(t), Some(s)) if s.gone.is_none() => Some((t.snap.id, s.row, self.tree_version)),
+        let key = match (&self.view.tree, &self.view.selection) {
+            (Some(t), Some(s)) if s.gone.is_none() => Some((t.snap.id, s.row, self.view.version)),
             _ => None,
         };
-        let stale = match (&self.suggestion, key) {
+        let stale = match (&self.view.suggestion, key) {
             (Some((k, _)), Some(key)) => *k != key,
             (None, Some(_)) => true,
-            (_, None) => self.suggestion.is_some(),
+            (_, None) => self.view.suggestion.is_some(),
         };
         if stale {
-            self.suggestion = key.map(|k| {
-                let s = self.tree.as_ref().and_then(|t| {
+            self.view.suggestion = key.map(|k| {
+                let s = self.view.tree.as_ref().and_then(|t| {
                     crate::selector::suggest_with(&t.index, &t.snap, k.1).map(|t| t.to_string())
                 });
                 (k, s)

@@ -83,7 +83,7 @@ impl App {
                 self.notice = Some(REREADING.into());
             }
             Action::CollapseAll | Action::ExpandAll => {
-                if let Some(t) = &mut self.tree {
+                if let Some(t) = &mut self.view.tree {
                     t.set_all_collapsed(action == Action::CollapseAll);
                     self.relocate_selection();
                 }
@@ -103,7 +103,7 @@ impl App {
 
     /// Esc: a read in progress is stopped first (it keeps what it read); then the filter.
     fn escape(&mut self, fx: &mut Vec<Effect>) {
-        if self.pending.snapshot_inflight || self.loading {
+        if self.pending.snapshot_inflight || self.view.loading {
             // Stopped means stopped: a read asked for while this one ran does not follow it.
             self.pending.snapshot_again = false;
             fx.push(Effect::CancelRead);
@@ -126,7 +126,7 @@ impl App {
                 });
             }
             Action::ToggleRaw => {
-                if let Some(t) = &mut self.tree {
+                if let Some(t) = &mut self.view.tree {
                     t.raw = !t.raw;
                     if t.raw {
                         t.showing_only = false;
@@ -142,7 +142,7 @@ impl App {
                 }
             }
             Action::ShowingOnly => {
-                if let Some(t) = &mut self.tree {
+                if let Some(t) = &mut self.view.tree {
                     let on = !t.showing_only;
                     t.set_showing_only(on);
                     self.relocate_selection();
@@ -163,7 +163,7 @@ impl App {
         self.follow_focus = !self.follow_focus;
         if self.follow_focus {
             self.notice = Some("following focus".into());
-            let focused = self.tree.as_ref().and_then(|t| {
+            let focused = self.view.tree.as_ref().and_then(|t| {
                 t.snap
                     .nodes
                     .iter()

@@ -87,12 +87,12 @@ impl App {
             match Target::parse_lenient(&f.input.text) {
                 Ok(t) => {
                     f.error = None;
-                    f.matches = match &self.tree {
+                    f.matches = match &self.view.tree {
                         Some(tree) => crate::selector::matches(&tree.index, &tree.snap, &t),
                         None => Vec::new(),
                     };
-                    let complete = self.tree.as_ref().is_none_or(|t| t.snap.complete());
-                    let reading = self.tree.as_ref().is_some_and(|t| {
+                    let complete = self.view.tree.as_ref().is_none_or(|t| t.snap.complete());
+                    let reading = self.view.tree.as_ref().is_some_and(|t| {
                         t.snap.truncated == Some(crate::model::Truncation::Reading)
                     });
                     f.badge = Some(if reading {
@@ -125,7 +125,7 @@ impl App {
     }
 
     pub(super) fn apply_hide(&mut self) {
-        let Some(tree) = &mut self.tree else {
+        let Some(tree) = &mut self.view.tree else {
             return;
         };
         let want = self.filter.hide && self.filter.active() && self.filter.error.is_none();

@@ -162,7 +162,7 @@ impl App {
     pub fn report(&self) -> Option<&Report> {
         let f = self.audit.findings.as_ref()?;
         // Rows are a snapshot's: a report on another one says nothing about this tree.
-        if self.tree.as_ref().map(|t| t.snap.id) != Some(f.key.0) {
+        if self.view.tree.as_ref().map(|t| t.snap.id) != Some(f.key.0) {
             return None;
         }
         match &f.state {
@@ -173,7 +173,7 @@ impl App {
 
     /// Whether a big tree's changed snapshot waits to be judged.
     pub fn audit_checking(&self) -> bool {
-        self.tree.is_some()
+        self.view.tree.is_some()
             && self.report().is_none()
             && !self.audit_waiting()
             && self.audit.findings.is_some()
@@ -200,7 +200,7 @@ impl App {
     }
 
     fn judge(&mut self, due: bool, fx: &mut Vec<Effect>) {
-        let Some(tree) = &self.tree else {
+        let Some(tree) = &self.view.tree else {
             self.audit.findings = None;
             return;
         };
@@ -242,7 +242,7 @@ impl App {
             }
             return;
         }
-        let toolkit = self.shown.as_ref().and_then(|s| {
+        let toolkit = self.view.shown.as_ref().and_then(|s| {
             let a = self.apps.iter().find(|a| a.bus_name == s.bus_name)?;
             let name = a.toolkit.as_ref()?;
             let version = a.toolkit_version.as_ref().map_or("", |v| v.as_str());
@@ -388,7 +388,7 @@ impl App {
     }
 
     pub(crate) fn go_to_finding(&mut self, row: usize) {
-        let Some(tree) = &self.tree else {
+        let Some(tree) = &self.view.tree else {
             return;
         };
         if tree.line_of(row).is_none() && tree.hiding() {

@@ -216,6 +216,7 @@ impl Harness {
     /// Whether the tree holds a node named `name`.
     pub fn has_node(&self, name: &str) -> bool {
         self.app
+            .view
             .tree
             .as_ref()
             .is_some_and(|t| t.snap.nodes.iter().any(|n| n.name == name))

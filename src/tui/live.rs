@@ -49,7 +49,7 @@ impl App {
         let entries = self.app_entries();
         self.panes.apps.sel = self.panes.apps.sel.min(entries.len().saturating_sub(1));
         let mut answers_again = false;
-        match &mut self.shown {
+        match &mut self.view.shown {
             Some(s) => {
                 let still = self
                     .apps
@@ -142,7 +142,7 @@ impl App {
                         self.open_entry(fx);
                     }
                     None => {
-                        self.loading = false;
+                        self.view.loading = false;
                         self.notice = Some("no application with a window on the bus".into());
                     }
                 }
@@ -157,14 +157,14 @@ impl App {
     /// The window asked for on the command line cannot be opened: the apps pane takes the
     /// keys and the reason stays in the tree pane until a window is chosen.
     fn fail_open(&mut self, why: String) {
-        self.loading = false;
+        self.view.loading = false;
         self.focus = Pane::Apps;
         self.notice = why.lines().next().map(str::to_string);
         self.open_error = Some(why);
     }
 
     pub(super) fn request_snapshot(&mut self, fx: &mut Vec<Effect>) {
-        let Some(s) = &self.shown else {
+        let Some(s) = &self.view.shown else {
             return;
         };
         if self.pending.snapshot_inflight {
@@ -186,18 +186,18 @@ impl App {
         result: Result<Box<Snapshot>, BackendError>,
         fx: &mut Vec<Effect>,
     ) {
-        if self.shown.as_ref().is_none_or(|s| s.window != root) {
+        if self.view.shown.as_ref().is_none_or(|s| s.window != root) {
             return;
         }
         self.pending.snapshot_inflight = false;
-        self.loading = false;
+        self.view.loading = false;
         if let Ok(snap) = &result
             && snap.truncated == Some(crate::model::Truncation::Cancelled)
             && self.keep_on_stop(snap)
         {
             return;
         }
-        let Some(shown) = &mut self.shown else {
+        let Some(shown) = &mut self.view.shown else {
             return;
         };
         // The app went silent during the read: the tree on screen stays (greyed) rather than
@@ -211,7 +211,7 @@ impl App {
                 shown.silent_since = Some(self.clock_ms);
             }
             self.notice = Some(SILENT.into());
-            if self.tree.is_some() || result.is_err() {
+            if self.view.tree.is_some() || result.is_err() {
                 if self.pending.snapshot_again {
                     self.pending.snapshot_again = false;
                 }
@@ -268,7 +268,7 @@ impl App {
     /// nothing on screen to keep.
     fn keep_on_stop(&mut self, stopped: &Snapshot) -> bool {
         use crate::model::display::counted;
-        let Some(t) = &mut self.tree else {
+        let Some(t) = &mut self.view.tree else {
             return false;
         };
         if t.snap.truncated == Some(crate::model::Truncation::Reading) {
@@ -298,10 +298,11 @@ impl App {
     /// Paints what the first read of the shown window has placed so far. A window already
     /// shown keeps its last whole tree until the new read is whole.
     pub(super) fn on_partial(&mut self, root: NodeId, snap: Snapshot) {
-        let Some(shown) = &self.shown else {
+        let Some(shown) = &self.view.shown else {
             return;
         };
         let partial_shown = self
+            .view
             .tree
             .as_ref()
             .is_none_or(|t| t.snap.truncated == Some(crate::model::Truncation::Reading));
@@ -314,10 +315,10 @@ impl App {
     /// Replaces the tree with a fresh read, keeping folding, collapse, the filter and the
     /// selection (by identity; a vanished element is shown as gone).
     pub(super) fn install(&mut self, root: NodeId, snap: Snapshot) {
-        let (raw, collapsed, showing_only) = match self.tree.take() {
+        let (raw, collapsed, showing_only) = match self.view.tree.take() {
             Some(old) => {
                 // Keep the old tree only long enough to describe a vanished selection.
-                let gone = match &self.selection {
+                let gone = match &self.view.selection {
                     Some(sel) if sel.gone.is_none() && snap.row_of(&sel.id).is_none() => {
                         old.node(sel.row).map(|n| {
                             Box::new(Gone {
@@ -330,7 +331,7 @@ impl App {
                     }
                     _ => None,
                 };
-                if let (Some(g), Some(sel)) = (gone, &mut self.selection) {
+                if let (Some(g), Some(sel)) = (gone, &mut self.view.selection) {
                     sel.gone = Some(g);
                 }
                 (old.raw, old.collapsed, old.showing_only)
@@ -341,26 +342,26 @@ impl App {
         if showing_only {
             tree.set_showing_only(true);
         }
-        self.tree = Some(tree);
-        self.tree_version += 1;
+        self.view.tree = Some(tree);
+        self.view.version += 1;
         self.audit.version += 1;
         self.panes.details.read = None;
         self.refilter();
         // Find the selection again.
-        match self.selection.clone() {
+        match self.view.selection.clone() {
             None => {
                 self.select_line(0);
             }
             Some(sel) => {
-                let row = self.tree.as_ref().and_then(|t| t.row_of(&sel.id));
+                let row = self.view.tree.as_ref().and_then(|t| t.row_of(&sel.id));
                 match row {
                     Some(r) => {
                         self.select_row(r);
                     }
                     None => {
                         // Gone (described above from the old tree): keep its position.
-                        let n = self.tree.as_ref().map_or(0, |t| t.lines.len());
-                        if let Some(s) = &mut self.selection {
+                        let n = self.view.tree.as_ref().map_or(0, |t| t.lines.len());
+                        if let Some(s) = &mut self.view.selection {
                             s.line = sel.line.min(n);
                         }
                     }
@@ -388,7 +389,7 @@ impl App {
         for (id, r) in results {
             match r {
                 Ok(node) => {
-                    if let Some(t) = &mut self.tree
+                    if let Some(t) = &mut self.view.tree
                         && let Some(row) = t.row_of(&id)
                     {
                         let e = t.patch(row, node);
@@ -416,7 +417,7 @@ impl App {
             self.relocate_selection();
         }
         if changed {
-            self.tree_version += 1;
+            self.view.version += 1;
         }
         if audited {
             self.audit.version += 1;
@@ -433,7 +434,8 @@ impl App {
     // ----- live updates -----
 
     pub(super) fn app_matches(&self, ev: &Event) -> bool {
-        self.shown
+        self.view
+            .shown
             .as_ref()
             .is_some_and(|s| ev.app == s.bus_name || ev.app == s.app_name)
     }
@@ -461,7 +463,7 @@ impl App {
     pub(super) fn on_event(&mut self, ev: &Event, fx: &mut Vec<Effect>) {
         // The shown window's app left the bus: say so, not "window closed".
         if ev.kind == EventKind::AppRemoved
-            && let Some(s) = &mut self.shown
+            && let Some(s) = &mut self.view.shown
             && s.bus_name == ev.app
             && !s.exited
         {
@@ -497,10 +499,14 @@ impl App {
             }
             return;
         }
-        let row = self.tree.as_ref().and_then(|t| t.row_of(&ev.source));
-        let is_root = self.shown.as_ref().is_some_and(|s| s.window == ev.source);
+        let row = self.view.tree.as_ref().and_then(|t| t.row_of(&ev.source));
+        let is_root = self
+            .view
+            .shown
+            .as_ref()
+            .is_some_and(|s| s.window == ev.source);
         if row.is_some() || is_root {
-            let who = match (row, &self.tree) {
+            let who = match (row, &self.view.tree) {
                 (Some(r), Some(t)) => t
                     .node(r)
                     .map(|n| match &ev.kind {
@@ -630,7 +636,7 @@ impl App {
         let Some(id) = self.pending.focus.clone() else {
             return;
         };
-        if let Some(row) = self.tree.as_ref().and_then(|t| t.row_of(&id)) {
+        if let Some(row) = self.view.tree.as_ref().and_then(|t| t.row_of(&id)) {
             self.pending.focus = None;
             self.select_row(row);
         }

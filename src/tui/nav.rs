@@ -7,17 +7,18 @@ use super::app::{App, Effect, Selection, Shown};
 impl App {
     pub(crate) fn show_window(&mut self, shown: Shown, fx: &mut Vec<Effect>) {
         let same = self
+            .view
             .shown
             .as_ref()
             .is_some_and(|s| s.window == shown.window);
-        self.shown = Some(shown);
+        self.view.shown = Some(shown);
         if !same {
-            self.tree = None;
-            self.selection = None;
-            self.tree_offset = 0;
+            self.view.tree = None;
+            self.view.selection = None;
+            self.view.offset = 0;
             self.filter.matches.clear();
             self.panes.events.lines.clear();
-            self.loading = true;
+            self.view.loading = true;
             self.pending.snapshot_inflight = false;
         }
         self.request_snapshot(fx);
@@ -25,7 +26,7 @@ impl App {
 
     /// Selects the element on `line`.
     pub fn select_line(&mut self, line: usize) {
-        let Some(tree) = &self.tree else {
+        let Some(tree) = &self.view.tree else {
             return;
         };
         let Some(l) = tree.lines.get(line.min(tree.lines.len().saturating_sub(1))) else {
@@ -34,7 +35,7 @@ impl App {
         let row = l.row;
         let line = line.min(tree.lines.len() - 1);
         let id = tree.snap.nodes[row].id.clone();
-        self.selection = Some(Selection {
+        self.view.selection = Some(Selection {
             id,
             row,
             line,
@@ -46,7 +47,7 @@ impl App {
     /// screen).
     pub fn select_row(&mut self, row: usize) {
         self.panes.tree.center = true;
-        let Some(tree) = &mut self.tree else {
+        let Some(tree) = &mut self.view.tree else {
             return;
         };
         tree.reveal(row);
@@ -63,7 +64,7 @@ impl App {
         } else {
             tree.snap.nodes[shown_row].id.clone()
         };
-        self.selection = Some(Selection {
+        self.view.selection = Some(Selection {
             id,
             row: shown_row,
             line,
@@ -73,15 +74,15 @@ impl App {
 
     /// After lines changed (collapse, raw, hide): find the selection's line again.
     pub(super) fn relocate_selection(&mut self) {
-        let Some(tree) = &self.tree else {
+        let Some(tree) = &self.view.tree else {
             return;
         };
-        let Some(sel) = &self.selection else {
+        let Some(sel) = &self.view.selection else {
             return;
         };
         if sel.gone.is_some() {
             let max = tree.lines.len();
-            if let Some(s) = &mut self.selection {
+            if let Some(s) = &mut self.view.selection {
                 s.line = s.line.min(max);
             }
             return;
@@ -90,7 +91,7 @@ impl App {
             Some(line) => {
                 let row = tree.lines[line].row;
                 let id = tree.snap.nodes[row].id.clone();
-                self.selection = Some(Selection {
+                self.view.selection = Some(Selection {
                     id,
                     row,
                     line,

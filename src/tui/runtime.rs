@@ -266,6 +266,7 @@ impl Loop {
                 };
                 let (app, window) = self
                     .app
+                    .view
                     .shown
                     .as_ref()
                     .map(|s| (s.app_name.clone(), s.title.clone()))
@@ -392,7 +393,7 @@ pub async fn run(backend: Arc<dyn Backend>, opts: Options) -> Result<Ended, TuiE
         };
         // While a tree read runs, its progress line is redrawn ten times a second and the
         // tree it has read so far is taken (`Ctx::reads`).
-        let reading = lp.app.pending.snapshot_inflight || lp.app.loading;
+        let reading = lp.app.pending.snapshot_inflight || lp.app.view.loading;
         let wait = if reading {
             wait.min(PROGRESS_TICK)
         } else {
@@ -423,8 +424,8 @@ pub async fn run(backend: Arc<dyn Backend>, opts: Options) -> Result<Ended, TuiE
             }
             _ = tokio::time::sleep(wait) => {
                 let now = if reading { lp.ctx.reads.nodes() } else { None };
-                if now != lp.app.read_progress {
-                    lp.app.read_progress = now;
+                if now != lp.app.view.read_progress {
+                    lp.app.view.read_progress = now;
                     dirty = true;
                 }
                 if reading && let Some((root, snap)) = lp.ctx.reads.take_partial() {

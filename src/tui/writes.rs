@@ -84,7 +84,7 @@ impl App {
     /// What a write's change set will compare with: the shown tree now, shared with the
     /// recorder's copy when recording.
     fn before_write(&self, snap: &Arc<Snapshot>, secret: bool) -> Box<BeforeWrite> {
-        let shown = self.shown.as_ref();
+        let shown = self.view.shown.as_ref();
         Box::new(BeforeWrite {
             app: shown.and_then(|s| self.apps.iter().find(|a| a.bus_name == s.bus_name).cloned()),
             root: shown.map_or_else(|| snap.nodes[0].id.clone(), |s| s.window.clone()),
@@ -94,11 +94,11 @@ impl App {
     }
 
     pub(super) fn target_for(&self, row: usize) -> (String, String) {
-        let Some(tree) = &self.tree else {
+        let Some(tree) = &self.view.tree else {
             return (String::new(), String::new());
         };
         let token = tree.snap.token(row).to_string();
-        let target = if self.selection.as_ref().is_some_and(|s| s.row == row) {
+        let target = if self.view.selection.as_ref().is_some_and(|s| s.row == row) {
             self.suggestion().map(str::to_string)
         } else {
             crate::selector::suggest_with(&tree.index, &tree.snap, row).map(|t| t.to_string())
@@ -146,7 +146,7 @@ impl App {
         value: String,
         fx: &mut Vec<Effect>,
     ) {
-        let Some(tree) = &self.tree else {
+        let Some(tree) = &self.view.tree else {
             return;
         };
         let Some(node) = tree.node(row).filter(|n| n.id == id).cloned() else {
@@ -186,7 +186,7 @@ impl App {
         action: Option<AppText>,
         fx: &mut Vec<Effect>,
     ) {
-        let Some(tree) = &self.tree else {
+        let Some(tree) = &self.view.tree else {
             return;
         };
         let Some(row) = tree.row_of(&id) else {

@@ -28,7 +28,7 @@ async fn start() -> (FixtureBackend, Harness) {
 
 /// The rule ids on the line of the element named `name` (the first one).
 fn rules_on(h: &Harness, role: &str, name: &str) -> Vec<&'static str> {
-    let t = h.app.tree.as_ref().unwrap();
+    let t = h.app.view.tree.as_ref().unwrap();
     let row = t
         .snap
         .nodes
@@ -46,7 +46,7 @@ fn rules_on(h: &Harness, role: &str, name: &str) -> Vec<&'static str> {
 
 /// The row of the demo's unnamed field after "City:".
 fn city_row(h: &Harness) -> usize {
-    let t = h.app.tree.as_ref().unwrap();
+    let t = h.app.view.tree.as_ref().unwrap();
     let label = t.snap.nodes.iter().position(|n| n.name == "City:").unwrap();
     label + 1
 }
@@ -180,7 +180,7 @@ async fn bang_lists_findings_by_severity_and_enter_selects_the_element() {
     h.key(KeyCode::Down);
     h.key(KeyCode::Enter);
     let boxes: Vec<usize> = {
-        let t = h.app.tree.as_ref().unwrap();
+        let t = h.app.view.tree.as_ref().unwrap();
         (0..t.snap.nodes.len())
             .filter(|&r| t.snap.nodes[r].name == "checkbutton")
             .collect()
@@ -197,7 +197,7 @@ async fn bang_lists_findings_by_severity_and_enter_selects_the_element() {
 async fn brackets_step_through_elements_with_findings_in_tree_order() {
     let (_b, mut h) = start().await;
     let (boxes, city) = {
-        let t = h.app.tree.as_ref().unwrap();
+        let t = h.app.view.tree.as_ref().unwrap();
         let boxes: Vec<usize> = (0..t.snap.nodes.len())
             .filter(|&r| t.snap.nodes[r].name == "checkbutton")
             .collect();
@@ -225,16 +225,26 @@ async fn brackets_step_through_elements_with_findings_in_tree_order() {
     h.key(KeyCode::Char('-'));
     h.key(KeyCode::Char(']'));
     assert_eq!(h.app.selected_node().unwrap().0, boxes[0]);
-    assert!(h.app.tree.as_ref().unwrap().line_of(boxes[0]).is_some());
+    assert!(
+        h.app
+            .view
+            .tree
+            .as_ref()
+            .unwrap()
+            .line_of(boxes[0])
+            .is_some()
+    );
 }
 
 #[tokio::test]
 async fn findings_follow_the_tree_as_the_app_changes() {
     let (b, mut h) = start().await;
     let city = city_row(&h);
-    let id = h.app.tree.as_ref().unwrap().snap.nodes[city].id.clone();
+    let id = h.app.view.tree.as_ref().unwrap().snap.nodes[city]
+        .id
+        .clone();
     assert_eq!(h.app.report().unwrap().worst(city), Some(Severity::Error));
-    let snap = h.app.tree.as_ref().unwrap().snap.id;
+    let snap = h.app.view.tree.as_ref().unwrap().snap.id;
 
     // The app names the field: its finding goes, without a full read.
     b.rename(&id, "City").unwrap();
@@ -244,7 +254,7 @@ async fn findings_follow_the_tree_as_the_app_changes() {
     .await
     .unwrap();
     assert_eq!(
-        h.app.tree.as_ref().unwrap().snap.id,
+        h.app.view.tree.as_ref().unwrap().snap.id,
         snap,
         "patched in place"
     );
@@ -260,7 +270,7 @@ async fn findings_follow_the_tree_as_the_app_changes() {
     })
     .await
     .unwrap();
-    let row = h.app.tree.as_ref().unwrap().row_of(&undo).unwrap();
+    let row = h.app.view.tree.as_ref().unwrap().row_of(&undo).unwrap();
     let ids: Vec<&str> = h
         .app
         .report()

@@ -41,13 +41,13 @@ async fn ambiguous_target_with_hidden_branches() {
     // N from the first match wraps to the last.
     assert_eq!(h.app.selected_node().unwrap().1.name, "Press me");
     h.key(KeyCode::Char('H'));
-    let t = h.app.tree.as_ref().unwrap();
+    let t = h.app.view.tree.as_ref().unwrap();
     assert!(t.hiding());
     assert!(t.lines.len() <= 10, "{} lines", t.lines.len());
     h.settle().await.unwrap();
     assert_snapshot!("filter_ambiguous_hidden", h.render());
     h.key(KeyCode::Char('H'));
-    assert!(!h.app.tree.as_ref().unwrap().hiding());
+    assert!(!h.app.view.tree.as_ref().unwrap().hiding());
 }
 
 #[tokio::test]

@@ -32,7 +32,8 @@ async fn pressing_add_item_shows_the_new_child() {
     h.select("button \"Add item\"");
     h.key(KeyCode::Char('i'));
     h.until("Item 1 in the tree", WAIT, |a| {
-        a.tree
+        a.view
+            .tree
             .as_ref()
             .is_some_and(|t| t.snap.nodes.iter().any(|n| n.name == "Item 1"))
     })
@@ -54,17 +55,18 @@ async fn a_child_added_by_the_app_appears() {
         serde_json::from_value(serde_json::json!({"role": "check-box", "name": "Injected",
             "actions": ["click"], "value": {"kind": "toggle", "state": "on"}}))
         .unwrap();
-    let before = h.app.tree.as_ref().unwrap().snap.id;
+    let before = h.app.view.tree.as_ref().unwrap().snap.id;
     b.add_child(&panel, &child).unwrap();
     h.until("the injected child", WAIT, |a| {
-        a.tree
+        a.view
+            .tree
             .as_ref()
             .is_some_and(|t| t.snap.nodes.iter().any(|n| n.name == "Injected"))
     })
     .await
     .unwrap();
     assert_ne!(
-        h.app.tree.as_ref().unwrap().snap.id,
+        h.app.view.tree.as_ref().unwrap().snap.id,
         before,
         "a structural change re-reads"
     );
@@ -78,22 +80,23 @@ async fn a_vanished_selection_is_shown_as_gone() {
         serde_json::from_value(serde_json::json!({"role": "button", "name": "Ephemeral"})).unwrap();
     let id = b.add_child(&panel, &child).unwrap();
     h.until("Ephemeral", WAIT, |a| {
-        a.tree
+        a.view
+            .tree
             .as_ref()
             .is_some_and(|t| t.snap.nodes.iter().any(|n| n.name == "Ephemeral"))
     })
     .await
     .unwrap();
     h.select("button \"Ephemeral\"");
-    let line = h.app.selection.as_ref().unwrap().line;
+    let line = h.app.view.selection.as_ref().unwrap().line;
     b.remove(&id).unwrap();
     h.until("the selection to be gone", WAIT, |a| {
-        a.selection.as_ref().is_some_and(|s| s.gone.is_some())
+        a.view.selection.as_ref().is_some_and(|s| s.gone.is_some())
     })
     .await
     .unwrap();
     h.settle().await.unwrap();
-    let sel = h.app.selection.as_ref().unwrap();
+    let sel = h.app.view.selection.as_ref().unwrap();
     assert_eq!(sel.line, line, "kept on its old position");
     assert!(h.app.selected_node().is_none(), "not silently replaced");
     let screen = h.render();
@@ -105,7 +108,7 @@ async fn a_vanished_selection_is_shown_as_gone() {
     // Moving on selects what is there now.
     h.key(KeyCode::Down);
     assert!(h.app.selected_node().is_some());
-    assert!(h.app.selection.as_ref().unwrap().gone.is_none());
+    assert!(h.app.view.selection.as_ref().unwrap().gone.is_none());
 }
 
 #[tokio::test]
@@ -114,7 +117,7 @@ async fn single_node_changes_apply_without_a_full_read() {
     h.filter("\"typed by the user\"");
     h.key(KeyCode::Enter);
     assert_eq!(h.app.filter.badge, Some(Badge::NoMatch));
-    let snap = h.app.tree.as_ref().unwrap().snap.id;
+    let snap = h.app.view.tree.as_ref().unwrap().snap.id;
     let id = b.find_by_name("Full name").unwrap();
     b.user_set(
         &id,
@@ -129,7 +132,7 @@ async fn single_node_changes_apply_without_a_full_read() {
     .await
     .unwrap();
     assert_eq!(
-        h.app.tree.as_ref().unwrap().snap.id,
+        h.app.view.tree.as_ref().unwrap().snap.id,
         snap,
         "patched in place"
     );
@@ -145,14 +148,14 @@ async fn single_node_changes_apply_without_a_full_read() {
 async fn lost_events_mean_one_full_read() {
     let (_b, mut h) = start().await;
     h.settle().await.unwrap();
-    let snap = h.app.tree.as_ref().unwrap().snap.id;
+    let snap = h.app.view.tree.as_ref().unwrap().snap.id;
     let reads = h.reads;
     // Three bursts of lost events in a row: one whole read for all of them.
     h.send(Msg::Lagged(500));
     h.send(Msg::Lagged(200));
     h.send(Msg::Lagged(1));
     h.until("a new snapshot", WAIT, |a| {
-        a.tree.as_ref().is_some_and(|t| t.snap.id != snap)
+        a.view.tree.as_ref().is_some_and(|t| t.snap.id != snap)
     })
     .await
     .unwrap();
@@ -184,7 +187,7 @@ async fn follow_focus_and_the_events_pane() {
 #[tokio::test]
 async fn an_app_leaving_the_bus_says_app_exited_not_window_closed() {
     let (_b, mut h) = start().await;
-    let shown = h.app.shown.clone().unwrap();
+    let shown = h.app.view.shown.clone().unwrap();
     h.send(Msg::Backend(Box::new(treeglass::backend::Event {
         kind: treeglass::backend::EventKind::AppRemoved,
         source: treeglass::model::NodeId(format!("{}/root", shown.bus_name)),
@@ -192,7 +195,7 @@ async fn an_app_leaving_the_bus_says_app_exited_not_window_closed() {
         detail: Default::default(),
         at: None,
     })));
-    let s = h.app.shown.as_ref().unwrap();
+    let s = h.app.view.shown.as_ref().unwrap();
     assert!(s.exited && s.gone);
     let screen = h.render();
     assert!(screen.contains("app exited"), "{screen}");
@@ -207,7 +210,7 @@ async fn an_app_leaving_the_bus_says_app_exited_not_window_closed() {
 async fn a_tiny_tree_shows_why_from_the_doctor() {
     let (_b, mut h) = start().await;
     // The diagnosis the AT-SPI backend would give for an app that exposes almost nothing.
-    let shown = h.app.shown.clone().unwrap();
+    let shown = h.app.view.shown.clone().unwrap();
     let report = treeglass::doctor::Report {
         backend: "atspi".into(),
         checks: vec![],
@@ -231,7 +234,7 @@ async fn a_tiny_tree_shows_why_from_the_doctor() {
     h.send(Msg::Diagnosed(Some(Box::new(report.clone()))));
     let screen = h.render();
     assert!(!screen.contains("treeglass doctor"), "{screen}");
-    let mut snap = h.app.tree.as_ref().unwrap().snap.clone();
+    let mut snap = h.app.view.tree.as_ref().unwrap().snap.clone();
     snap.nodes.truncate(1);
     snap.nodes[0].children.clear();
     snap.id = treeglass::model::SnapshotId::next();
@@ -335,7 +338,7 @@ fn stopped(window: &treeglass::model::NodeId, whole: &treeglass::model::Snapshot
 async fn the_first_read_is_painted_as_it_arrives_and_replaced_when_whole() {
     // The app list opens the window: its read starts (and is left running).
     let (mut h, window, whole) = first_read().await;
-    assert!(h.app.tree.is_none());
+    assert!(h.app.view.tree.is_none());
     assert!(h.render().contains("reading the tree… (Esc stops)"));
 
     // What the read has placed so far is painted at once, and the filter works on it.
@@ -346,7 +349,11 @@ async fn the_first_read_is_painted_as_it_arrives_and_replaced_when_whole() {
         snap: Box::new(part),
     });
     let screen = h.render();
-    assert_eq!(h.app.tree.as_ref().unwrap().snap.nodes.len(), 8, "{screen}");
+    assert_eq!(
+        h.app.view.tree.as_ref().unwrap().snap.nodes.len(),
+        8,
+        "{screen}"
+    );
     assert!(screen.contains(&last), "{screen}");
     assert!(!screen.contains("incomplete: reading"), "{screen}");
     h.filter("button");
@@ -359,9 +366,9 @@ async fn the_first_read_is_painted_as_it_arrives_and_replaced_when_whole() {
         root: window.clone(),
         snap: Box::new(partial_of(&whole, 20)),
     });
-    assert_eq!(h.app.tree.as_ref().unwrap().snap.nodes.len(), 20);
+    assert_eq!(h.app.view.tree.as_ref().unwrap().snap.nodes.len(), 20);
     h.settle().await.unwrap();
-    let t = h.app.tree.as_ref().unwrap();
+    let t = h.app.view.tree.as_ref().unwrap();
     assert!(t.snap.complete());
     assert_eq!(t.snap.nodes.len(), whole.nodes.len());
     assert!(!matches!(h.app.filter.badge, Some(Badge::Reading { .. })));
@@ -372,7 +379,7 @@ async fn the_first_read_is_painted_as_it_arrives_and_replaced_when_whole() {
         snap: Box::new(partial_of(&whole, 5)),
     });
     assert_eq!(
-        h.app.tree.as_ref().unwrap().snap.nodes.len(),
+        h.app.view.tree.as_ref().unwrap().snap.nodes.len(),
         whole.nodes.len()
     );
 }
@@ -407,14 +414,14 @@ async fn esc_stops_a_read_in_progress_before_it_clears_the_filter() {
 async fn a_stopped_re_read_keeps_the_last_whole_tree() {
     let (b, mut h) = start().await;
     let window = b.apps().await.unwrap()[0].windows[0].id.clone();
-    let whole = h.app.tree.as_ref().unwrap().snap.clone();
+    let whole = h.app.view.tree.as_ref().unwrap().snap.clone();
     assert!(whole.complete());
     h.key(KeyCode::F(5));
     h.key(KeyCode::Esc);
     assert_eq!(h.cancels, 1);
     // The stopped read comes back with what it had read: less than the tree on screen.
     h.send(stopped(&window, &whole, 3));
-    let t = h.app.tree.as_ref().unwrap();
+    let t = h.app.view.tree.as_ref().unwrap();
     assert_eq!(t.snap.id, whole.id, "the last whole read stays");
     assert_eq!(t.snap.nodes.len(), whole.nodes.len());
     let screen = h.render();
@@ -439,7 +446,7 @@ async fn a_stopped_first_read_keeps_what_it_painted() {
     assert_eq!(h.cancels, 1, "Esc stops the first read too");
     // Stopped while it waited for the app's cache, the read has nothing of its own.
     h.send(stopped(&window, &whole, 0));
-    let t = h.app.tree.as_ref().unwrap();
+    let t = h.app.view.tree.as_ref().unwrap();
     assert_eq!(t.snap.nodes.len(), 8, "what was painted stays");
     assert_eq!(
         t.snap.truncated,
@@ -475,8 +482,9 @@ async fn a_stopped_re_read_does_not_call_an_incomplete_tree_whole() {
     let (b, mut h) = start().await;
     let window = b.apps().await.unwrap()[0].windows[0].id.clone();
     // The tree on screen is itself what a stopped first read had.
-    h.app.tree.as_mut().unwrap().snap.truncated = Some(treeglass::model::Truncation::Cancelled);
-    let shown = h.app.tree.as_ref().unwrap().snap.clone();
+    h.app.view.tree.as_mut().unwrap().snap.truncated =
+        Some(treeglass::model::Truncation::Cancelled);
+    let shown = h.app.view.tree.as_ref().unwrap().snap.clone();
     h.key(KeyCode::F(5));
     h.key(KeyCode::Esc);
     h.send(stopped(&window, &shown, 2));

@@ -19,7 +19,7 @@ async fn demo() -> Harness {
 #[tokio::test]
 async fn opens_on_the_folded_tree() {
     let mut h = demo().await;
-    let t = h.app.tree.as_ref().unwrap();
+    let t = h.app.view.tree.as_ref().unwrap();
     // The unnamed scroll pane folds into its list.
     let raw_lines = t.snap.nodes.len();
     assert!(t.lines.len() < raw_lines, "{} lines", t.lines.len());
@@ -36,39 +36,39 @@ async fn opens_on_the_folded_tree() {
 async fn raw_view_shows_every_node() {
     let mut h = demo().await;
     h.key(KeyCode::Char('T'));
-    let t = h.app.tree.as_ref().unwrap();
+    let t = h.app.view.tree.as_ref().unwrap();
     assert_eq!(t.lines.len(), t.snap.nodes.len());
     h.key(KeyCode::Char('T'));
-    let t = h.app.tree.as_ref().unwrap();
+    let t = h.app.view.tree.as_ref().unwrap();
     assert!(t.lines.len() < t.snap.nodes.len());
 }
 
 #[tokio::test]
 async fn collapse_and_expand() {
     let mut h = demo().await;
-    let all = h.app.tree.as_ref().unwrap().lines.len();
+    let all = h.app.view.tree.as_ref().unwrap().lines.len();
     // Go to the tab list and collapse it.
     h.select("tab-list");
     h.key(KeyCode::Left);
-    let collapsed = h.app.tree.as_ref().unwrap().lines.len();
+    let collapsed = h.app.view.tree.as_ref().unwrap().lines.len();
     assert!(collapsed < all - 20, "{collapsed} of {all}");
     h.settle().await.unwrap();
     assert_snapshot!("collapsed_tab_list", h.render());
     // Right expands it again; a second Right goes to its first child.
     h.key(KeyCode::Right);
-    assert_eq!(h.app.tree.as_ref().unwrap().lines.len(), all);
+    assert_eq!(h.app.view.tree.as_ref().unwrap().lines.len(), all);
     h.key(KeyCode::Right);
     assert_eq!(h.app.selected_node().unwrap().1.name, "General");
     // Left on a leaf-less expanded node collapses; Space toggles back.
     h.key(KeyCode::Char(' '));
-    assert!(h.app.tree.as_ref().unwrap().lines.len() < all);
+    assert!(h.app.view.tree.as_ref().unwrap().lines.len() < all);
     h.key(KeyCode::Char(' '));
-    assert_eq!(h.app.tree.as_ref().unwrap().lines.len(), all);
+    assert_eq!(h.app.view.tree.as_ref().unwrap().lines.len(), all);
     // Collapse all, expand all.
     h.key(KeyCode::Char('-'));
-    assert!(h.app.tree.as_ref().unwrap().lines.len() < 15);
+    assert!(h.app.view.tree.as_ref().unwrap().lines.len() < 15);
     h.key(KeyCode::Char('+'));
-    assert_eq!(h.app.tree.as_ref().unwrap().lines.len(), all);
+    assert_eq!(h.app.view.tree.as_ref().unwrap().lines.len(), all);
 }
 
 #[tokio::test]
@@ -149,7 +149,7 @@ async fn resize_and_mouse() {
         row: tree.y + 4,
         modifiers: KeyModifiers::NONE,
     }));
-    assert_eq!(h.app.selection.as_ref().unwrap().line, 3);
+    assert_eq!(h.app.view.selection.as_ref().unwrap().line, 3);
     for _ in 0..5 {
         h.send(Msg::Mouse(MouseEvent {
             kind: MouseEventKind::ScrollDown,
@@ -158,7 +158,7 @@ async fn resize_and_mouse() {
             modifiers: KeyModifiers::NONE,
         }));
     }
-    assert!(h.app.tree_offset > 0);
+    assert!(h.app.view.offset > 0);
     // A small terminal still draws.
     h.send(Msg::Resize(60, 16));
     h.terminal.backend_mut().resize(60, 16);
@@ -177,7 +177,7 @@ async fn apps_pane_opens_a_window() {
     assert!(h.app.prompt().is_none());
     assert_eq!(h.app.focus, Pane::Tree);
     h.settle().await.unwrap();
-    assert!(h.app.tree.is_some());
+    assert!(h.app.view.tree.is_some());
     // Tab cycles apps → tree → writes → apps.
     h.key(KeyCode::Tab);
     assert_eq!(h.app.focus, Pane::Writes);

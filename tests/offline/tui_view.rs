@@ -61,6 +61,7 @@ async fn start(config: Config) -> (FixtureBackend, Harness) {
 
 fn title(h: &Harness) -> String {
     h.app
+        .view
         .shown
         .as_ref()
         .map(|s| s.title.as_str().to_string())
@@ -108,7 +109,7 @@ async fn no_match_opens_the_apps_pane_with_the_reason() {
         ..Config::default()
     })
     .await;
-    assert!(h.app.shown.is_none(), "nothing is opened instead");
+    assert!(h.app.view.shown.is_none(), "nothing is opened instead");
     assert_eq!(h.app.focus, Pane::Apps);
     let screen = h.render();
     assert!(
@@ -121,7 +122,7 @@ async fn no_match_opens_the_apps_pane_with_the_reason() {
         treeglass::tui::app::TimerId::AppsPoll,
     ));
     h.settle().await.unwrap();
-    assert!(h.app.shown.is_none());
+    assert!(h.app.view.shown.is_none());
     // Choosing a window opens it and the reason goes.
     h.key(KeyCode::Down);
     h.key(KeyCode::Enter);

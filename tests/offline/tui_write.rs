@@ -206,7 +206,8 @@ async fn invoke_runs_the_default_action_and_the_tree_follows() {
         "the counter label",
         std::time::Duration::from_secs(5),
         |a| {
-            a.tree
+            a.view
+                .tree
                 .as_ref()
                 .is_some_and(|t| t.snap.nodes.iter().any(|n| n.name == "Presses: 1"))
         },

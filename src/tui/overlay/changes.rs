@@ -189,7 +189,7 @@ impl App {
 
     /// `m`: keep the shown tree to compare with later.
     pub(crate) fn mark_tree(&mut self) {
-        let (Some(tree), Some(shown)) = (&self.tree, &self.shown) else {
+        let (Some(tree), Some(shown)) = (&self.view.tree, &self.view.shown) else {
             self.notice = Some("no tree to mark".into());
             return;
         };
@@ -214,7 +214,7 @@ impl App {
             self.notice = Some("no mark: m marks the shown tree".into());
             return;
         };
-        let (Some(tree), Some(shown)) = (&self.tree, &self.shown) else {
+        let (Some(tree), Some(shown)) = (&self.view.tree, &self.view.shown) else {
             self.notice = Some("no tree shown".into());
             return;
         };
@@ -249,7 +249,7 @@ impl App {
 
     /// Selects the element `id` in the tree.
     fn go_to(&mut self, id: &NodeId) {
-        let Some(row) = self.tree.as_ref().and_then(|t| t.row_of(id)) else {
+        let Some(row) = self.view.tree.as_ref().and_then(|t| t.row_of(id)) else {
             self.notice = Some("it is not in the shown tree (another window, or gone)".into());
             return;
         };

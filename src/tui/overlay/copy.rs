@@ -124,7 +124,7 @@ impl App {
         let Some((row, node)) = self.selected_node() else {
             return Err("no element selected".into());
         };
-        let Some(tree) = &self.tree else {
+        let Some(tree) = &self.view.tree else {
             return Err("no tree".into());
         };
         let target = self.suggestion().map(str::to_string);

@@ -71,7 +71,7 @@ impl super::Overlay for Unit {
 impl App {
     /// `!`: the findings overlay.
     pub(crate) fn open_findings(&mut self) {
-        if self.tree.is_none() {
+        if self.view.tree.is_none() {
             self.notice = Some("no tree shown".into());
             return;
         }
@@ -102,7 +102,7 @@ fn render(app: &App, selected: usize, frame: &mut Frame<'_>, area: Rect) {
     let w = area.width.saturating_sub(4).clamp(30, 110);
     let h = area.height.saturating_sub(2).max(6);
     let text_w = w.saturating_sub(2) as usize;
-    let (Some(r), Some(tree)) = (app.report(), app.tree.as_ref()) else {
+    let (Some(r), Some(tree)) = (app.report(), app.view.tree.as_ref()) else {
         // The tree changed under the open list and is not judged yet (a big one).
         let inner = boxed(
             frame,

@@ -236,7 +236,7 @@ impl App {
 
     /// A combo box's option labels from the tree: its items, or its single menu's items.
     pub(crate) fn options_of(&self, row: usize) -> Vec<AppText> {
-        let Some(tree) = &self.tree else {
+        let Some(tree) = &self.view.tree else {
             return Vec::new();
         };
         let Some(n) = tree.node(row) else {

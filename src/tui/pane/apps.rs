@@ -140,7 +140,7 @@ fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
                 let Some(win) = a.windows.get(w) else {
                     continue;
                 };
-                let shown = app.shown.as_ref().is_some_and(|s| s.window == win.id);
+                let shown = app.view.shown.as_ref().is_some_and(|s| s.window == win.id);
                 let title = if win.name.is_empty() {
                     format!("({})", win.role)
                 } else {
@@ -235,7 +235,7 @@ mod tests {
         let mut a = app(120, 40);
         a.apps = vec![gedit(false)];
         a.apps_loaded = true;
-        a.shown = Some(crate::tui::app::Shown {
+        a.view.shown = Some(crate::tui::app::Shown {
             app_name: "gedit".into(),
             bus_name: ":1.5".into(),
             window: NodeId("w".into()),

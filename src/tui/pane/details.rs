@@ -60,7 +60,7 @@ impl super::Unit for Unit {
 impl App {
     /// The pane's scroll for the current selection.
     pub fn details_scroll(&self) -> usize {
-        match (&self.panes.details.scrolled, &self.selection) {
+        match (&self.panes.details.scrolled, &self.view.selection) {
             (Some((id, n)), Some(sel)) if *id == sel.id => *n,
             _ => 0,
         }
@@ -68,7 +68,7 @@ impl App {
 
     /// Scrolls the pane by `delta` lines, within what it holds at its size.
     pub(crate) fn scroll_details(&mut self, delta: isize) {
-        let Some(id) = self.selection.as_ref().map(|s| s.id.clone()) else {
+        let Some(id) = self.view.selection.as_ref().map(|s| s.id.clone()) else {
             return;
         };
         let inner = crate::tui::layout::inner(self.areas().of(super::Pane::Details));
@@ -219,7 +219,7 @@ pub(crate) fn wrapped(app: &App, width: usize) -> Vec<Line<'static>> {
 /// What the pane says of the selection, unwrapped.
 fn content(app: &App) -> Vec<Line<'static>> {
     let mut out: Vec<Line<'static>> = Vec::new();
-    let Some(sel) = &app.selection else {
+    let Some(sel) = &app.view.selection else {
         out.push(Line::from(Span::styled("nothing selected", theme::DIM)));
         return out;
     };
@@ -241,7 +241,7 @@ fn content(app: &App) -> Vec<Line<'static>> {
         )));
         return out;
     }
-    let (Some(tree), Some((row, n))) = (&app.tree, app.selected_node()) else {
+    let (Some(tree), Some((row, n))) = (&app.view.tree, app.selected_node()) else {
         return out;
     };
     // Its accessibility findings first (what is wrong here, and the fix), the rules' help at
@@ -357,7 +357,7 @@ mod tests {
             id: crate::model::SnapshotId(0x2b),
             ..crate::tui::tree::tests::snap()
         };
-        a.tree = Some(crate::tui::tree::TreeState::new(
+        a.view.tree = Some(crate::tui::tree::TreeState::new(
             crate::model::NodeId("f".into()),
             snap,
             false,

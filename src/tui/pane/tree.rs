@@ -16,9 +16,9 @@ use crate::tui::layout::Place;
 use crate::tui::tree::TreeState;
 use crate::tui::view::{block, fit, node_spans, pad, severity_style, theme};
 
-/// The tree pane's own state. The tree itself, the selection and the scroll
-/// (`App::tree`, `App::selection`, `App::tree_offset`) are the whole app's: reads, events,
-/// the filter, findings and writes all move them.
+/// The tree pane's own state. The tree itself, the selection and the scroll (`App::view`:
+/// `tree`, `selection`, `offset`) are the whole app's: reads, events, the filter, findings
+/// and writes all move them.
 #[derive(Debug, Default)]
 pub struct State {
     /// The next scroll puts an off-screen selection in the middle (after jumps).
@@ -46,18 +46,18 @@ impl super::Unit for Unit {
     }
 
     fn wheel(&self, app: &mut App, down: bool, _fx: &mut Vec<Effect>) {
-        let n = app.tree.as_ref().map_or(0, |t| t.lines.len());
+        let n = app.view.tree.as_ref().map_or(0, |t| t.lines.len());
         let h = app.tree_height();
-        app.tree_offset = if down {
-            (app.tree_offset + 3).min(n.saturating_sub(h))
+        app.view.offset = if down {
+            (app.view.offset + 3).min(n.saturating_sub(h))
         } else {
-            app.tree_offset.saturating_sub(3)
+            app.view.offset.saturating_sub(3)
         };
         // Keep the selection on screen, as a scrolled list does.
-        if let Some(s) = &app.selection {
+        if let Some(s) = &app.view.selection {
             let line = s
                 .line
-                .clamp(app.tree_offset, app.tree_offset + h.saturating_sub(1));
+                .clamp(app.view.offset, app.view.offset + h.saturating_sub(1));
             if line != s.line {
                 app.select_line(line);
             }
@@ -65,8 +65,9 @@ impl super::Unit for Unit {
     }
 
     fn click(&self, app: &mut App, i: usize, _fx: &mut Vec<Effect>) {
-        let line = app.tree_offset + i;
+        let line = app.view.offset + i;
         let gone_at = app
+            .view
             .selection
             .as_ref()
             .filter(|s| s.gone.is_some())
@@ -76,7 +77,7 @@ impl super::Unit for Unit {
             Some(g) if line > g => line - 1,
             _ => line,
         };
-        if app.tree.as_ref().is_some_and(|t| line < t.lines.len()) {
+        if app.view.tree.as_ref().is_some_and(|t| line < t.lines.len()) {
             app.select_line(line);
         }
     }
@@ -88,14 +89,14 @@ impl super::Unit for Unit {
 
 impl App {
     fn tree_nav(&mut self, action: Action, page: usize) {
-        let Some(tree) = &self.tree else {
+        let Some(tree) = &self.view.tree else {
             return;
         };
         let n = tree.lines.len();
         if n == 0 {
             return;
         }
-        let (cur, gone) = match &self.selection {
+        let (cur, gone) = match &self.view.selection {
             Some(s) => (s.line.min(n - 1), s.gone.is_some()),
             None => (0, false),
         };
@@ -119,7 +120,7 @@ impl App {
                 } else {
                     let row = tree.lines[cur].row;
                     if tree.has_children(row) && !tree.is_collapsed(row) {
-                        if let Some(t) = &mut self.tree {
+                        if let Some(t) = &mut self.view.tree {
                             t.set_collapsed(row, true);
                         }
                         self.relocate_selection();
@@ -139,7 +140,7 @@ impl App {
                 } else {
                     let row = tree.lines[cur].row;
                     if tree.is_collapsed(row) {
-                        if let Some(t) = &mut self.tree {
+                        if let Some(t) = &mut self.view.tree {
                             t.set_collapsed(row, false);
                         }
                         self.relocate_selection();
@@ -156,7 +157,7 @@ impl App {
                 if !gone {
                     let row = tree.lines[cur].row;
                     let on = !tree.is_collapsed(row);
-                    if let Some(t) = &mut self.tree {
+                    if let Some(t) = &mut self.view.tree {
                         t.set_collapsed(row, on);
                     }
                     self.relocate_selection();
@@ -170,22 +171,27 @@ impl App {
 
     pub(crate) fn fix_scroll(&mut self) {
         let h = self.tree_height().max(1);
-        let Some(tree) = &self.tree else {
-            self.tree_offset = 0;
+        let Some(tree) = &self.view.tree else {
+            self.view.offset = 0;
             return;
         };
-        let extra = usize::from(self.selection.as_ref().is_some_and(|s| s.gone.is_some()));
+        let extra = usize::from(
+            self.view
+                .selection
+                .as_ref()
+                .is_some_and(|s| s.gone.is_some()),
+        );
         let total = tree.lines.len() + extra;
-        let line = self.selection.as_ref().map_or(0, |s| s.line);
-        let off_screen = line < self.tree_offset || line >= self.tree_offset + h;
+        let line = self.view.selection.as_ref().map_or(0, |s| s.line);
+        let off_screen = line < self.view.offset || line >= self.view.offset + h;
         if std::mem::take(&mut self.panes.tree.center) && off_screen {
-            self.tree_offset = line.saturating_sub(h / 2);
-        } else if line < self.tree_offset {
-            self.tree_offset = line;
-        } else if line >= self.tree_offset + h {
-            self.tree_offset = line + 1 - h;
+            self.view.offset = line.saturating_sub(h / 2);
+        } else if line < self.view.offset {
+            self.view.offset = line;
+        } else if line >= self.view.offset + h {
+            self.view.offset = line + 1 - h;
         }
-        self.tree_offset = self.tree_offset.min(total.saturating_sub(h));
+        self.view.offset = self.view.offset.min(total.saturating_sub(h));
     }
 }
 
@@ -206,12 +212,16 @@ fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     }
     let inner = b.inner(area);
     frame.render_widget(b, area);
-    let Some(tree) = &app.tree else {
+    let Some(tree) = &app.view.tree else {
         frame.render_widget(Paragraph::new(no_tree(app)), inner);
         return;
     };
     let h = inner.height as usize;
-    let silent = app.shown.as_ref().is_some_and(|s| s.silent_since.is_some());
+    let silent = app
+        .view
+        .shown
+        .as_ref()
+        .is_some_and(|s| s.silent_since.is_some());
     let mut out = lines(app, tree, inner.width as usize, h);
     if tree.lines.is_empty() {
         out.push(Line::from(Span::styled(
@@ -222,7 +232,7 @@ fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     // A tree this small usually means the toolkit has not exposed the app: say why.
     if tree.snap.nodes.len() <= crate::doctor::TINY_TREE
         && !silent
-        && let (Some(report), Some(s)) = (&app.diagnosis, &app.shown)
+        && let (Some(report), Some(s)) = (&app.diagnosis, &app.view.shown)
     {
         let pid = app
             .apps
@@ -247,7 +257,7 @@ fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
 /// spans may be dropped for room.
 fn titles(app: &App) -> (Vec<Span<'static>>, Vec<Span<'static>>, usize) {
     let mut title = vec![Span::styled(" Tree ", theme::LABEL)];
-    if let Some(s) = &app.shown {
+    if let Some(s) = &app.view.shown {
         // What happened to the window first: a long title must not cut it off.
         if s.exited {
             title.push(Span::styled(" app exited ", theme::gone()));
@@ -271,7 +281,7 @@ fn titles(app: &App) -> (Vec<Span<'static>>, Vec<Span<'static>>, usize) {
     }
     let mut right = Vec::new();
     let mut droppable = 0;
-    if let Some(t) = &app.tree {
+    if let Some(t) = &app.view.tree {
         // Dropped from the first when the border has no room for them and the window's name.
         right.push(Span::styled(
             format!(" {} · {} nodes ·", t.snap.id, t.snap.nodes.len()),
@@ -290,7 +300,7 @@ fn titles(app: &App) -> (Vec<Span<'static>>, Vec<Span<'static>>, usize) {
         }
         droppable = right.len();
         let partial = t.snap.truncated == Some(crate::model::Truncation::Reading);
-        if let Some(n) = app.read_progress.filter(|n| *n > 0) {
+        if let Some(n) = app.view.read_progress.filter(|n| *n > 0) {
             right.push(Span::styled(
                 if partial {
                     format!(
@@ -341,8 +351,12 @@ fn no_tree(app: &App) -> Vec<Line<'static>> {
         )));
         return lines;
     }
-    let silent = app.shown.as_ref().is_some_and(|s| s.silent_since.is_some());
-    let msg = match (app.loading, app.read_progress) {
+    let silent = app
+        .view
+        .shown
+        .as_ref()
+        .is_some_and(|s| s.silent_since.is_some());
+    let msg = match (app.view.loading, app.view.read_progress) {
         _ if silent => {
             "the application does not answer accessibility calls (busy or hung); its tree \
                  is read as soon as it answers"
@@ -358,15 +372,19 @@ fn no_tree(app: &App) -> Vec<Line<'static>> {
     vec![Line::from(Span::styled(msg, theme::DIM))]
 }
 
-/// The tree's lines on screen, from `App::tree_offset`: a vanished selection where it was,
+/// The tree's lines on screen, from `TreeView::offset`: a vanished selection where it was,
 /// then each line's node with its marks.
 fn lines(app: &App, tree: &TreeState, width: usize, h: usize) -> Vec<Line<'static>> {
-    let sel = app.selection.as_ref();
+    let sel = app.view.selection.as_ref();
     let gone_at = sel.filter(|s| s.gone.is_some()).map(|s| s.line);
     // The app does not answer: the last tree it gave, greyed.
-    let silent = app.shown.as_ref().is_some_and(|s| s.silent_since.is_some());
+    let silent = app
+        .view
+        .shown
+        .as_ref()
+        .is_some_and(|s| s.silent_since.is_some());
     let mut out: Vec<Line<'static>> = Vec::with_capacity(h);
-    let mut i = app.tree_offset;
+    let mut i = app.view.offset;
     while out.len() < h {
         let (phantom, li) = match gone_at {
             Some(g) if i == g => (true, g),
@@ -516,8 +534,8 @@ mod tests {
             ..crate::tui::tree::tests::snap()
         };
         let mut a = app(120, 40);
-        a.loading = false;
-        a.tree = Some(TreeState::new(
+        a.view.loading = false;
+        a.view.tree = Some(TreeState::new(
             NodeId("f".into()),
             snap,
             false,
@@ -555,7 +573,7 @@ mod tests {
             rows(&draw(&a, Pane::Tree, 36, 3))[1],
             "┃reading the tree… (Esc stops)     ┃"
         );
-        a.loading = false;
+        a.view.loading = false;
         assert_eq!(
             rows(&draw(&a, Pane::Tree, 46, 3))[1],
             "┃no window (choose one in the apps pane)     ┃"
@@ -568,9 +586,9 @@ mod tests {
         let unit = Pane::Tree.unit();
         let mut fx = Vec::new();
         unit.click(&mut a, 3, &mut fx);
-        assert_eq!(a.selection.as_ref().map(|s| s.line), Some(3));
+        assert_eq!(a.view.selection.as_ref().map(|s| s.line), Some(3));
         assert!(unit.key(&mut a, Action::Up, &mut fx));
-        assert_eq!(a.selection.as_ref().map(|s| s.line), Some(2));
+        assert_eq!(a.view.selection.as_ref().map(|s| s.line), Some(2));
         assert!(!unit.key(&mut a, Action::SetValue, &mut fx));
         assert!(fx.is_empty());
     }
