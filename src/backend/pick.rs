@@ -25,13 +25,10 @@ pub enum PickError {
 /// `fixture:PATH`.
 pub async fn named(spec: &str) -> Result<Arc<dyn Backend>, PickError> {
     match spec {
-        "fixture" | "demo" => Ok(Arc::new(FixtureBackend::demo())),
-        s if s.starts_with("fixture:") => {
-            let path = &s["fixture:".len()..];
-            FixtureBackend::from_path(path)
-                .map(|b| Arc::new(b) as Arc<dyn Backend>)
-                .map_err(|e| PickError::Usage(e.to_string()))
-        }
+        "fixture" | "demo" => Ok(demo()),
+        s if let Some(path) = s.strip_prefix("fixture:") => FixtureBackend::from_path(path)
+            .map(|b| Arc::new(b) as Arc<dyn Backend>)
+            .map_err(|e| PickError::Usage(e.to_string())),
         "atspi" => connect_atspi().await,
         "uia" => connect_uia().await,
         "ax" => connect_ax().await,
@@ -51,12 +48,23 @@ pub fn demo() -> Arc<dyn Backend> {
     Arc::new(FixtureBackend::demo())
 }
 
+/// Whether `spec` names the demo app or a fixture file.
+fn is_fixture(spec: &str) -> bool {
+    spec == "fixture" || spec == "demo" || spec.starts_with("fixture:")
+}
+
+/// A platform backend's connection, shared.
+#[cfg(any(target_os = "linux", windows, target_os = "macos"))]
+fn connected<B: Backend + 'static>(
+    r: Result<B, BackendError>,
+) -> Result<Arc<dyn Backend>, PickError> {
+    r.map(|b| Arc::new(b) as Arc<dyn Backend>)
+        .map_err(PickError::Backend)
+}
+
 #[cfg(target_os = "linux")]
 async fn connect_atspi() -> Result<Arc<dyn Backend>, PickError> {
-    super::atspi::AtspiBackend::connect(CONNECT_TIMEOUT)
-        .await
-        .map(|b| Arc::new(b) as Arc<dyn Backend>)
-        .map_err(PickError::Backend)
+    connected(super::atspi::AtspiBackend::connect(CONNECT_TIMEOUT).await)
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -67,10 +75,7 @@ async fn connect_atspi() -> Result<Arc<dyn Backend>, PickError> {
 /// Windows UI Automation (implemented, not yet verified on Windows).
 #[cfg(windows)]
 async fn connect_uia() -> Result<Arc<dyn Backend>, PickError> {
-    super::uia::UiaBackend::connect(CONNECT_TIMEOUT)
-        .await
-        .map(|b| Arc::new(b) as Arc<dyn Backend>)
-        .map_err(PickError::Backend)
+    connected(super::uia::UiaBackend::connect(CONNECT_TIMEOUT).await)
 }
 
 #[cfg(not(windows))]
@@ -83,10 +88,7 @@ async fn connect_uia() -> Result<Arc<dyn Backend>, PickError> {
 /// macOS Accessibility (implemented, not yet verified on macOS).
 #[cfg(target_os = "macos")]
 async fn connect_ax() -> Result<Arc<dyn Backend>, PickError> {
-    super::ax::AxBackend::connect(CONNECT_TIMEOUT)
-        .await
-        .map(|b| Arc::new(b) as Arc<dyn Backend>)
-        .map_err(PickError::Backend)
+    connected(super::ax::AxBackend::connect(CONNECT_TIMEOUT).await)
 }
 
 #[cfg(not(target_os = "macos"))]
@@ -100,7 +102,7 @@ async fn connect_ax() -> Result<Arc<dyn Backend>, PickError> {
 pub async fn doctor(spec: Option<&str>) -> crate::doctor::Report {
     use crate::doctor::{Check, Report, Status};
     match spec {
-        Some(s) if s == "fixture" || s == "demo" || s.starts_with("fixture:") => Report {
+        Some(s) if is_fixture(s) => Report {
             backend: "fixture".into(),
             checks: vec![Check::new(
                 "backend",

@@ -10,23 +10,27 @@ use crate::backend::{Backend, pick};
 use crate::cli::{self, Cli, Command, Printed, exit};
 use crate::session::Session;
 
-/// The backend `--backend` names, or the platform's own when reachable, else the demo app
-/// with a warning.
-async fn pick_backend(spec: Option<&str>) -> Result<Arc<dyn Backend>, Error> {
+/// The backend `--backend` names; without one the platform's own when reachable, else the
+/// demo app with why the platform's was not.
+async fn backend_or_demo(spec: Option<&str>) -> Result<(Arc<dyn Backend>, Option<String>), Error> {
     match spec {
-        Some(s) => Ok(pick::named(s).await?),
-        None => match pick::platform().await {
-            Ok(b) => Ok(b),
-            Err(f) => {
-                let f = Error::from(f);
-                cli::warn(&format!(
-                    "no accessibility bus ({}); showing the built-in demo app",
-                    f.message
-                ));
-                Ok(pick::demo())
-            }
-        },
+        Some(s) => Ok((pick::named(s).await?, None)),
+        None => Ok(match pick::platform().await {
+            Ok(b) => (b, None),
+            Err(f) => (pick::demo(), Some(Error::from(f).message)),
+        }),
     }
+}
+
+/// [`backend_or_demo`], with a warning when it is the demo app.
+async fn pick_backend(spec: Option<&str>) -> Result<Arc<dyn Backend>, Error> {
+    let (backend, why) = backend_or_demo(spec).await?;
+    if let Some(why) = why {
+        cli::warn(&format!(
+            "no accessibility bus ({why}); showing the built-in demo app"
+        ));
+    }
+    Ok(backend)
 }
 
 /// Runs the command; a one-shot command's tree reads say how far they have got, and its waits
@@ -158,20 +162,13 @@ async fn run(
 /// app with a banner saying so. A `scope` (`--app`, `--pid`, `--window`) is matched as `tree`
 /// matches it; when it names nothing, the TUI opens on the apps pane with the reason.
 async fn run_tui(spec: Option<&str>, scope: &cli::Scope) -> Result<(String, i32), Error> {
-    let (backend, banner) = match spec {
-        Some(s) => (pick_backend(Some(s)).await?, None),
-        None => match pick::platform().await {
-            Ok(b) => (b, None),
-            Err(f) => (
-                pick::demo(),
-                Some(format!(
-                    "DEMO APP — no accessibility bus, so this is treeglass's built-in demo, not \
-                     a real application ({})",
-                    Error::from(f).message
-                )),
-            ),
-        },
-    };
+    let (backend, why) = backend_or_demo(spec).await?;
+    let banner = why.map(|why| {
+        format!(
+            "DEMO APP — no accessibility bus, so this is treeglass's built-in demo, not a real \
+             application ({why})"
+        )
+    });
     let open = if scope.is_set() {
         Some(
             crate::app::pick(backend.as_ref(), &scope.scope())
