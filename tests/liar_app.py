@@ -173,7 +173,8 @@ name (the true one, as `rename` left it), its key ("slow") or its path.
     refuse-past-end    GetChildAtIndex past an element's real children answers InvalidArgs
                        (as some bridges do) instead of the null reference.
     flicker            "Body"'s children flicker between reads: each GetChildren on "Body"
-                       answers, in turn, all of them and all but "Status"; ChildCount,
+                       answers, in turn, all but "Status" and all of them (switching the lie
+                       on starts from all of them, which the cache names); ChildCount,
                        GetChildAtIndex and the cache follow the last answer. Every element stays
                        alive.
     vanish-after-name  "Body"'s children die mid-read: each answers calls until it has answered
@@ -216,9 +217,11 @@ Control protocol on stdin, one command per line; every reply is one line of JSON
                             (per-path counts for the first 5000 paths seen, the fixed elements
                             always; the rest under "(other)")
     calls reset          -> {"ok": true}   counters to zero, `exposed` emptied
-    exposed              -> {"paths": [...], "over": bool}   every element path handed out
-                            (GetChildren, GetChildAtIndex, GetItems; the root always) since
-                            `calls reset`; "over" when more than 5000 were
+    exposed              -> {"paths": [...], "over": bool, "withdrawn": [...]}   every element
+                            path handed out (GetChildren, GetChildAtIndex, GetItems; the root
+                            always) since `calls reset`; "over" when more than 5000 were;
+                            "withdrawn": "Body"'s children among them that its last
+                            GetChildren answer left out (flicker, vanish-children)
     rename ELEMENT NEW NAME
                          -> {"ok": true}   set its name, emit org.a11y.atspi.Event.Object
                             PropertyChange ("accessible-name", 0, 0, <s NEW NAME>, {})
@@ -671,6 +674,7 @@ class Liar:
         self.flicker_phase = 0      # flicker: 1 while "Body" leaves "Status" out
         self.exposed_over = False   # more than MAX_TRACKED_PATHS were handed out
         self.exposed = {ROOT_PATH}  # paths handed out as elements since `calls reset`
+        self.body_said = None       # "Body"'s last GetChildren answer since `calls reset`
         self.gone_after_name = set()  # vanish-after-name: paths that answered their Name
         self.huge_cache = {}        # (kind, key) -> bytes / strings, made once
         self.build_tree(opts["name"])
@@ -784,6 +788,8 @@ class Liar:
             self.after_count = 0
         elif name == "vanish-after-name":
             self.gone_after_name = set()
+        elif name == "flicker":
+            self.flicker_phase = 0  # each switch-on starts from the whole list
         elif name == "bad-text":
             self.field_text = hostile("") + "typed"
             self.caret, self.selection = len(self.field_text), None
@@ -1371,6 +1377,8 @@ class Liar:
         for p in paths:
             self.saw(p)
         self.expose(paths)
+        if e is self.body:
+            self.body_said = set(paths)
         return "a(so)", ([self.ref(p) for p in paths],)
 
     def expose(self, paths):
@@ -1721,6 +1729,7 @@ class Liar:
                 self.received = self.answered = 0
                 self.by_method, self.by_property, self.by_path = {}, {}, {}
                 self.exposed, self.exposed_over = {ROOT_PATH}, False
+                self.body_said = None
                 return {"ok": True}
             return {
                 "received": self.received, "answered": self.answered,
@@ -1739,7 +1748,13 @@ class Liar:
             time.sleep(int(ms) / 1000)
             return {"ok": True}
         if cmd == "exposed":
-            return {"paths": sorted(self.exposed), "over": self.exposed_over}
+            # Withdrawn: "Body"'s own children handed out (by the cache or an earlier list)
+            # that its last list left out; a reader that follows the list drops them.
+            said = self.body_said
+            withdrawn = [] if said is None else sorted(
+                k.path for k in self.body.kids if k.path in self.exposed and k.path not in said)
+            return {"paths": sorted(self.exposed), "over": self.exposed_over,
+                    "withdrawn": withdrawn}
         if cmd == "rename":
             what, _, new = rest.partition(" ")
             e = self.find(what)
