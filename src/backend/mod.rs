@@ -77,10 +77,10 @@ pub fn raw_name_of(kind: crate::model::RawKind) -> &'static str {
     atspi::roles::kind_name(kind)
 }
 
-/// Whether the element is a browser's page (its platform's raw role says so: AT-SPI's
-/// `document web`), so what sits under it is web content.
+/// Whether the element is a browser's page (its raw role's kind is
+/// [`crate::model::RawKind::WebDocument`]), so what sits under it is web content.
 pub fn is_web_document(node: &Node) -> bool {
-    node.raw_role == atspi::toolkit::WEB_DOCUMENT
+    raw_kind(&node.raw_role) == Some(crate::model::RawKind::WebDocument)
 }
 
 /// What a backend reads for the audit beyond the tree (see [`Backend::audit_reads`]).

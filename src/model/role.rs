@@ -195,11 +195,14 @@ pub enum RawKind {
     LiveAlert,
     /// A level bar: an indicator, which normalises to a slider.
     Meter,
+    /// A browser's page: what sits under it is web content, which ignores the semantic text
+    /// calls.
+    WebDocument,
 }
 
 impl RawKind {
     /// Every kind, in a fixed order.
-    pub const ALL: [RawKind; 8] = [
+    pub const ALL: [RawKind; 9] = [
         RawKind::InlineFrame,
         RawKind::EmbeddedObject,
         RawKind::NestedDocument,
@@ -208,6 +211,7 @@ impl RawKind {
         RawKind::StaticText,
         RawKind::LiveAlert,
         RawKind::Meter,
+        RawKind::WebDocument,
     ];
 
     /// The kind's name in docs and help.
@@ -221,6 +225,7 @@ impl RawKind {
             RawKind::StaticText => "static-text",
             RawKind::LiveAlert => "live-alert",
             RawKind::Meter => "meter",
+            RawKind::WebDocument => "web-document",
         }
     }
 }

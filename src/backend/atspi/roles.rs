@@ -100,6 +100,7 @@ const KINDS: &[(&str, RawKind)] = &[
     ("static", RawKind::StaticText),
     ("notification", RawKind::LiveAlert),
     ("level bar", RawKind::Meter),
+    ("document web", RawKind::WebDocument),
 ];
 
 /// The neutral kind of a raw AT-SPI role name (any case), if it has one.
@@ -133,5 +134,14 @@ mod kind_tests {
         }
         assert_eq!(kind("push button"), None);
         assert_eq!(kind(""), None);
+    }
+
+    #[test]
+    fn a_browsers_page_is_a_web_document_and_a_nested_one_is_not() {
+        use crate::model::{Node, NodeId};
+        let page = |raw: &str| Node::new(NodeId("n".into()), Role::Document, raw);
+        assert!(crate::backend::is_web_document(&page("document web")));
+        assert!(!crate::backend::is_web_document(&page("document frame")));
+        assert!(!crate::backend::is_web_document(&page("")));
     }
 }

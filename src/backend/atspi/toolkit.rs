@@ -270,10 +270,6 @@ pub fn quirks_markdown() -> String {
     out
 }
 
-/// AT-SPI's role for a browser's page: what sits under it is web content, which ignores the
-/// semantic text calls.
-pub const WEB_DOCUMENT: &str = "document web";
-
 /// What makes a toolkit's tree appear, for an app whose tree is missing or tiny.
 pub fn toolkit_hint(toolkit: Option<Toolkit>, registered: bool) -> String {
     match toolkit {
