@@ -15,6 +15,8 @@ pub(crate) mod files;
 pub(crate) mod fold;
 pub(crate) mod json;
 pub(crate) mod junit;
+#[cfg(test)]
+mod layers;
 pub(crate) mod log;
 pub mod mcp;
 pub mod model;

@@ -43,7 +43,7 @@ const WORDS: &[&str] = &[
 
 /// The code of a Rust file with its comments taken out (line comments, doc comments and block
 /// comments), strings and characters kept.
-fn code_of(src: &str) -> String {
+pub(crate) fn code_of(src: &str) -> String {
     let b = src.as_bytes();
     let mut out = String::with_capacity(src.len());
     let mut i = 0;
@@ -137,7 +137,7 @@ fn words_in(src: &str) -> Vec<String> {
     hits
 }
 
-fn rust_files(dir: &Path, into: &mut Vec<PathBuf>) {
+pub(crate) fn rust_files(dir: &Path, into: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("a directory entry").path())
