@@ -16,6 +16,7 @@ const LAYERS: &[&[&str]] = &[
     &["log"],
     &["json", "files", "fold"],
     &["junit", "clipboard"],
+    &["desktop"],
     &["selector", "diff"],
     &["audit"],
     &["backend", "doctor"],

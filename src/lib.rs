@@ -9,6 +9,7 @@ pub mod audit;
 pub mod backend;
 pub mod cli;
 pub(crate) mod clipboard;
+pub mod desktop;
 pub(crate) mod diff;
 pub mod doctor;
 pub(crate) mod files;

@@ -790,7 +790,7 @@ fn highlight(pid: u32, target: &str, title: &str, origin: &str) {
     let id = found["id"].as_str().unwrap().to_string();
     let e = pyatspi_extents(pid, &id);
     let (ex, ey, ew, eh) = (e[0] + wx, e[1] + wy, e[2], e[3]);
-    let t = i64::from(treeglass::tui::highlight::THICKNESS);
+    let t = i64::from(treeglass::desktop::frame::THICKNESS);
     // The middle of each of the frame's four bars, and the element's centre.
     let ring = [
         (ex - t / 2 - 1, ey + eh / 2),

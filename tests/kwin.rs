@@ -551,7 +551,7 @@ fn highlight(apps: &mut Apps) {
     assert!(!s.contains("highlight  none"), "{s}");
     // treeglass's overlay: windows on KWin's overlay layer (10) of the class "treeglass".
     let overlay = |w: &Value| w["rc"] == "treeglass" && w["layer"] == 10;
-    let t = i64::from(treeglass::tui::highlight::THICKNESS);
+    let t = i64::from(treeglass::desktop::frame::THICKNESS);
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let all = kwin_windows();

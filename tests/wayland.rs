@@ -301,7 +301,7 @@ fn highlight(apps: &mut Apps) {
     assert!(!s.contains("highlight  none"), "{s}");
 
     // The frame's colour, THICKNESS pixels just outside the element on all four sides.
-    let t = i64::from(treeglass::tui::highlight::THICKNESS);
+    let t = i64::from(treeglass::desktop::frame::THICKNESS);
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let shot = screenshot();

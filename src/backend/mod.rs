@@ -19,14 +19,6 @@ pub mod atspi {
     pub mod toolkit;
 }
 pub mod ax;
-/// The Linux desktops' own routes, beside the accessibility bus: GNOME Shell (treeglass's
-/// extension: where windows are, raising them, the highlight) and KWin (the fake-input grant),
-/// for the desktop commands (`gnome-extension`, `kde-grant`) and the inspector's highlight.
-/// They live with the input the AT-SPI backend synthesizes, which they serve.
-#[cfg(target_os = "linux")]
-pub mod desktop {
-    pub use super::atspi::input::{Rect, fake_input, gnome, kwin};
-}
 pub mod fixture;
 pub mod pick;
 pub mod progress;
@@ -402,25 +394,15 @@ pub enum WriteOp {
     AwaitMenuKeyboard,
 }
 
-/// Keys the keyboard paths press.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Key {
-    Space,
-    Return,
-    Up,
-    Down,
-    BackSpace,
-}
+pub use crate::desktop::Key;
 
-impl Key {
-    pub fn name(self) -> &'static str {
-        match self {
-            Key::Space => "Space",
-            Key::Return => "Return",
-            Key::Up => "Up",
-            Key::Down => "Down",
-            Key::BackSpace => "BackSpace",
+impl From<crate::desktop::DesktopError> for BackendError {
+    fn from(e: crate::desktop::DesktopError) -> BackendError {
+        use crate::desktop::DesktopError as D;
+        match e {
+            D::NoInput(why) => BackendError::NoInput(why),
+            D::InputCut(why) => BackendError::InputCut(why),
+            D::Failed(why) => BackendError::Failed(why),
         }
     }
 }

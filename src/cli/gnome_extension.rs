@@ -8,7 +8,7 @@ use crate::app::Error;
 /// answers through the extension).
 #[cfg(target_os = "linux")]
 pub async fn run(action: ExtensionAction) -> Result<(String, i32), Error> {
-    use crate::backend::desktop::gnome::{Shell, extension};
+    use crate::desktop::gnome::{Shell, extension};
     let e = Error::other;
     match action {
         ExtensionAction::Install => {

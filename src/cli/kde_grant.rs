@@ -8,7 +8,7 @@ use crate::app::Error;
 /// missing or KWin does not honour it).
 #[cfg(target_os = "linux")]
 pub fn run(action: GrantAction) -> Result<(String, i32), Error> {
-    use crate::backend::desktop::{fake_input, kwin::grant};
+    use crate::desktop::{fake_input, kwin::grant};
     let e = Error::other;
     match action {
         GrantAction::Install => {

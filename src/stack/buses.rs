@@ -183,7 +183,7 @@ pub(super) async fn call<B>(
 where
     B: serde::Serialize + zbus::zvariant::DynamicType,
 {
-    crate::backend::atspi::input::call_within(
+    crate::desktop::call_within(
         Duration::from_secs(1),
         conn,
         dest,

@@ -106,7 +106,7 @@ impl Stack {
             signals,
             async || {
                 let (sock, display) = sway_sockets(&run)?;
-                let ipc = crate::backend::atspi::input::sway::Ipc::at(&sock);
+                let ipc = crate::desktop::sway::Ipc::at(&sock);
                 let answered = tokio::task::spawn_blocking(move || ipc.version().is_ok())
                     .await
                     .unwrap_or(false);

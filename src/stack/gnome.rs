@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::{Signals, Stack, Stop, connect, poll, unprivileged_user, walk};
-use crate::backend::atspi::input::gnome::{Shell, extension};
+use crate::desktop::gnome::{Shell, extension};
 
 /// The settings GNOME Shell starts with (GIO's key-file backend).
 fn keyfile() -> String {

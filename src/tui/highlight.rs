@@ -10,8 +10,6 @@ use crate::model::{Bounds, NodeId};
 
 /// How long the frame stays after the selection moves (unless held).
 pub const FLASH: Duration = Duration::from_millis(1500);
-/// The frame's line width in pixels; it is drawn outside the element's bounds.
-pub const THICKNESS: i32 = 3;
 
 /// The highlight's state.
 #[derive(Debug, Clone, Default)]
@@ -45,16 +43,6 @@ pub fn why_not(bounds: Option<Bounds>, screen: (u32, u32)) -> Option<&'static st
         return Some("the element's bounds are off the screen");
     }
     None
-}
-
-/// The frame window's geometry for `bounds`: `THICKNESS` pixels outside them on every side.
-pub fn frame_geometry(b: Bounds) -> Bounds {
-    Bounds {
-        x: b.x - THICKNESS,
-        y: b.y - THICKNESS,
-        width: b.width + 2 * THICKNESS,
-        height: b.height + 2 * THICKNESS,
-    }
 }
 
 impl App {
@@ -168,10 +156,5 @@ mod tests {
         assert!(why_not(Some(b(1600, 10, 50, 20)), screen).is_some());
         assert!(why_not(Some(b(-50, 10, 50, 20)), screen).is_some());
         assert!(why_not(Some(b(10, -2147483648, 50, 20)), screen).is_some());
-    }
-
-    #[test]
-    fn the_frame_surrounds_the_bounds() {
-        assert_eq!(frame_geometry(b(10, 20, 30, 40)), b(7, 17, 36, 46));
     }
 }

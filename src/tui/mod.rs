@@ -13,7 +13,6 @@ mod control;
 pub mod exec;
 pub mod filter;
 pub mod findings;
-pub mod frame;
 pub mod harness;
 pub mod highlight;
 pub mod input;

@@ -22,9 +22,9 @@ use tokio::sync::{broadcast, mpsc};
 use super::app::{App, CompletedWrite, Config, Effect, Msg, OpenAt};
 use super::clip::Clipboard;
 use super::exec::{self, Ctx, Work};
-use super::frame::FrameWindow;
 use super::view;
 use crate::backend::Backend;
+use crate::desktop::frame::FrameWindow;
 use crate::model::AppText;
 
 /// At most one frame per this interval; input is drained before drawing.

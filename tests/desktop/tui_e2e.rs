@@ -127,7 +127,7 @@ fn app_option_without_a_match_opens_the_apps_pane_with_the_reason() {
 /// The highlight window as `xwininfo` sees it: id, x, y, width, height, viewable.
 fn frame_window() -> Option<(u32, i32, i32, i32, i32, bool)> {
     let o = Command::new("xwininfo")
-        .args(["-name", treeglass::tui::frame::WINDOW_NAME])
+        .args(["-name", treeglass::desktop::frame::WINDOW_NAME])
         .output()
         .expect("run xwininfo (Debian package x11-utils)");
     if !o.status.success() {
@@ -189,7 +189,7 @@ fn highlight_frames_the_element_on_screen_and_goes_with_the_tui() {
         serde_json::json!({"x": x, "y": y, "width": w, "height": h}),
         "treeglass's bounds of the entry are not where GTK put it: {g}"
     );
-    let t = treeglass::tui::highlight::THICKNESS;
+    let t = treeglass::desktop::frame::THICKNESS;
     let want = (x - t, y - t, w + 2 * t, h + 2 * t);
 
     let tmux = Tmux::new();

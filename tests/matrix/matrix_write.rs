@@ -91,6 +91,12 @@ fn web_form_page(b: Browser) {
         "Grace Hopper",
         "replaced, not appended"
     );
+    // Characters no key of the keyboard map types (X11: put on a spare keycode first), and
+    // capitals (a second level).
+    let (code, v) = set(&app, "text \"Full name:\"", "Zoë Ångström ✓");
+    verified(code, &v, "keyboard");
+    assert_eq!(pyatspi_of(app.pid, &v)["text"], "Zoë Ångström ✓");
+    app.assert_alive("text input, characters beyond the keymap");
     let (code, v) = set(&app, "text \"Notes:\"", "line one\nline two");
     verified(code, &v, "keyboard");
     assert_eq!(pyatspi_of(app.pid, &v)["text"], "line one\nline two");

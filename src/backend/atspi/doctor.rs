@@ -17,10 +17,10 @@ use std::time::{Duration, Instant};
 use super::AtspiBackend;
 use super::bus::ObjRef;
 use super::calls::Caller;
-use super::input::{self, OwnedWindow};
 use super::process;
 use super::toolkit::toolkit_hint;
 use crate::backend::{Backend, BackendError, Limits};
+use crate::desktop::{self, OwnedWindow};
 use crate::doctor::{AppReport, Check, Report, Status, TINY_TREE, WindowSeen};
 use crate::model::Toolkit;
 use crate::model::Truncation;
@@ -419,7 +419,7 @@ impl AtspiBackend {
                 input.desktop(),
                 input.keyboard(),
                 input.pointer(),
-                input::highlight_here(),
+                desktop::highlight_here(),
             )
         });
         // A connection to KWin costs a program it grants its input to up to 2.4 s (KWin 5.27
@@ -539,7 +539,7 @@ struct Desktop {
 
 impl Desktop {
     fn read() -> Desktop {
-        let (source, windows) = match input::window_list() {
+        let (source, windows) = match desktop::window_list() {
             Ok((source, w)) => (source, Ok(w)),
             Err(e) => (String::new(), Err(e)),
         };

@@ -7,7 +7,6 @@ mod calls;
 pub mod doctor;
 mod events;
 mod facts;
-pub mod input;
 pub mod method;
 pub(crate) mod process;
 mod reader;
@@ -33,6 +32,7 @@ use super::{
     AppInfo, Backend, BackendError, Candidates, Event, EventKind, Limits, WindowInfo, WriteAck,
     WriteOp,
 };
+use crate::desktop;
 use crate::model::Toolkit;
 use crate::model::{AppText, Bounds, Interface, Node, NodeId, Role, Snapshot};
 
@@ -55,12 +55,12 @@ pub struct AtspiBackend {
     /// Each app's toolkit, by bus name (read once from its `Application` interface).
     toolkits: Mutex<HashMap<String, Toolkit>>,
     /// Keys, clicks and window positions: X11's, sway's, or none (chosen at connect).
-    input: Arc<dyn input::Input>,
+    input: Arc<dyn desktop::Input>,
     /// Why an element read last had no bounds on screen, by node id (at most 256 kept).
     unplaced: Mutex<HashMap<String, String>>,
     /// The window last activated for synthesized input, by bus name (the element's extents
     /// are placed relative to it; a click outside it is refused).
-    windows: Mutex<HashMap<String, (input::Window, Instant)>>,
+    windows: Mutex<HashMap<String, (desktop::Window, Instant)>>,
     /// Each app as it was last listed while answering, by bus name: an app that stops
     /// answering keeps its name and windows in the list (marked not responding).
     seen: Known,
@@ -120,7 +120,7 @@ impl AtspiBackend {
             })??;
         let gone: GoneApps = Arc::new(Mutex::new(HashSet::new()));
         let caller = Caller::new(conn, Limits::default().call_timeout, gone.clone());
-        let input = input::choose(&caller);
+        let input = desktop::choose();
         let (tx, _) = broadcast::channel(4096);
         // The pump starts first so that no signal (an app leaving included) is missed.
         let pump = tokio::spawn(pump_events(caller.connection().clone(), tx.clone(), gone));
@@ -698,8 +698,8 @@ impl Backend for AtspiBackend {
                 )),
             },
             WriteOp::SelectAllText => self.select_all(&c, &obj).await,
-            WriteOp::TypeText(text) => self.input.type_text(text).await.map(|_| true),
-            WriteOp::Key(k) => self.input.key(*k).await.map(|_| true),
+            WriteOp::TypeText(text) => Ok(self.input.type_text(text).await.map(|_| true)?),
+            WriteOp::Key(k) => Ok(self.input.key(*k).await.map(|_| true)?),
             WriteOp::ActivateWindow(title) => {
                 let win = match self.window_of(&c, &obj.bus, title.as_str()).await {
                     Ok(w) => w,
@@ -736,7 +736,7 @@ impl Backend for AtspiBackend {
                         r.x, r.y, r.width, r.height
                     )));
                 }
-                self.input.click(x, y).await.map(|_| true)
+                Ok(self.input.click(x, y).await.map(|_| true)?)
             }
         }
     }

@@ -112,20 +112,8 @@ pub fn state_rules_markdown() -> String {
     out
 }
 
-/// How a toolkit's extents relate to its window on Wayland, where no client knows its place on
-/// screen (measured on headless sway 1.7, positions checked in screenshots; see
-/// `input::placement`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SurfaceOrigin {
-    /// Relative to the window's geometry, without the client-side shadow.
-    Geometry,
-    /// Relative to the surface; the geometry is the bounding box of the frame's children.
-    SurfaceChildren,
-    /// Relative to the surface, with the same shadow inset on every side.
-    SurfaceEven,
-    /// Relative to the surface; no shadow known: the frame must be the window's size.
-    Surface,
-}
+/// How a toolkit's extents relate to its window on Wayland (the desktop layer's placement).
+pub use crate::desktop::placement::Origin as SurfaceOrigin;
 
 /// What a quirk makes the backend do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

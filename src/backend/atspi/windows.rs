@@ -86,7 +86,7 @@ impl AtspiBackend {
     }
 
     /// The window of the app on `bus` that was activated for input in the last 2 s.
-    pub(super) fn raised(&self, bus: &str) -> Option<input::Window> {
+    pub(super) fn raised(&self, bus: &str) -> Option<desktop::Window> {
         self.windows
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -102,7 +102,7 @@ impl AtspiBackend {
         c: &Caller,
         bus: &str,
         title: &str,
-    ) -> Result<input::Window, BackendError> {
+    ) -> Result<desktop::Window, BackendError> {
         if let Some(w) = self
             .raised(bus)
             .filter(|w| title.is_empty() || w.title == title)
@@ -166,18 +166,18 @@ impl AtspiBackend {
 
     /// Where the element's window is placed on a Wayland screen: the offset from the app's
     /// coordinates to the screen's, from the compositor's window and the frame as the app
-    /// draws it (see `input::placement`).
+    /// draws it (see `desktop::placement`).
     pub(super) async fn placed(
         &self,
         c: &Caller,
         obj: &ObjRef,
         toolkit: Toolkit,
-    ) -> Result<input::placement::Placed, BackendError> {
+    ) -> Result<desktop::placement::Placed, BackendError> {
         let frame = self.frame_of(c, obj).await?;
         let (fx, fy, fw, fh) = c.extents(&frame).await?;
         let title = c.name(&frame).await.unwrap_or_default();
         let win = self.window_of(c, &obj.bus, &title).await?;
-        let rect = |(x, y, width, height): (i32, i32, i32, i32)| input::Rect {
+        let rect = |(x, y, width, height): (i32, i32, i32, i32)| desktop::Rect {
             x,
             y,
             width,
@@ -185,18 +185,18 @@ impl AtspiBackend {
         };
         let origin = toolkit::wayland_origin(toolkit);
         if let Some(p) =
-            input::placement::place_on_surface(origin, rect((fx, fy, fw, fh)), win.surface)
+            desktop::placement::place_on_surface(origin, rect((fx, fy, fw, fh)), win.surface)
         {
             return Ok(p);
         }
-        let mut seen = input::placement::Seen {
+        let mut seen = desktop::placement::Seen {
             frame: rect((fx, fy, fw, fh)),
             children: Vec::new(),
             content: win.rect,
             tiled: win.tiled,
         };
         let filled = (fw, fh) == (win.rect.width, win.rect.height);
-        if origin == input::placement::Origin::SurfaceChildren && !filled && !win.tiled {
+        if origin == desktop::placement::Origin::SurfaceChildren && !filled && !win.tiled {
             let raw = reader::read_raw(c, &frame, toolkit).await?;
             for kid in reader::list(c, &raw).await?.unwrap_or_default() {
                 let showing = states_of(&c.state(&kid).await?).has(crate::model::State::Showing);
@@ -205,7 +205,7 @@ impl AtspiBackend {
                 }
             }
         }
-        input::placement::place(origin, &seen).map_err(|why| {
+        desktop::placement::place(origin, &seen).map_err(|why| {
             BackendError::NoInput(format!(
                 "where the window {} is on screen is not known: {why}",
                 crate::model::quoted(&title, 60)
@@ -225,14 +225,14 @@ impl AtspiBackend {
     ) -> Result<Bounds, BackendError> {
         let (mut x, mut y, width, height) = c.extents(obj).await?;
         match self.input.coordinates() {
-            input::Coordinates::Screen => {
+            desktop::Coordinates::Screen => {
                 if toolkit::works(toolkit, toolkit::Work::AddWindowOriginOnX11) {
                     let win = self.window_of(c, &obj.bus, "").await?;
                     x += win.rect.x;
                     y += win.rect.y;
                 }
             }
-            input::Coordinates::Window => {
+            desktop::Coordinates::Window => {
                 let p = self.placed(c, obj, toolkit).await?;
                 x = x.saturating_add(p.dx);
                 y = y.saturating_add(p.dy);

@@ -488,35 +488,6 @@ impl Caller {
         self.children(&Listable(&desktop)).await
     }
 
-    /// A synthesized key event through the registry (XTest underneath on X11).
-    pub async fn key_event(
-        &self,
-        keycode: i32,
-        keystring: &str,
-        kind: KeySynth,
-    ) -> Result<(), BackendError> {
-        self.call(
-            REGISTRY,
-            DEC_PATH,
-            IFACE_DEC,
-            "GenerateKeyboardEvent",
-            &(keycode, keystring, kind as u32),
-        )
-        .await
-    }
-
-    /// A synthesized pointer event (`b1c` = button 1 click) at screen coordinates.
-    pub async fn mouse_event(&self, x: i32, y: i32, name: &str) -> Result<(), BackendError> {
-        self.call(
-            REGISTRY,
-            DEC_PATH,
-            IFACE_DEC,
-            "GenerateMouseEvent",
-            &(x, y, name),
-        )
-        .await
-    }
-
     // ---- The session bus: the accessibility bus launcher (not an app) ------------------------
 
     /// `org.a11y.Bus.GetAddress`: where the accessibility bus is (asked on the session bus).

@@ -45,16 +45,14 @@ const IFACE_APPLICATION: &str = "org.a11y.atspi.Application";
 const IFACE_CACHE: &str = "org.a11y.atspi.Cache";
 const IFACE_COLLECTION: &str = "org.a11y.atspi.Collection";
 const IFACE_PROPS: &str = "org.freedesktop.DBus.Properties";
-const IFACE_DEC: &str = "org.a11y.atspi.DeviceEventController";
 const IFACE_REGISTRY: &str = "org.a11y.atspi.Registry";
 const DBUS: &str = "org.freedesktop.DBus";
 
-/// The registry's bus name (it also owns the desktop root and the device event controller).
+/// The registry's bus name (it also owns the desktop root).
 pub const REGISTRY: &str = "org.a11y.atspi.Registry";
 pub const ROOT_PATH: &str = "/org/a11y/atspi/accessible/root";
 const CACHE_PATH: &str = "/org/a11y/atspi/cache";
 const REGISTRY_PATH: &str = "/org/a11y/atspi/registry";
-const DEC_PATH: &str = "/org/a11y/atspi/registry/deviceeventcontroller";
 
 /// The wire form of a `Cache.GetItems` item (AT-SPI ≥ 2.34): object, app, parent, index in
 /// parent, child count, interfaces, name, role, description, states.
@@ -150,15 +148,6 @@ impl ValueProp {
             ValueProp::Increment => "MinimumIncrement",
         }
     }
-}
-
-/// AT-SPI's synthesized key event kinds (`org.a11y.atspi.DeviceEventController`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeySynth {
-    /// Press and release the key with this X keysym (passed as the keycode).
-    Sym = 3,
-    /// Type a string (keysyms looked up by the registry).
-    String = 4,
 }
 
 /// Application bus names seen leaving the bus (filled by the event pump from

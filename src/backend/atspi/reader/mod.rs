@@ -86,7 +86,7 @@ async fn read_extras(
     let o = &raw.obj;
     let acts = async {
         if !limits.actions || !raw.interfaces.has(Interface::Action) {
-            return Ok(Vec::new());
+            return Ok::<_, BackendError>(Vec::new());
         }
         let cached = actions
             .lock()

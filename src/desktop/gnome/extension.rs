@@ -3,11 +3,11 @@
 use std::path::PathBuf;
 
 pub const UUID: &str = "treeglass@treeglass.github.io";
-const CORE: &str = include_str!("../../../../../assets/gnome-extension/core.js");
-const LEGACY_HEAD: &str = include_str!("../../../../../assets/gnome-extension/legacy.js");
-const LEGACY_TAIL: &str = include_str!("../../../../../assets/gnome-extension/legacy-tail.js");
-const ESM_HEAD: &str = include_str!("../../../../../assets/gnome-extension/esm.js");
-const ESM_TAIL: &str = include_str!("../../../../../assets/gnome-extension/esm-tail.js");
+const CORE: &str = include_str!("../../../assets/gnome-extension/core.js");
+const LEGACY_HEAD: &str = include_str!("../../../assets/gnome-extension/legacy.js");
+const LEGACY_TAIL: &str = include_str!("../../../assets/gnome-extension/legacy-tail.js");
+const ESM_HEAD: &str = include_str!("../../../assets/gnome-extension/esm.js");
+const ESM_TAIL: &str = include_str!("../../../assets/gnome-extension/esm-tail.js");
 /// The version in metadata.json (the core's TG_VERSION). 2: the pointer says whether the
 /// left button is pressed.
 pub const VERSION: u32 = 2;

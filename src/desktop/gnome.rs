@@ -36,8 +36,8 @@ use std::time::Duration;
 use serde_json::Value;
 use zbus::zvariant::{OwnedObjectPath, Value as ZValue};
 
+use super::{DesktopError, Key};
 use super::{Rect, Window};
-use crate::backend::{BackendError, Key};
 
 /// GNOME Shell's D-Bus name.
 pub const SHELL: &str = "org.gnome.Shell";
@@ -453,15 +453,15 @@ impl<'a> Remote<'a> {
     }
 
     /// The session's EIS socket (after `Start`); the session stays open while it is used.
-    async fn connect_to_eis(&self) -> Result<std::os::unix::net::UnixStream, BackendError> {
+    async fn connect_to_eis(&self) -> Result<std::os::unix::net::UnixStream, DesktopError> {
         let none: HashMap<&str, ZValue> = HashMap::new();
         let fd: zbus::zvariant::OwnedFd = self
             .call("ConnectToEIS", &(none,))
             .await
-            .map_err(|e| BackendError::NoInput(format!("Mutter's remote desktop: {e}")))?
+            .map_err(|e| DesktopError::NoInput(format!("Mutter's remote desktop: {e}")))?
             .body()
             .deserialize()
-            .map_err(|e| BackendError::NoInput(format!("ConnectToEIS answered oddly: {e}")))?;
+            .map_err(|e| DesktopError::NoInput(format!("ConnectToEIS answered oddly: {e}")))?;
         Ok(std::os::fd::OwnedFd::from(fd).into())
     }
 }
@@ -597,38 +597,38 @@ impl Gnome {
         self.probed.get_or_init(probe).clone()
     }
 
-    async fn bus(&self) -> Result<&zbus::Connection, BackendError> {
+    async fn bus(&self) -> Result<&zbus::Connection, DesktopError> {
         self.bus
             .get_or_try_init(session_bus)
             .await
-            .map_err(BackendError::NoInput)
+            .map_err(DesktopError::NoInput)
     }
 
-    async fn shell(&self) -> Result<&Shell, BackendError> {
+    async fn shell(&self) -> Result<&Shell, DesktopError> {
         let conn = self.bus().await?.clone();
         self.shell
             .get_or_try_init(|| Shell::on(conn))
             .await
-            .map_err(BackendError::NoInput)
+            .map_err(DesktopError::NoInput)
     }
 
-    async fn listing(&self) -> Result<Listing, BackendError> {
+    async fn listing(&self) -> Result<Listing, DesktopError> {
         self.shell()
             .await?
             .listing()
             .await
-            .map_err(|e| BackendError::NoInput(format!("GNOME Shell's window list: {e}")))
+            .map_err(|e| DesktopError::NoInput(format!("GNOME Shell's window list: {e}")))
     }
 
     /// A remote desktop session on the session bus (which needs no extension).
-    async fn remote(&self, stream: bool) -> Result<Remote<'_>, BackendError> {
+    async fn remote(&self, stream: bool) -> Result<Remote<'_>, DesktopError> {
         Remote::start(self.bus().await?, stream)
             .await
-            .map_err(BackendError::NoInput)
+            .map_err(DesktopError::NoInput)
     }
 
     /// Waits until the extension sees the pointer at (x, y).
-    async fn pointer_at(&self, x: i32, y: i32) -> Result<(), BackendError> {
+    async fn pointer_at(&self, x: i32, y: i32) -> Result<(), DesktopError> {
         let until = std::time::Instant::now() + Duration::from_millis(1000);
         loop {
             let l = self.listing().await?;
@@ -636,7 +636,7 @@ impl Gnome {
                 return Ok(());
             }
             if std::time::Instant::now() >= until {
-                return Err(BackendError::NoInput(format!(
+                return Err(DesktopError::NoInput(format!(
                     "Mutter did not move the pointer to {x}, {y} (GNOME Shell has it at {}): \
                      nothing was clicked",
                     l.pointer
@@ -650,7 +650,7 @@ impl Gnome {
 
     /// Presses and releases each keysym in one session: through EIS where the session offers
     /// it, else by Mutter's keysym calls. The session is stopped when they are sent.
-    async fn keysyms(&self, syms: Vec<u32>) -> Result<(), BackendError> {
+    async fn keysyms(&self, syms: Vec<u32>) -> Result<(), DesktopError> {
         let rd = self.remote(false).await?;
         let r = match rd.eis {
             true => match rd.connect_to_eis().await {
@@ -665,14 +665,14 @@ impl Gnome {
             false => rd
                 .keys(&syms)
                 .await
-                .map_err(|e| BackendError::NoInput(format!("Mutter's remote desktop: {e}"))),
+                .map_err(|e| DesktopError::NoInput(format!("Mutter's remote desktop: {e}"))),
         };
         rd.stop().await;
         r
     }
 
-    async fn click_in(&self, rd: &Remote<'_>, x: i32, y: i32) -> Result<(), BackendError> {
-        let fail = |e: String| BackendError::NoInput(format!("Mutter's remote desktop: {e}"));
+    async fn click_in(&self, rd: &Remote<'_>, x: i32, y: i32) -> Result<(), DesktopError> {
+        let fail = |e: String| DesktopError::NoInput(format!("Mutter's remote desktop: {e}"));
         match &rd.stream {
             Some(stream) => {
                 // The first motion of a session may be dropped too: moved twice.
@@ -688,7 +688,7 @@ impl Gnome {
             None => {
                 // Clamped at the bottom-right corner, then back by the difference.
                 let (w, h) = self.listing().await?.screen.ok_or_else(|| {
-                    BackendError::NoInput("GNOME Shell did not say the screen's size".into())
+                    DesktopError::NoInput("GNOME Shell did not say the screen's size".into())
                 })?;
                 rd.call("NotifyPointerMotionRelative", &(1e5_f64, 1e5_f64))
                     .await
@@ -724,7 +724,7 @@ impl Gnome {
     /// Waits until GNOME Shell holds the left button pressed (or released), as the extension
     /// reads it from the seat: Mutter has then delivered the button to the app under the
     /// pointer. An older extension, which does not say, is given 50 ms instead.
-    async fn button_seen(&self, pressed: bool) -> Result<(), BackendError> {
+    async fn button_seen(&self, pressed: bool) -> Result<(), DesktopError> {
         let until = std::time::Instant::now() + Duration::from_millis(1000);
         loop {
             match self.listing().await?.pressed {
@@ -734,7 +734,7 @@ impl Gnome {
                 }
                 Some(p) if p == pressed => return Ok(()),
                 Some(_) if std::time::Instant::now() >= until => {
-                    return Err(BackendError::NoInput(format!(
+                    return Err(DesktopError::NoInput(format!(
                         "GNOME Shell never saw the button {}",
                         if pressed { "pressed" } else { "released" }
                     )));
@@ -797,7 +797,7 @@ impl super::Input for Gnome {
         super::Coordinates::Window
     }
 
-    async fn windows_of(&self, pid: u32) -> Result<Vec<Window>, BackendError> {
+    async fn windows_of(&self, pid: u32) -> Result<Vec<Window>, DesktopError> {
         let mut w: Vec<Window> = self
             .listing()
             .await?
@@ -821,16 +821,16 @@ impl super::Input for Gnome {
             .collect())
     }
 
-    async fn activate(&self, window: &Window) -> Result<(), BackendError> {
+    async fn activate(&self, window: &Window) -> Result<(), DesktopError> {
         let id = window.id;
         let found = self
             .shell()
             .await?
             .activate(id)
             .await
-            .map_err(|e| BackendError::NoInput(format!("raising the window: {e}")))?;
+            .map_err(|e| DesktopError::NoInput(format!("raising the window: {e}")))?;
         if !found {
-            return Err(BackendError::NoInput(
+            return Err(DesktopError::NoInput(
                 "raising the window: the window is gone".into(),
             ));
         }
@@ -840,12 +840,12 @@ impl super::Input for Gnome {
             match l.windows.iter().find(|w| w.window.id == id) {
                 Some(w) if w.window.focused && w.window.visible => return Ok(()),
                 None => {
-                    return Err(BackendError::NoInput(
+                    return Err(DesktopError::NoInput(
                         "raising the window: the window is gone".into(),
                     ));
                 }
                 Some(_) if std::time::Instant::now() >= until => {
-                    return Err(BackendError::NoInput(
+                    return Err(DesktopError::NoInput(
                         "raising the window: GNOME Shell did not make it the active window".into(),
                     ));
                 }
@@ -854,16 +854,16 @@ impl super::Input for Gnome {
         }
     }
 
-    async fn type_text(&self, text: &str) -> Result<(), BackendError> {
+    async fn type_text(&self, text: &str) -> Result<(), DesktopError> {
         let syms: Vec<u32> = text.chars().map(super::keymap::keysym_of).collect();
         self.keysyms(syms).await
     }
 
-    async fn key(&self, key: Key) -> Result<(), BackendError> {
+    async fn key(&self, key: Key) -> Result<(), DesktopError> {
         self.keysyms(vec![super::keymap::keysym_of_key(key)]).await
     }
 
-    async fn click(&self, x: i32, y: i32) -> Result<(), BackendError> {
+    async fn click(&self, x: i32, y: i32) -> Result<(), DesktopError> {
         let rd = match self.remote(pipewire_running()).await {
             Ok(rd) => rd,
             // No screen cast (PipeWire gone since): the relative route.
@@ -884,7 +884,7 @@ impl super::Input for Gnome {
         r
     }
 
-    async fn wait_menu_keyboard(&self, _wait: Duration) -> Result<Option<bool>, BackendError> {
+    async fn wait_menu_keyboard(&self, _wait: Duration) -> Result<Option<bool>, DesktopError> {
         Ok(None)
     }
 }

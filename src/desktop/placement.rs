@@ -12,14 +12,27 @@
 //! The compositor says where the window's geometry is (sway: the container's content, the
 //! geometry centred in it when smaller). What is not said anywhere is where the geometry sits
 //! inside the surface; it is found from the app's own tree, by the toolkit's row of
-//! [`crate::backend::atspi::toolkit::QUIRKS`]: the frame itself when it is the window's size, its
+//! `QUIRKS` (the AT-SPI backend's toolkit table): the frame itself when it is the window's size, its
 //! children's bounding box (GTK 3 draws its title bar and content exactly over the geometry),
 //! or an even inset (Chromium). When none of these fits the window, the position is not known,
 //! and nothing is placed by guessing. Pure.
 
 use super::Rect;
 
-pub use crate::backend::atspi::toolkit::SurfaceOrigin as Origin;
+/// How a toolkit's extents relate to its window on Wayland, where no client knows its place on
+/// screen (measured on headless sway 1.7, positions checked in screenshots; see
+/// below).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Relative to the window's geometry, without the client-side shadow.
+    Geometry,
+    /// Relative to the surface; the geometry is the bounding box of the frame's children.
+    SurfaceChildren,
+    /// Relative to the surface, with the same shadow inset on every side.
+    SurfaceEven,
+    /// Relative to the surface; no shadow known: the frame must be the window's size.
+    Surface,
+}
 
 /// What is known of one window: the app's side (its frame's extents and those of the frame's
 /// children on screen, in the app's coordinates) and the compositor's (where the window's

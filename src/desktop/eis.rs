@@ -511,20 +511,20 @@ pub fn describe(keysym: u32) -> String {
 }
 
 /// The writer's error for a failure: not sent is "no input path", cut short may have landed.
-pub fn backend_error(f: Failure) -> crate::backend::BackendError {
+pub fn backend_error(f: Failure) -> crate::desktop::DesktopError {
     match f {
-        Failure::NotSent(e) => crate::backend::BackendError::NoInput(e),
-        Failure::Cut(e) => crate::backend::BackendError::InputCut(e),
+        Failure::NotSent(e) => crate::desktop::DesktopError::NoInput(e),
+        Failure::Cut(e) => crate::desktop::DesktopError::InputCut(e),
     }
 }
 
 /// Runs a blocking EIS write on the blocking pool.
 pub async fn blocking(
     f: impl FnOnce() -> Result<(), Failure> + Send + 'static,
-) -> Result<(), crate::backend::BackendError> {
+) -> Result<(), crate::desktop::DesktopError> {
     tokio::task::spawn_blocking(f)
         .await
-        .map_err(|e| crate::backend::BackendError::Failed(format!("the EIS sender failed: {e}")))?
+        .map_err(|e| crate::desktop::DesktopError::Failed(format!("the EIS sender failed: {e}")))?
         .map_err(backend_error)
 }
 
@@ -532,7 +532,7 @@ pub async fn blocking(
 mod tests {
     use super::super::eis_double::{Config, Double, Got, SHIFT, US};
     use super::super::{Input, gnome::Gnome, kwin::Kwin};
-    use crate::backend::BackendError;
+    use crate::desktop::DesktopError;
 
     const TWO_SCREENS: [(u32, u32, u32, u32); 2] = [(0, 0, 1280, 800), (1280, 0, 1920, 1080)];
 
@@ -637,7 +637,7 @@ mod tests {
         // Below the first screen (800 high), left of the second.
         let e = gnome(&d).await.click(100, 900).await.expect_err("refused");
         match &e {
-            BackendError::NoInput(why) => assert!(
+            DesktopError::NoInput(why) => assert!(
                 why.contains("outside every region") && why.contains("1280, 0, 1920×1080"),
                 "{why}"
             ),
@@ -656,7 +656,7 @@ mod tests {
             .await
             .expect_err("refused");
         match &e {
-            BackendError::NoInput(why) => {
+            DesktopError::NoInput(why) => {
                 assert!(
                     why.contains("'é'") && why.contains("nothing was typed"),
                     "{why}"
@@ -681,7 +681,7 @@ mod tests {
             .await
             .expect_err("cut short");
         match &e {
-            BackendError::InputCut(why) => {
+            DesktopError::InputCut(why) => {
                 assert!(why.contains("closed the connection"), "{why}")
             }
             e => panic!("not a cut-short error: {e:?}"),
@@ -717,9 +717,9 @@ mod tests {
         assert_eq!(d.log().got, us_events("Ok, 42"));
         kwin.click(20, 790).await.expect("clicked");
         let e = kwin.click(3200, 10).await.expect_err("off every screen");
-        assert!(matches!(e, BackendError::NoInput(_)), "{e:?}");
+        assert!(matches!(e, DesktopError::NoInput(_)), "{e:?}");
         let e = kwin.type_text("é").await.expect_err("not in the keymap");
-        assert!(matches!(e, BackendError::NoInput(_)), "{e:?}");
+        assert!(matches!(e, DesktopError::NoInput(_)), "{e:?}");
         let l = d.log();
         assert_eq!(
             l.got[us_events("Ok, 42").len()..],

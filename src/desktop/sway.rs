@@ -11,7 +11,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{Rect, Window};
+use async_trait::async_trait;
+
+use super::wlroots;
+use super::{Coordinates, DesktopError, Input, Key, Rect, Window, keymap};
 
 const MAGIC: &[u8; 6] = b"i3-ipc";
 const RUN_COMMAND: u32 = 0;
@@ -150,6 +153,148 @@ pub fn windows(tree: &Value) -> Vec<Window> {
         }
     }
     out
+}
+
+/// sway: windows and focus over its IPC, keys and clicks through wlroots' virtual devices.
+pub struct Sway {
+    ipc: Ipc,
+    devices: std::sync::Arc<super::wlroots::Devices>,
+    /// What the compositor offers, asked on first need.
+    offered: std::sync::OnceLock<Result<wlroots::Offered, String>>,
+}
+
+impl Sway {
+    pub(super) fn new(ipc: Ipc) -> Sway {
+        Sway {
+            ipc,
+            devices: Default::default(),
+            offered: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn offered(&self) -> Result<wlroots::Offered, String> {
+        self.offered.get_or_init(wlroots::offered).clone()
+    }
+
+    /// Runs `f` with the IPC socket and the devices on the blocking pool (both protocols are
+    /// blocking); its error is why the input could not be sent.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        what: &'static str,
+        f: impl FnOnce(&Ipc, &wlroots::Devices) -> Result<T, String> + Send + 'static,
+    ) -> Result<T, DesktopError> {
+        let (ipc, devices) = (self.ipc.clone(), self.devices.clone());
+        tokio::task::spawn_blocking(move || f(&ipc, &devices))
+            .await
+            .map_err(|e| DesktopError::Failed(format!("{what}: {e}")))?
+            .map_err(|e| DesktopError::NoInput(format!("{what}: {e}")))
+    }
+}
+
+/// The keysyms that type `text`.
+pub(super) fn keysyms(text: &str) -> Vec<u32> {
+    text.chars().map(keymap::keysym_of).collect()
+}
+
+#[async_trait]
+impl Input for Sway {
+    fn desktop(&self) -> String {
+        match self.ipc.version() {
+            Ok(v) => format!("{v} (Wayland)"),
+            Err(_) => "sway (Wayland; its IPC does not answer)".into(),
+        }
+    }
+
+    fn keyboard(&self) -> Result<String, String> {
+        match self.offered()?.keyboard {
+            true => Ok("Wayland virtual keyboard (sway)".into()),
+            false => Err(format!(
+                "this compositor offers no {} (keys cannot be synthesized)",
+                wlroots::KEYBOARD_GLOBAL
+            )),
+        }
+    }
+
+    fn pointer(&self) -> Result<String, String> {
+        match self.offered()?.pointer {
+            true => Ok("Wayland virtual pointer (sway)".into()),
+            false => Err(format!(
+                "this compositor offers no {} (clicks cannot be synthesized)",
+                wlroots::POINTER_GLOBAL
+            )),
+        }
+    }
+
+    fn coordinates(&self) -> Coordinates {
+        Coordinates::Window
+    }
+
+    async fn windows_of(&self, pid: u32) -> Result<Vec<Window>, DesktopError> {
+        let mut w = self
+            .blocking("sway's window list", |ipc, _| ipc.tree())
+            .await?
+            .0;
+        w.retain(|w| w.pid == pid);
+        w.sort_by_key(|w| std::cmp::Reverse(i64::from(w.rect.width) * i64::from(w.rect.height)));
+        Ok(w)
+    }
+
+    async fn all_windows(&self) -> Result<Vec<Window>, String> {
+        let ipc = self.ipc.clone();
+        tokio::task::spawn_blocking(move || ipc.tree().map(|t| t.0))
+            .await
+            .map_err(|e| e.to_string())?
+    }
+
+    async fn activate(&self, window: &Window) -> Result<(), DesktopError> {
+        let id = window.id;
+        self.blocking("raising the window", move |ipc, devices| {
+            devices.prepare()?;
+            ipc.focus(id)?;
+            // sway applies a command before it answers; the tree says whether it took.
+            let until = std::time::Instant::now() + Duration::from_millis(500);
+            loop {
+                let (all, _) = ipc.tree()?;
+                match all.iter().find(|w| w.id == id) {
+                    Some(w) if w.focused && w.visible => return Ok(()),
+                    None => return Err("the window is gone".into()),
+                    Some(_) if std::time::Instant::now() >= until => {
+                        return Err("sway did not give the window the focus".into());
+                    }
+                    Some(_) => std::thread::sleep(Duration::from_millis(10)),
+                }
+            }
+        })
+        .await
+    }
+
+    async fn type_text(&self, text: &str) -> Result<(), DesktopError> {
+        self.keyboard().map_err(DesktopError::NoInput)?;
+        let syms = keysyms(text);
+        self.blocking("the virtual keyboard", move |_, d| d.keys(syms))
+            .await
+    }
+
+    async fn key(&self, key: Key) -> Result<(), DesktopError> {
+        self.keyboard().map_err(DesktopError::NoInput)?;
+        let sym = keymap::keysym_of_key(key);
+        self.blocking("the virtual keyboard", move |_, d| d.keys(vec![sym]))
+            .await
+    }
+
+    async fn click(&self, x: i32, y: i32) -> Result<(), DesktopError> {
+        self.pointer().map_err(DesktopError::NoInput)?;
+        self.blocking("the virtual pointer", move |ipc, d| {
+            let (_, layout) = ipc.tree()?;
+            d.click(x, y, layout)
+        })
+        .await
+    }
+
+    async fn wait_menu_keyboard(&self, _wait: Duration) -> Result<Option<bool>, DesktopError> {
+        // A Wayland popup's keyboard grab is the compositor's business and not observable.
+        Ok(None)
+    }
 }
 
 #[cfg(test)]

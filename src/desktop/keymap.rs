@@ -9,7 +9,7 @@
 //! evdev codes, and characters only on the codes of a keyboard's printable keys (digits and
 //! letters), never on a modifier's, Escape's, Tab's or a function key's.
 
-use crate::backend::Key;
+use super::Key;
 
 /// The named keys, each on its evdev code, in every keymap: a run of named keys (a menu's Up,
 /// Up, Return) never changes the keymap between two presses, and each key means to the app
@@ -48,9 +48,15 @@ pub fn keysym_of(c: char) -> u32 {
     }
 }
 
-/// The keysym of a named key (the same values X11's path presses).
+/// The X keysym of a named key.
 pub fn keysym_of_key(key: Key) -> u32 {
-    super::super::method::keysym(key)
+    match key {
+        Key::Space => 0x20,
+        Key::Return => 0xff0d,
+        Key::Up => 0xff52,
+        Key::Down => 0xff54,
+        Key::BackSpace => 0xff08,
+    }
 }
 
 /// One keymap and the presses typed with it: the evdev code of each keysym, in order (what the

@@ -22,8 +22,8 @@ use wayland_protocols::xdg::xdg_output::zv1::client::{
 use wayland_protocols_wlr::layer_shell::v1::client::{zwlr_layer_shell_v1, zwlr_layer_surface_v1};
 
 use super::{Cmd, FrameWindow, WINDOW_NAME};
+use super::{THICKNESS, frame_geometry};
 use crate::model::Bounds;
-use crate::tui::highlight::{THICKNESS, frame_geometry};
 
 /// The frame's colour, as on X11 (ARGB8888, stored little-endian: B, G, R, A).
 const PIXEL: [u8; 4] = [0x60, 0x10, 0xff, 0xff];

@@ -1,10 +1,10 @@
 //! Synthesized input on X11 ([`X11Input`]): finding an application's top-level window by
 //! process id, bringing it to the top with keyboard focus (synthesized keys and clicks go to
 //! whatever window is focused and on top; with no window manager nothing else raises or focuses
-//! it), and its position on screen (GTK 4.8 reports element extents relative to its window);
-//! keys and clicks through the registry's device event controller (XTest underneath); and, for
-//! the doctor, which processes own a top-level window at all. The X calls are blocking, made on
-//! `spawn_blocking`. Nothing here talks to the application itself.
+//! it), and its position on screen; keys and clicks through the XTest extension, as the
+//! AT-SPI registry's device event controller sends them; and, for the doctor, which processes
+//! own a top-level window at all. The X calls are blocking, made on `spawn_blocking`. Nothing
+//! here talks to the application itself.
 
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{
@@ -17,12 +17,10 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 
-use super::{Coordinates, Input, Rect, Window};
-use crate::backend::atspi::calls::{Caller, KeySynth};
-use crate::backend::{BackendError, Key};
+use super::{Coordinates, DesktopError, Input, Key, Rect, Window, keymap};
 
-fn unavailable(what: &str, e: impl std::fmt::Display) -> BackendError {
-    BackendError::NoInput(format!(
+fn unavailable(what: &str, e: impl std::fmt::Display) -> DesktopError {
+    DesktopError::NoInput(format!(
         "X11 {what}: {e} (synthesized input needs an X display)"
     ))
 }
@@ -33,9 +31,9 @@ struct X {
 }
 
 impl X {
-    fn open() -> Result<X, BackendError> {
+    fn open() -> Result<X, DesktopError> {
         if std::env::var_os("DISPLAY").is_none() {
-            return Err(BackendError::NoInput(
+            return Err(DesktopError::NoInput(
                 "no X display (DISPLAY is not set): synthesized keys and clicks need X11".into(),
             ));
         }
@@ -44,7 +42,7 @@ impl X {
         Ok(X { conn, root })
     }
 
-    fn atom(&self, name: &str) -> Result<u32, BackendError> {
+    fn atom(&self, name: &str) -> Result<u32, DesktopError> {
         Ok(self
             .conn
             .intern_atom(false, name.as_bytes())
@@ -104,7 +102,7 @@ impl X {
     }
 
     /// The app's viewable top-level windows (`_NET_WM_PID == pid`), largest first.
-    fn toplevels(&self, pid: u32) -> Result<Vec<Window>, BackendError> {
+    fn toplevels(&self, pid: u32) -> Result<Vec<Window>, DesktopError> {
         let net_wm_pid = self.atom("_NET_WM_PID")?;
         let net_wm_name = self.atom("_NET_WM_NAME")?;
         let utf8 = self.atom("UTF8_STRING")?;
@@ -282,7 +280,7 @@ pub fn window_owners() -> Result<Vec<OwnedWindow>, String> {
 /// Raises the window and gives it keyboard focus, so synthesized keys and clicks reach it.
 /// With a window manager that supports `_NET_ACTIVE_WINDOW` it is asked to activate the window
 /// (it may refuse focus stealing); the window is raised and focused directly as well.
-fn activate(window: u32) -> Result<(), BackendError> {
+fn activate(window: u32) -> Result<(), DesktopError> {
     let x = X::open()?;
     let active = x.atom("_NET_ACTIVE_WINDOW")?;
     let ev = ClientMessageEvent::new(32, window, active, [2u32, 0, 0, 0, 0]);
@@ -314,7 +312,7 @@ fn activate(window: u32) -> Result<(), BackendError> {
 /// synthesized keys reach it and nothing else), for at most `wait`. Probed by asking for the
 /// grab ourselves: "already grabbed" is the answer looked for; a grab we get is released at
 /// once. Returns whether the grab was seen.
-fn wait_keyboard_grab(wait: Duration) -> Result<bool, BackendError> {
+fn wait_keyboard_grab(wait: Duration) -> Result<bool, DesktopError> {
     use x11rb::protocol::xproto::{GrabMode, GrabStatus};
     let x = X::open()?;
     let until = Instant::now() + wait;
@@ -347,29 +345,23 @@ fn wait_keyboard_grab(wait: Duration) -> Result<bool, BackendError> {
     }
 }
 
-/// X11: windows from the X server, keys and clicks through the registry.
-pub struct X11Input {
-    caller: Caller,
-}
+/// X11: windows from the X server, keys and clicks through XTest.
+#[derive(Default)]
+pub struct X11Input;
 
 impl X11Input {
-    pub fn new(caller: Caller) -> X11Input {
-        X11Input { caller }
-    }
-
-    fn dec(&self) -> Caller {
-        self.caller
-            .with_deadline(Instant::now() + self.caller.call_timeout)
+    pub fn new() -> X11Input {
+        X11Input
     }
 }
 
 async fn blocking<T: Send + 'static>(
     what: &'static str,
-    f: impl FnOnce() -> Result<T, BackendError> + Send + 'static,
-) -> Result<T, BackendError> {
+    f: impl FnOnce() -> Result<T, DesktopError> + Send + 'static,
+) -> Result<T, DesktopError> {
     tokio::task::spawn_blocking(f)
         .await
-        .map_err(|e| BackendError::Failed(format!("{what}: {e}")))?
+        .map_err(|e| DesktopError::Failed(format!("{what}: {e}")))?
 }
 
 #[async_trait]
@@ -380,18 +372,18 @@ impl Input for X11Input {
     }
 
     fn keyboard(&self) -> Result<String, String> {
-        Ok("X11 (XTest, through the registry)".into())
+        Ok("X11 (XTest)".into())
     }
 
     fn pointer(&self) -> Result<String, String> {
-        Ok("X11 (XTest, through the registry)".into())
+        Ok("X11 (XTest)".into())
     }
 
     fn coordinates(&self) -> Coordinates {
         Coordinates::Screen
     }
 
-    async fn windows_of(&self, pid: u32) -> Result<Vec<Window>, BackendError> {
+    async fn windows_of(&self, pid: u32) -> Result<Vec<Window>, DesktopError> {
         blocking("window lookup", move || X::open()?.toplevels(pid)).await
     }
 
@@ -422,28 +414,206 @@ impl Input for X11Input {
             })
     }
 
-    async fn activate(&self, window: &Window) -> Result<(), BackendError> {
+    async fn activate(&self, window: &Window) -> Result<(), DesktopError> {
         let id = window.id as u32;
         blocking("window activation", move || activate(id)).await
     }
 
-    async fn type_text(&self, text: &str) -> Result<(), BackendError> {
-        self.dec().key_event(0, text, KeySynth::String).await
+    async fn type_text(&self, text: &str) -> Result<(), DesktopError> {
+        let syms: Vec<u32> = text.chars().map(keymap::keysym_of).collect();
+        blocking("XTest keys", move || xtest::keysyms(&syms)).await
     }
 
-    async fn key(&self, key: Key) -> Result<(), BackendError> {
-        let sym = crate::backend::atspi::method::keysym(key) as i32;
-        self.dec().key_event(sym, "", KeySynth::Sym).await
+    async fn key(&self, key: Key) -> Result<(), DesktopError> {
+        let sym = keymap::keysym_of_key(key);
+        blocking("XTest keys", move || xtest::keysyms(&[sym])).await
     }
 
-    async fn click(&self, x: i32, y: i32) -> Result<(), BackendError> {
-        self.dec().mouse_event(x, y, "b1c").await
+    async fn click(&self, x: i32, y: i32) -> Result<(), DesktopError> {
+        blocking("XTest click", move || xtest::click(x, y)).await
     }
 
-    async fn wait_menu_keyboard(&self, wait: Duration) -> Result<Option<bool>, BackendError> {
+    async fn wait_menu_keyboard(&self, wait: Duration) -> Result<Option<bool>, DesktopError> {
         blocking("keyboard grab probe", move || wait_keyboard_grab(wait))
             .await
             .map(Some)
+    }
+}
+
+/// Keys and clicks through the XTest extension, as the AT-SPI registry's device event
+/// controller sends them (`registryd/deviceeventcontroller-x11.c`): a keysym the keyboard map
+/// has is pressed on its keycode (with Shift for its second level); one it lacks is first put
+/// on a spare keycode (one the map leaves empty). Spare keycodes are not given back at the
+/// end: an app reads the map when it sees the change, possibly after the last key, and must
+/// still find the keysym there (a key no keyboard sends is harmless).
+mod xtest {
+    use x11rb::connection::{Connection, RequestConnection};
+    use x11rb::protocol::xproto::ConnectionExt as _;
+    use x11rb::protocol::xtest::ConnectionExt as _;
+
+    use super::{DesktopError, X, unavailable};
+
+    const KEY_PRESS: u8 = 2;
+    const KEY_RELEASE: u8 = 3;
+    const BUTTON_PRESS: u8 = 4;
+    const BUTTON_RELEASE: u8 = 5;
+    const MOTION: u8 = 6;
+    const SHIFT_L: u32 = 0xffe1;
+
+    fn with_xtest() -> Result<X, DesktopError> {
+        let x = X::open()?;
+        let has = x
+            .conn
+            .extension_information(x11rb::protocol::xtest::X11_EXTENSION_NAME)
+            .map_err(|e| unavailable("XTEST", e))?
+            .is_some();
+        if !has {
+            return Err(DesktopError::NoInput(
+                "the X server has no XTEST extension, so keys and clicks cannot be synthesized"
+                    .into(),
+            ));
+        }
+        Ok(x)
+    }
+
+    fn fake(x: &X, kind: u8, detail: u8, at: (i16, i16)) -> Result<(), DesktopError> {
+        x.conn
+            .xtest_fake_input(kind, detail, x11rb::CURRENT_TIME, x.root, at.0, at.1, 0)
+            .map_err(|e| unavailable("XTest FakeInput", e))?;
+        Ok(())
+    }
+
+    /// A keycode, and whether Shift is held with it.
+    pub(super) type Press = (u8, bool);
+
+    /// Where each keysym is typed (keycode 0: nowhere, no spare keycode was left), and the
+    /// spare keycodes given a keysym.
+    pub(super) fn plan(
+        first: u8,
+        per: usize,
+        map: &[u32],
+        wanted: &[u32],
+    ) -> (Vec<Press>, Vec<(u8, u32)>) {
+        let code = |i: usize| first.saturating_add(i as u8);
+        let mut spare = (0..map.len() / per.max(1))
+            .filter(|&i| map[i * per..(i + 1) * per].iter().all(|&s| s == 0))
+            .map(code)
+            .collect::<Vec<u8>>()
+            .into_iter();
+        let mut added: Vec<(u8, u32)> = Vec::new();
+        let mut out = Vec::new();
+        for &sym in wanted {
+            let found = (0..map.len() / per.max(1)).find_map(|i| {
+                let row = &map[i * per..(i + 1) * per];
+                match row.iter().position(|&s| s == sym) {
+                    Some(0) => Some((code(i), false)),
+                    Some(1) => Some((code(i), true)),
+                    _ => None,
+                }
+            });
+            let at = found
+                .or_else(|| {
+                    added
+                        .iter()
+                        .find(|(_, s)| *s == sym)
+                        .map(|(c, _)| (*c, false))
+                })
+                .or_else(|| {
+                    let c = spare.next()?;
+                    added.push((c, sym));
+                    Some((c, false))
+                });
+            // No spare keycode left: typed as nothing would be a lie; the caller refuses.
+            out.push(at.unwrap_or((0, false)));
+        }
+        (out, added)
+    }
+
+    /// Presses and releases the keys that type `syms`, in order.
+    pub(super) fn keysyms(syms: &[u32]) -> Result<(), DesktopError> {
+        let x = with_xtest()?;
+        let setup = x.conn.setup();
+        let (first, last) = (setup.min_keycode, setup.max_keycode);
+        let count = last - first + 1;
+        let reply = x
+            .conn
+            .get_keyboard_mapping(first, count)
+            .map_err(|e| unavailable("GetKeyboardMapping", e))?
+            .reply()
+            .map_err(|e| unavailable("GetKeyboardMapping", e))?;
+        let per = usize::from(reply.keysyms_per_keycode);
+        let mut wanted = syms.to_vec();
+        wanted.push(SHIFT_L);
+        let (at, added) = plan(first, per, &reply.keysyms, &wanted);
+        let shift = at.last().copied().unwrap_or((0, false)).0;
+        let at = &at[..syms.len()];
+        if let Some(i) = at.iter().position(|(c, _)| *c == 0) {
+            return Err(DesktopError::NoInput(format!(
+                "the X keyboard map has no room for keysym {:#x} (no empty keycode left):                  nothing was typed",
+                syms[i]
+            )));
+        }
+        for (code, sym) in &added {
+            let mut row = vec![0u32; per.max(2)];
+            row[0] = *sym;
+            row[1] = *sym;
+            x.conn
+                .change_keyboard_mapping(1, *code, row.len() as u8, &row)
+                .map_err(|e| unavailable("ChangeKeyboardMapping", e))?;
+        }
+        if !added.is_empty() {
+            // The new map is the server's before the first key that needs it.
+            x.conn
+                .get_input_focus()
+                .map_err(|e| unavailable("GetInputFocus", e))?
+                .reply()
+                .map_err(|e| unavailable("GetInputFocus", e))?;
+        }
+        for &(code, shifted) in at {
+            if shifted && shift == 0 {
+                return Err(DesktopError::NoInput(
+                    "the X keyboard map has no Shift key: nothing more was typed".into(),
+                ));
+            }
+            if shifted {
+                fake(&x, KEY_PRESS, shift, (0, 0))?;
+            }
+            fake(&x, KEY_PRESS, code, (0, 0))?;
+            fake(&x, KEY_RELEASE, code, (0, 0))?;
+            if shifted {
+                fake(&x, KEY_RELEASE, shift, (0, 0))?;
+            }
+        }
+        sync(&x)
+    }
+
+    /// Moves the pointer to (x, y) on the screen and clicks the first button there.
+    pub(super) fn click(px: i32, py: i32) -> Result<(), DesktopError> {
+        let x = with_xtest()?;
+        let at = (
+            i16::try_from(px).map_err(|_| off_screen(px, py))?,
+            i16::try_from(py).map_err(|_| off_screen(px, py))?,
+        );
+        fake(&x, MOTION, 0, at)?;
+        fake(&x, BUTTON_PRESS, 1, (0, 0))?;
+        fake(&x, BUTTON_RELEASE, 1, (0, 0))?;
+        sync(&x)
+    }
+
+    fn off_screen(px: i32, py: i32) -> DesktopError {
+        DesktopError::NoInput(format!(
+            "({px}, {py}) is off every X screen: nothing was sent"
+        ))
+    }
+
+    /// One round trip: the server has taken every event before this returns.
+    fn sync(x: &X) -> Result<(), DesktopError> {
+        x.conn
+            .get_input_focus()
+            .map_err(|e| unavailable("GetInputFocus", e))?
+            .reply()
+            .map_err(|e| unavailable("GetInputFocus", e))?;
+        Ok(())
     }
 }
 
@@ -482,5 +652,20 @@ mod tests {
             viewable: false,
             ..shown
         }));
+    }
+
+    #[test]
+    fn keysyms_go_to_their_level_or_to_a_spare_keycode() {
+        // Keycodes 8..=11, two keysyms each: a/A, b/B, nothing, Shift_L.
+        let map = [0x61, 0x41, 0x62, 0x42, 0, 0, 0xffe1, 0];
+        let (at, added) = xtest::plan(8, 2, &map, &[0x61, 0x42, 0xe2, 0xe2, 0xffe1]);
+        assert_eq!(
+            at,
+            vec![(8, false), (9, true), (10, false), (10, false), (11, false)]
+        );
+        assert_eq!(added, vec![(10, 0xe2)]);
+        // No spare keycode for a second missing keysym: keycode 0, refused by the caller.
+        let (at, _) = xtest::plan(8, 2, &map, &[0xe2, 0xe3]);
+        assert_eq!(at, vec![(10, false), (0, false)]);
     }
 }

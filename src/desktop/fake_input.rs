@@ -17,8 +17,8 @@ use wayland_client::protocol::wl_registry;
 use wayland_client::{Connection, Dispatch, EventQueue, QueueHandle, delegate_noop};
 use wayland_protocols_plasma::fake_input::client::org_kde_kwin_fake_input::OrgKdeKwinFakeInput;
 
+use super::Key;
 use super::keymap;
-use crate::backend::Key;
 
 /// The global, as `wayland-info` names it.
 pub const GLOBAL: &str = "org_kde_kwin_fake_input";

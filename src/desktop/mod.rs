@@ -1,10 +1,12 @@
-//! Synthesized input and where windows are, per display server: [`Input`], chosen once when the
-//! backend connects ([`choose`]). AT-SPI itself only carries the tree and the semantic calls;
-//! keys and clicks go through whatever the desktop offers, and no one protocol offers them
+//! The desktop: keys, clicks, where windows are, raising them and the on-screen highlight, one
+//! implementation per desktop behind one [`Input`], chosen once ([`choose`]). None of it talks
+//! to an application: the accessibility backends carry the tree and the semantic calls, and
+//! use this layer for what only the desktop can do (the AT-SPI backend for keys, clicks and
+//! places on screen; the inspector for the highlight, [`frame`]). No one protocol offers it
 //! everywhere:
 //!
 //! - X11 (`x11.rs`): the window found by `_NET_WM_PID`, raised and focused; keys and clicks
-//!   through the registry's device event controller (XTest underneath).
+//!   through the XTest extension.
 //! - sway and other wlroots compositors with sway's IPC (`sway.rs`, `wlroots.rs`): windows and
 //!   focus over the IPC socket; a virtual keyboard and a virtual pointer.
 //! - KDE Plasma on Wayland (`kwin.rs`, `fake_input.rs`): windows and raising through a KWin
@@ -15,32 +17,77 @@
 //!   GNOME Shell extension (`treeglass gnome-extension install`); keys and clicks through
 //!   Mutter's remote desktop interface (through its EIS on Mutter 45 and later, `eis.rs`).
 //! - Wayland compositors without sway's IPC: [`NoInput`],
-//!   which refuses before anything is sent and says what would make it work. (The registry's
-//!   keys and clicks answer "true" on Wayland and do nothing: at-spi2-core sends them through
-//!   XTest only when `$WAYLAND_DISPLAY` is unset.)
+//!   which refuses before anything is sent and says what would make it work.
 //!
-//! Every implementation is blocking where its protocol is (run on `spawn_blocking`) and never
-//! talks to an application.
+//! Windows and macOS have no implementation here yet: their backends write semantically.
+//! Every implementation is blocking where its protocol is (run on `spawn_blocking`).
 
+#[cfg(target_os = "linux")]
 pub mod eis;
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 mod eis_double;
+#[cfg(target_os = "linux")]
 pub mod fake_input;
+pub mod frame;
+#[cfg(target_os = "linux")]
 pub mod gnome;
 pub mod keymap;
+#[cfg(target_os = "linux")]
 pub mod kwin;
 pub mod placement;
+#[cfg(target_os = "linux")]
 pub mod sway;
+#[cfg(target_os = "linux")]
 pub mod wlroots;
+#[cfg(target_os = "linux")]
 pub mod x11;
 
 use std::time::Duration;
 
 use async_trait::async_trait;
+use serde::Serialize;
 
-use super::calls::Caller;
-use crate::backend::{BackendError, Key};
+/// Why the desktop could not carry input: the accessibility backends pass it on as their own
+/// error of the same name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DesktopError {
+    /// No way to send synthesized input here (no display, a compositor with no input path, a
+    /// window that cannot be found or raised): nothing reached the app.
+    #[error("treeglass has no input path: {0}")]
+    NoInput(String),
+    /// Synthesized input was cut short after part of it went out (the desktop's input server
+    /// went away mid-write): some of it may have reached the app.
+    #[error("synthesized input was cut short: {0}")]
+    InputCut(String),
+    /// The desktop answered with an error.
+    #[error("{0}")]
+    Failed(String),
+}
 
+/// Keys the keyboard paths press.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Key {
+    Space,
+    Return,
+    Up,
+    Down,
+    BackSpace,
+}
+
+impl Key {
+    pub fn name(self) -> &'static str {
+        match self {
+            Key::Space => "Space",
+            Key::Return => "Return",
+            Key::Up => "Up",
+            Key::Down => "Down",
+            Key::BackSpace => "BackSpace",
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
 /// Runs `f` to completion on a runtime of its own, on a thread of its own: for the blocking
 /// parts of [`Input`] (which may be called on an async worker). `asking`: whom the thread
 /// asks, for the error when it fails (`KWin`).
@@ -59,6 +106,7 @@ pub(crate) fn on_own_runtime<T: Send + 'static>(
     .map_err(|_| format!("the thread asking {asking} failed"))?
 }
 
+#[cfg(target_os = "linux")]
 /// One D-Bus method call, answered within `within` (whole seconds).
 pub(crate) async fn call_within<B>(
     within: Duration,
@@ -137,6 +185,7 @@ pub struct OwnedWindow {
     pub title: String,
 }
 
+#[cfg(target_os = "linux")]
 /// Every top-level window of this desktop with its owner's pid, for the doctor (blocking):
 /// sway's IPC on sway (Wayland and Xwayland windows alike), the X server on X11. `Err`: why
 /// they cannot be listed here.
@@ -204,6 +253,7 @@ pub fn window_list() -> Result<(String, Vec<OwnedWindow>), String> {
     x11::window_owners().map(|w| ("the X display".into(), w))
 }
 
+#[cfg(target_os = "linux")]
 /// How the on-screen highlight can be drawn here (blocking: asks a Wayland compositor for its
 /// globals), or why it cannot: a layer-shell overlay on Wayland, an X11 frame window on X11.
 pub fn highlight_here() -> Result<String, String> {
@@ -230,6 +280,7 @@ pub fn highlight_here() -> Result<String, String> {
     Err("no display: neither $DISPLAY nor $WAYLAND_DISPLAY is set".into())
 }
 
+#[cfg(target_os = "linux")]
 /// Why a Wayland compositor other than sway lists no windows.
 const WINDOWS_UNKNOWN: &str = "the compositor does not tell other programs whose its windows are";
 
@@ -259,7 +310,7 @@ pub trait Input: Send + Sync {
     fn coordinates(&self) -> Coordinates;
 
     /// The windows of process `pid`, largest first.
-    async fn windows_of(&self, pid: u32) -> Result<Vec<Window>, BackendError>;
+    async fn windows_of(&self, pid: u32) -> Result<Vec<Window>, DesktopError>;
 
     /// Every window with its owner (the doctor's check). `Err`: why they cannot be listed.
     async fn all_windows(&self) -> Result<Vec<Window>, String>;
@@ -272,28 +323,29 @@ pub trait Input: Send + Sync {
     }
 
     /// Raises the window and gives it the keyboard focus, and checks it has it.
-    async fn activate(&self, window: &Window) -> Result<(), BackendError>;
+    async fn activate(&self, window: &Window) -> Result<(), DesktopError>;
 
     /// Types text (no line breaks or tabs: the planner sends those as keys or refuses them).
-    async fn type_text(&self, text: &str) -> Result<(), BackendError>;
+    async fn type_text(&self, text: &str) -> Result<(), DesktopError>;
 
-    async fn key(&self, key: Key) -> Result<(), BackendError>;
+    async fn key(&self, key: Key) -> Result<(), DesktopError>;
 
     /// A left click at screen position (x, y).
-    async fn click(&self, x: i32, y: i32) -> Result<(), BackendError>;
+    async fn click(&self, x: i32, y: i32) -> Result<(), DesktopError>;
 
     /// Waits up to `wait` for an open menu to hold the keyboard. `Ok(None)`: this desktop
     /// cannot tell (the menu's focus, read from the tree, is what counts then).
-    async fn wait_menu_keyboard(&self, wait: Duration) -> Result<Option<bool>, BackendError>;
+    async fn wait_menu_keyboard(&self, wait: Duration) -> Result<Option<bool>, DesktopError>;
 }
 
-/// The input of this session, from its environment: sway (its IPC socket, `$SWAYSOCK`) on
-/// Wayland, the X display without one, else none. Nothing is connected yet.
-pub fn choose(caller: &Caller) -> std::sync::Arc<dyn Input> {
+/// The input of this session, from its environment: sway (its IPC socket, `$SWAYSOCK`), KDE
+/// Plasma or GNOME on Wayland, the X display without one, else none. Nothing is connected yet.
+#[cfg(target_os = "linux")]
+pub fn choose() -> std::sync::Arc<dyn Input> {
     let set = |v: &str| std::env::var_os(v).is_some_and(|s| !s.is_empty());
     if set("WAYLAND_DISPLAY") {
         if let Some(ipc) = sway::Ipc::from_env() {
-            return std::sync::Arc::new(Sway::new(ipc));
+            return std::sync::Arc::new(sway::Sway::new(ipc));
         }
         if current_desktop().contains("kde") {
             return std::sync::Arc::new(kwin::Kwin::new());
@@ -304,7 +356,7 @@ pub fn choose(caller: &Caller) -> std::sync::Arc<dyn Input> {
         return std::sync::Arc::new(NoInput::wayland());
     }
     if set("DISPLAY") {
-        return std::sync::Arc::new(x11::X11Input::new(caller.clone()));
+        return std::sync::Arc::new(x11::X11Input::new());
     }
     std::sync::Arc::new(NoInput {
         desktop: "no display".into(),
@@ -314,6 +366,16 @@ pub fn choose(caller: &Caller) -> std::sync::Arc<dyn Input> {
     })
 }
 
+/// The input of this session: none yet on this system (its backend writes semantically).
+#[cfg(not(target_os = "linux"))]
+pub fn choose() -> std::sync::Arc<dyn Input> {
+    std::sync::Arc::new(NoInput {
+        desktop: std::env::consts::OS.into(),
+        why: "treeglass sends no synthesized keys or clicks on this system yet".into(),
+    })
+}
+
+#[cfg(target_os = "linux")]
 /// The desktop environment `$XDG_CURRENT_DESKTOP` names, as one word (`gnome`, `kde`).
 fn current_desktop() -> String {
     std::env::var("XDG_CURRENT_DESKTOP")
@@ -328,6 +390,7 @@ pub struct NoInput {
 }
 
 impl NoInput {
+    #[cfg(target_os = "linux")]
     /// A Wayland session whose compositor treeglass has no input path for (GNOME and KDE
     /// Plasma have their own, [`gnome::Gnome`] and [`kwin::Kwin`]).
     fn wayland() -> NoInput {
@@ -341,8 +404,8 @@ impl NoInput {
         }
     }
 
-    fn refuse(&self) -> BackendError {
-        BackendError::NoInput(self.why.clone())
+    fn refuse(&self) -> DesktopError {
+        DesktopError::NoInput(self.why.clone())
     }
 }
 
@@ -360,167 +423,25 @@ impl Input for NoInput {
     fn coordinates(&self) -> Coordinates {
         Coordinates::Window
     }
-    async fn windows_of(&self, _pid: u32) -> Result<Vec<Window>, BackendError> {
+    async fn windows_of(&self, _pid: u32) -> Result<Vec<Window>, DesktopError> {
         Err(self.refuse())
     }
     async fn all_windows(&self) -> Result<Vec<Window>, String> {
         Err(self.why.clone())
     }
-    async fn activate(&self, _w: &Window) -> Result<(), BackendError> {
+    async fn activate(&self, _w: &Window) -> Result<(), DesktopError> {
         Err(self.refuse())
     }
-    async fn type_text(&self, _text: &str) -> Result<(), BackendError> {
+    async fn type_text(&self, _text: &str) -> Result<(), DesktopError> {
         Err(self.refuse())
     }
-    async fn key(&self, _key: Key) -> Result<(), BackendError> {
+    async fn key(&self, _key: Key) -> Result<(), DesktopError> {
         Err(self.refuse())
     }
-    async fn click(&self, _x: i32, _y: i32) -> Result<(), BackendError> {
+    async fn click(&self, _x: i32, _y: i32) -> Result<(), DesktopError> {
         Err(self.refuse())
     }
-    async fn wait_menu_keyboard(&self, _w: Duration) -> Result<Option<bool>, BackendError> {
+    async fn wait_menu_keyboard(&self, _w: Duration) -> Result<Option<bool>, DesktopError> {
         Err(self.refuse())
-    }
-}
-
-/// sway: windows and focus over its IPC, keys and clicks through wlroots' virtual devices.
-pub struct Sway {
-    ipc: sway::Ipc,
-    devices: std::sync::Arc<wlroots::Devices>,
-    /// What the compositor offers, asked on first need.
-    offered: std::sync::OnceLock<Result<wlroots::Offered, String>>,
-}
-
-impl Sway {
-    fn new(ipc: sway::Ipc) -> Sway {
-        Sway {
-            ipc,
-            devices: Default::default(),
-            offered: std::sync::OnceLock::new(),
-        }
-    }
-
-    fn offered(&self) -> Result<wlroots::Offered, String> {
-        self.offered.get_or_init(wlroots::offered).clone()
-    }
-
-    /// Runs `f` with the IPC socket and the devices on the blocking pool (both protocols are
-    /// blocking); its error is why the input could not be sent.
-    async fn blocking<T: Send + 'static>(
-        &self,
-        what: &'static str,
-        f: impl FnOnce(&sway::Ipc, &wlroots::Devices) -> Result<T, String> + Send + 'static,
-    ) -> Result<T, BackendError> {
-        let (ipc, devices) = (self.ipc.clone(), self.devices.clone());
-        tokio::task::spawn_blocking(move || f(&ipc, &devices))
-            .await
-            .map_err(|e| BackendError::Failed(format!("{what}: {e}")))?
-            .map_err(|e| BackendError::NoInput(format!("{what}: {e}")))
-    }
-}
-
-/// The keysyms that type `text`.
-fn keysyms(text: &str) -> Vec<u32> {
-    text.chars().map(keymap::keysym_of).collect()
-}
-
-#[async_trait]
-impl Input for Sway {
-    fn desktop(&self) -> String {
-        match self.ipc.version() {
-            Ok(v) => format!("{v} (Wayland)"),
-            Err(_) => "sway (Wayland; its IPC does not answer)".into(),
-        }
-    }
-
-    fn keyboard(&self) -> Result<String, String> {
-        match self.offered()?.keyboard {
-            true => Ok("Wayland virtual keyboard (sway)".into()),
-            false => Err(format!(
-                "this compositor offers no {} (keys cannot be synthesized)",
-                wlroots::KEYBOARD_GLOBAL
-            )),
-        }
-    }
-
-    fn pointer(&self) -> Result<String, String> {
-        match self.offered()?.pointer {
-            true => Ok("Wayland virtual pointer (sway)".into()),
-            false => Err(format!(
-                "this compositor offers no {} (clicks cannot be synthesized)",
-                wlroots::POINTER_GLOBAL
-            )),
-        }
-    }
-
-    fn coordinates(&self) -> Coordinates {
-        Coordinates::Window
-    }
-
-    async fn windows_of(&self, pid: u32) -> Result<Vec<Window>, BackendError> {
-        let mut w = self
-            .blocking("sway's window list", |ipc, _| ipc.tree())
-            .await?
-            .0;
-        w.retain(|w| w.pid == pid);
-        w.sort_by_key(|w| std::cmp::Reverse(i64::from(w.rect.width) * i64::from(w.rect.height)));
-        Ok(w)
-    }
-
-    async fn all_windows(&self) -> Result<Vec<Window>, String> {
-        let ipc = self.ipc.clone();
-        tokio::task::spawn_blocking(move || ipc.tree().map(|t| t.0))
-            .await
-            .map_err(|e| e.to_string())?
-    }
-
-    async fn activate(&self, window: &Window) -> Result<(), BackendError> {
-        let id = window.id;
-        self.blocking("raising the window", move |ipc, devices| {
-            devices.prepare()?;
-            ipc.focus(id)?;
-            // sway applies a command before it answers; the tree says whether it took.
-            let until = std::time::Instant::now() + Duration::from_millis(500);
-            loop {
-                let (all, _) = ipc.tree()?;
-                match all.iter().find(|w| w.id == id) {
-                    Some(w) if w.focused && w.visible => return Ok(()),
-                    None => return Err("the window is gone".into()),
-                    Some(_) if std::time::Instant::now() >= until => {
-                        return Err("sway did not give the window the focus".into());
-                    }
-                    Some(_) => std::thread::sleep(Duration::from_millis(10)),
-                }
-            }
-        })
-        .await
-    }
-
-    async fn type_text(&self, text: &str) -> Result<(), BackendError> {
-        self.keyboard().map_err(BackendError::NoInput)?;
-        let syms = keysyms(text);
-        self.blocking("the virtual keyboard", move |_, d| d.keys(syms))
-            .await
-    }
-
-    async fn key(&self, key: Key) -> Result<(), BackendError> {
-        self.keyboard().map_err(BackendError::NoInput)?;
-        let sym = keymap::keysym_of_key(key);
-        self.blocking("the virtual keyboard", move |_, d| d.keys(vec![sym]))
-            .await
-    }
-
-    async fn click(&self, x: i32, y: i32) -> Result<(), BackendError> {
-        self.pointer().map_err(BackendError::NoInput)?;
-        self.blocking("the virtual pointer", move |ipc, d| {
-            let (_, layout) = ipc.tree()?;
-            d.click(x, y, layout)
-        })
-        .await
-    }
-
-    async fn wait_menu_keyboard(&self, _wait: Duration) -> Result<Option<bool>, BackendError> {
-        // A Wayland popup's keyboard grab is the compositor's business and not observable.
-        Ok(None)
     }
 }

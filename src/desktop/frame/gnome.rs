@@ -5,10 +5,10 @@
 
 use std::sync::mpsc;
 
+use super::THICKNESS;
 use super::{Cmd, FrameWindow};
-use crate::backend::desktop::Rect;
-use crate::backend::desktop::gnome::Shell;
-use crate::tui::highlight::THICKNESS;
+use crate::desktop::Rect;
+use crate::desktop::gnome::Shell;
 
 pub fn start() -> Result<(FrameWindow, (u32, u32)), String> {
     let runtime = tokio::runtime::Builder::new_current_thread()

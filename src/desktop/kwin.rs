@@ -721,12 +721,12 @@ impl Kwin {
         f: impl FnOnce(std::os::unix::net::UnixStream) -> Result<(), super::eis::Failure>
         + Send
         + 'static,
-    ) -> Result<(), BackendError> {
+    ) -> Result<(), DesktopError> {
         let (socket, cookie) = self
             .scripts
             .connect_to_eis()
             .await
-            .map_err(|e| BackendError::NoInput(format!("{KWIN_EIS}: {e}")))?;
+            .map_err(|e| DesktopError::NoInput(format!("{KWIN_EIS}: {e}")))?;
         let r = super::eis::blocking(move || f(socket)).await;
         self.scripts.disconnect_eis(cookie).await;
         r
@@ -758,23 +758,23 @@ impl Kwin {
         &self,
         what: &'static str,
         f: impl FnOnce(&super::fake_input::Device) -> Result<T, String> + Send + 'static,
-    ) -> Result<T, BackendError> {
+    ) -> Result<T, DesktopError> {
         let device = self.device.clone();
         tokio::task::spawn_blocking(move || f(&device))
             .await
-            .map_err(|e| BackendError::Failed(format!("{what}: {e}")))?
-            .map_err(|e| BackendError::NoInput(format!("{what}: {e}")))
+            .map_err(|e| DesktopError::Failed(format!("{what}: {e}")))?
+            .map_err(|e| DesktopError::NoInput(format!("{what}: {e}")))
     }
 
-    async fn windows(&self) -> Result<Vec<KwinWindow>, BackendError> {
+    async fn windows(&self) -> Result<Vec<KwinWindow>, DesktopError> {
         self.scripts
             .windows()
             .await
-            .map_err(|e| BackendError::NoInput(format!("KWin's window list: {e}")))
+            .map_err(|e| DesktopError::NoInput(format!("KWin's window list: {e}")))
     }
 }
 
-use crate::backend::{BackendError, Key};
+use super::{DesktopError, Key};
 
 #[async_trait::async_trait]
 impl super::Input for Kwin {
@@ -814,7 +814,7 @@ impl super::Input for Kwin {
         super::Coordinates::Window
     }
 
-    async fn windows_of(&self, pid: u32) -> Result<Vec<Window>, BackendError> {
+    async fn windows_of(&self, pid: u32) -> Result<Vec<Window>, DesktopError> {
         let mut w: Vec<Window> = self
             .windows()
             .await?
@@ -836,8 +836,8 @@ impl super::Input for Kwin {
             .collect())
     }
 
-    async fn activate(&self, window: &Window) -> Result<(), BackendError> {
-        self.path().map_err(BackendError::NoInput)?;
+    async fn activate(&self, window: &Window) -> Result<(), DesktopError> {
+        self.path().map_err(DesktopError::NoInput)?;
         if !self.eis() {
             self.blocking("KWin's fake input", |d| d.prepare()).await?;
         }
@@ -847,17 +847,17 @@ impl super::Input for Kwin {
             .scripts
             .activate(id)
             .await
-            .map_err(|e| BackendError::NoInput(format!("raising the window: {e}")))?;
+            .map_err(|e| DesktopError::NoInput(format!("raising the window: {e}")))?;
         loop {
             match wins.iter().find(|w| w.window.id == id) {
                 Some(w) if w.window.focused && w.window.visible => return Ok(()),
                 None => {
-                    return Err(BackendError::NoInput(
+                    return Err(DesktopError::NoInput(
                         "raising the window: the window is gone".into(),
                     ));
                 }
                 Some(_) if std::time::Instant::now() >= until => {
-                    return Err(BackendError::NoInput(
+                    return Err(DesktopError::NoInput(
                         "raising the window: KWin did not make it the active window".into(),
                     ));
                 }
@@ -869,8 +869,8 @@ impl super::Input for Kwin {
         }
     }
 
-    async fn type_text(&self, text: &str) -> Result<(), BackendError> {
-        self.keyboard().map_err(BackendError::NoInput)?;
+    async fn type_text(&self, text: &str) -> Result<(), DesktopError> {
+        self.keyboard().map_err(DesktopError::NoInput)?;
         if self.eis() {
             let syms: Vec<u32> = text.chars().map(super::keymap::keysym_of).collect();
             return self
@@ -878,7 +878,7 @@ impl super::Input for Kwin {
                 .await;
         }
         let presses = super::fake_input::presses(text).map_err(|c| {
-            BackendError::NoInput(format!(
+            DesktopError::NoInput(format!(
                 "KWin's fake input presses keys of KWin's own (US) layout, which has no {}: \
                  nothing was typed",
                 crate::model::quoted(&c.to_string(), 10)
@@ -888,8 +888,8 @@ impl super::Input for Kwin {
             .await
     }
 
-    async fn key(&self, key: Key) -> Result<(), BackendError> {
-        self.keyboard().map_err(BackendError::NoInput)?;
+    async fn key(&self, key: Key) -> Result<(), DesktopError> {
+        self.keyboard().map_err(DesktopError::NoInput)?;
         if self.eis() {
             let sym = super::keymap::keysym_of_key(key);
             return self
@@ -901,8 +901,8 @@ impl super::Input for Kwin {
             .await
     }
 
-    async fn click(&self, x: i32, y: i32) -> Result<(), BackendError> {
-        self.pointer().map_err(BackendError::NoInput)?;
+    async fn click(&self, x: i32, y: i32) -> Result<(), DesktopError> {
+        self.pointer().map_err(DesktopError::NoInput)?;
         if self.eis() {
             // The pointer's regions are the screens: a point in none is refused there.
             return self
@@ -915,12 +915,12 @@ impl super::Input for Kwin {
             None => {
                 self.windows().await?;
                 self.scripts.screen().ok_or_else(|| {
-                    BackendError::NoInput("KWin did not say where its screens are".into())
+                    DesktopError::NoInput("KWin did not say where its screens are".into())
                 })?
             }
         };
         if !screen.contains(x, y) {
-            return Err(BackendError::NoInput(format!(
+            return Err(DesktopError::NoInput(format!(
                 "({x}, {y}) is outside every screen ({}, {}, {}×{}): nothing was clicked",
                 screen.x, screen.y, screen.width, screen.height
             )));
@@ -929,7 +929,7 @@ impl super::Input for Kwin {
             .await
     }
 
-    async fn wait_menu_keyboard(&self, _wait: Duration) -> Result<Option<bool>, BackendError> {
+    async fn wait_menu_keyboard(&self, _wait: Duration) -> Result<Option<bool>, DesktopError> {
         Ok(None)
     }
 }

@@ -15,8 +15,8 @@ use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
 
 use super::{Cmd, FrameWindow, WINDOW_NAME};
+use super::{THICKNESS, frame_geometry};
 use crate::model::Bounds;
-use crate::tui::highlight::{THICKNESS, frame_geometry};
 
 pub fn start() -> Result<(FrameWindow, (u32, u32)), String> {
     let display = std::env::var("DISPLAY").ok();

@@ -15,6 +15,19 @@ use crate::model::Bounds;
 /// layer-shell namespace.
 pub const WINDOW_NAME: &str = "treeglass highlight";
 
+/// The frame's line width in pixels; it is drawn outside the element's bounds.
+pub const THICKNESS: i32 = 3;
+
+/// The frame window's geometry for `bounds`: `THICKNESS` pixels outside them on every side.
+pub fn frame_geometry(b: Bounds) -> Bounds {
+    Bounds {
+        x: b.x - THICKNESS,
+        y: b.y - THICKNESS,
+        width: b.width + 2 * THICKNESS,
+        height: b.height + 2 * THICKNESS,
+    }
+}
+
 // Read and made only by the drawing threads, which exist on Linux.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(super) enum Cmd {
@@ -119,6 +132,17 @@ mod imp {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_frame_surrounds_the_bounds() {
+        let b = |x, y, width, height| Bounds {
+            x,
+            y,
+            width,
+            height,
+        };
+        assert_eq!(frame_geometry(b(10, 20, 30, 40)), b(7, 17, 36, 46));
+    }
 
     #[test]
     fn environments_without_x11_are_named() {
