@@ -995,3 +995,63 @@ fn a_busy_app_heals_for_mcp_and_a_workflows_wait() {
     assert_eq!(report["steps"][0]["outcome"], "verified", "{report:#}");
     recovered(&mut l, "a busy spell under MCP and a workflow");
 }
+
+/// A click goes only to a point the app itself places inside the named element: the liar's
+/// frame is a real window here, its check box has no action (as GTK 4's), so `set` clicks it.
+/// Where the app's screen coordinates lie (every element at (0, 0), as GTK 4.18 answers), or
+/// its extents and its hit test disagree, the write is refused and no click is sent; every
+/// click that is sent lands inside the check box, where the window draws it.
+#[test]
+fn a_click_lands_only_where_the_app_places_its_element() {
+    let mut l = Liar::start_windowed(&["actionless"]);
+    let clicks = |l: &mut Liar| {
+        let v = l.cmd("clicks");
+        assert_eq!(v["window"], true, "the liar's window did not open: {v}");
+        v["clicks"].as_array().unwrap().clone()
+    };
+    let set = |pid: u32, value: &str| run(pid, &["set", "check-box \"Check\"", value, "--json"]);
+
+    // Truthful coordinates: the click lands, on the check box.
+    let r = set(l.pid, "true");
+    assert_eq!(r.code, Some(0), "{r:?}");
+    let v = r.json();
+    assert_eq!(v["outcome"], "verified", "{v:#}");
+    assert_eq!(v["path"], "pointer", "{v:#}");
+    assert_eq!(l.state()["checked"], true);
+    let sent = clicks(&mut l);
+    assert_eq!(sent.len(), 1, "one click: {sent:?}");
+    let (x, y) = (sent[0][0].as_i64().unwrap(), sent[0][1].as_i64().unwrap());
+    assert!(
+        (110..230).contains(&x) && (180..204).contains(&y),
+        "the click at ({x}, {y}) is outside the check box (110, 180, 120×24)"
+    );
+
+    // Screen coordinates that lie: refused, nothing sent, the box as it was.
+    for lies in [
+        &["actionless", "screen-zero"][..],
+        &["actionless", "misplaced=150"],
+    ] {
+        l.only(lies);
+        let r = set(l.pid, "false");
+        let v = r.json();
+        assert_eq!(
+            (r.code, v["outcome"].as_str()),
+            (Some(22), Some("refused")),
+            "{lies:?}: {v:#}"
+        );
+        let why = v["reason"].as_str().unwrap_or("");
+        assert!(
+            why.contains("(0, 0)") || why.contains("a click there would land on something else"),
+            "{lies:?}: the refusal says why: {why}"
+        );
+        assert_eq!(clicks(&mut l).len(), 1, "{lies:?}: no click was sent");
+        assert_eq!(l.state()["checked"], true, "{lies:?}: the box is untouched");
+        // Nor is the element given a false place on screen.
+        let r = run(l.pid, &["get", "check-box \"Check\"", "--json"]);
+        let g = r.json();
+        if lies.contains(&"screen-zero") {
+            assert!(g["bounds"].is_null(), "{lies:?}: bounds from a lie: {g:#}");
+        }
+        recovered(&mut l, &format!("{lies:?}"));
+    }
+}

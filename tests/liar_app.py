@@ -4,6 +4,7 @@ the tests).
 
 Usage:
     /usr/bin/python3 tests/liar_app.py [--name NAME] [--lie NAME[=ARG]]... [--seed N] [--keep-open]
+                                       [--window]
 
 Written straight on D-Bus with Gio (no GTK, no ATK, no at-spi2-atk): one GDBus connection to the
 accessibility bus and one message filter that takes every incoming method call off GDBus's hands
@@ -19,6 +20,13 @@ org.a11y.atspi.Registry at /org/a11y/atspi/accessible/root; the registry answers
 (Application, Id, <i>) on the root (before its Embed reply) and returns the desktop's reference,
 which becomes the root's Parent. The app exits on `quit`, on stdin EOF (unless --keep-open), on
 SIGINT/SIGTERM, and with status 3 if the bus drops its connection.
+
+--window (X11, $DISPLAY set): the frame is also a real window, where the extents say it is: an
+undecorated GTK 3 window at 100,100 400x300 (GTK's own accessibility bridge kept off with
+NO_AT_BRIDGE=1, so the tree on the bus stays this app's), which records every button press
+(screen position: `clicks`) and flips the check box when a press lands inside its box (where
+it is drawn: misplaced=DX does not move that). It gives synthesized clicks somewhere to land
+and the tests a record of where they landed.
 
 The tree (truthful). Paths are /org/a11y/atspi/accessible/<n>; the state names are AT-SPI's, the
 extents screen coordinates (x, y, width, height), every element but the root has Component.
@@ -188,6 +196,16 @@ name (the true one, as `rename` left it), its key ("slow") or its path.
                        "Object does not exist at path “P”", an interface the object lacks
                        UnknownMethod "No such interface “I” on object at path P" (both measured
                        from GLib 2.74).
+
+    actionless         The check box has no Action interface (GetInterfaces, the cache, and
+                       calls on Action answer UnknownMethod), as a GTK 4 check button: a client
+                       can only click it.
+    screen-zero        GetExtents, GetPosition, Contains and GetAccessibleAtPoint in SCREEN
+                       coordinates measure from each element's own corner: every element is at
+                       (0, 0) (as GTK 4.18 answers); WINDOW coordinates stay true.
+    misplaced=DX       Every element's extents (SCREEN and WINDOW) are DX pixels right of where
+                       it is drawn; Contains and GetAccessibleAtPoint answer by where it is
+                       drawn (a toolkit whose extents and hit test disagree).
 
 HOSTILE (bad-text) is, in order: BEL BS CR LF TAB VT FF DEL, U+0085 U+009B U+009D U+0090,
 "ESC[31mredESC[0m", "ESC[2J", "ESC[H", "ESC]52;c;cHduZWQ=BEL" (OSC 52: clipboard := "pwned"),
@@ -567,6 +585,7 @@ LIES = {
     "slow": ("int", True), "stale-cache": (None, False), "gdbus-errors": (None, False),
     "refuse-past-end": (None, False), "flicker": (None, False),
     "vanish-after-name": (None, False), "manages": (None, False),
+    "actionless": (None, False), "screen-zero": (None, False), "misplaced": ("int", True),
 }
 
 
@@ -605,7 +624,7 @@ def lie_text(lie):
 
 
 def parse_args(argv):
-    opts = {"name": DEFAULT_NAME, "lies": [], "seed": 0, "keep_open": False}
+    opts = {"name": DEFAULT_NAME, "lies": [], "seed": 0, "keep_open": False, "window": False}
 
     def fail(text):
         sys.stderr.write("liar_app: %s\n" % text)
@@ -620,6 +639,9 @@ def parse_args(argv):
             sys.exit(0)
         if a == "--keep-open":
             opts["keep_open"] = True
+            continue
+        if a == "--window":
+            opts["window"] = True
             continue
         flag, eq, val = a.partition("=")
         if flag not in ("--name", "--lie", "--seed"):
@@ -680,6 +702,8 @@ class Liar:
         self.build_tree(opts["name"])
         for lie in opts["lies"]:
             self.add_lie(lie)
+        self.clicks = []            # --window: every button press, (x, y) on screen
+        self.window = self.open_window() if opts["window"] else None
 
     # ---- the tree --------------------------------------------------------------------------
 
@@ -939,8 +963,14 @@ class Liar:
             v = self.huge_cache[key] = body("a(so)", (refs,))
         return v
 
+    def ifaces_of(self, e):
+        """The interfaces the element really has (actionless takes the check box's Action)."""
+        if e is self.check and self.has("actionless"):
+            return [i for i in e.ifaces if i != ACTION]
+        return e.ifaces
+
     def claimed_ifaces(self, e):
-        ifaces = list(e.ifaces)
+        ifaces = list(self.ifaces_of(e))
         for arg in self.lie_args("no-interface"):
             iface = SHORT_IFACES.get(arg.lower(), arg)
             if iface not in ifaces:
@@ -967,18 +997,30 @@ class Liar:
             w[s // 32] |= 1 << (s % 32)
         return w
 
-    def extents(self, e, coord):
+    def drawn(self, e, coord):
+        """Where the element is drawn, in `coord` (0 screen, 1 window, 2 parent): what the hit
+        test answers. screen-zero puts every element at (0, 0) in SCREEN coordinates (GTK 4.18
+        answers its hit test the same way); WINDOW ones stay true."""
         x, y, w, h = e.box
         if e is self.frame and self.has("tiny-window"):
             x, y, w, h = 0, 0, 1, 1
-        if coord == 1:    # window: relative to the frame as it reports itself
-            fx, fy = self.extents(self.frame, 0)[:2]
+        if coord == 0 and self.has("screen-zero"):
+            return (0, 0, w, h)
+        if coord == 1:    # window: relative to the frame (where it says it is, tiny-window too)
+            fx, fy = (0, 0) if self.has("tiny-window") else self.frame.box[:2]
             x, y = x - fx, y - fy
         elif coord == 2:  # parent: relative to the parent, screen for the frame
             p = self.true_parent(e)
             if p is not None and p.box is not None:
-                px, py = self.extents(p, 0)[:2]
+                px, py = self.drawn(p, 0)[:2] if not self.has("screen-zero") else p.box[:2]
                 x, y = x - px, y - py
+        return (x, y, w, h)
+
+    def extents(self, e, coord):
+        """What GetExtents answers: where it is drawn, but misplaced=DX pixels to the right."""
+        x, y, w, h = self.drawn(e, coord)
+        if coord in (0, 1) and not (coord == 0 and self.has("screen-zero")):
+            x += self.lie_arg("misplaced", 0)
         return (x, y, w, h)
 
     def text_value(self, e):
@@ -1165,7 +1207,7 @@ class Liar:
             e = self.resolve(path)
             if e is None or path in self.gone_after_name:
                 raise self.no_object(msg)
-            real = e.ifaces
+            real = self.ifaces_of(e)
         if iface is None:  # D-Bus allows calls without an interface: take the first that fits
             iface = next((i for i in real + [PROPERTIES, INTROSPECTABLE]
                           if member in METHODS.get(i, {})), "")
@@ -1258,7 +1300,7 @@ class Liar:
         ptype = PROPS.get(iface, {}).get(prop)
         if ptype is None:
             raise DBusErr(ERR + "UnknownProperty", "Property unavailable")
-        if e is None or iface not in e.ifaces or iface in self.refused_ifaces():
+        if e is None or iface not in self.ifaces_of(e) or iface in self.refused_ifaces():
             raise DBusErr(ERR + "Failed", "Get failed")
         if member == "Set":
             if (iface, prop) == (APPLICATION, "Id") and isinstance(args[2], int):
@@ -1433,12 +1475,12 @@ class Liar:
     # ---- org.a11y.atspi.Component ------------------------------------------------------------
 
     def m_Component_Contains(self, e, x, y, coord):
-        ex, ey, w, h = self.extents(e, coord)
+        ex, ey, w, h = self.drawn(e, coord)
         return "b", (ex <= x < ex + w and ey <= y < ey + h,)
 
     def m_Component_GetAccessibleAtPoint(self, e, x, y, coord):
         for k in self.true_kids(e):
-            kx, ky, w, h = self.extents(k, coord)
+            kx, ky, w, h = self.drawn(k, coord)
             if kx <= x < kx + w and ky <= y < ky + h:
                 self.saw(k.path)
                 return "(so)", (self.ref(k.path),)
@@ -1762,11 +1804,43 @@ class Liar:
                 return {"ok": False, "error": "usage: rename ELEMENT NEW NAME"}
             self.rename(e, new)
             return {"ok": True}
+        if cmd == "clicks":
+            return {"window": self.window is not None, "clicks": [list(c) for c in self.clicks],
+                    "check": list(self.check.box)}
         if cmd == "quit":
             self.reply_line({"ok": True})
             self.quit()
             return None
         return {"ok": False, "error": "unknown command %r" % cmd}
+
+    def open_window(self):
+        """The frame as a real X11 window (see --window); None without a display."""
+        if not os.environ.get("DISPLAY"):
+            return None
+        os.environ["NO_AT_BRIDGE"] = "1"
+        os.environ["GDK_BACKEND"] = "x11"
+        import gi
+        gi.require_version("Gtk", "3.0")
+        from gi.repository import Gtk
+        Gtk.init([])
+        x, y, w, h = self.frame.box
+        win = Gtk.Window(title="Liar")
+        win.set_decorated(False)
+        win.set_default_size(w, h)
+        win.add_events(1 << 8)  # GDK_BUTTON_PRESS_MASK
+        win.connect("button-press-event", self.on_press)
+        win.move(x, y)
+        win.show_all()
+        win.move(x, y)
+        return win
+
+    def on_press(self, _win, ev):
+        px, py = int(ev.x_root), int(ev.y_root)
+        self.clicks.append((px, py))
+        cx, cy, cw, ch = self.check.box
+        if cx <= px < cx + cw and cy <= py < cy + ch:
+            self.checked = not self.checked
+        return True
 
     def rename(self, e, new):
         e.name = new

@@ -314,8 +314,8 @@ async fn gather(
                 .retain(|o| crate::backend::strategy::is_option_role(o.role));
             if g.options.is_empty() {
                 let why = if backend.toolkit(&node.id).await == Some(crate::model::Toolkit::Gtk4) {
-                    " (GTK 4.8 combo boxes expose neither their options nor their selection, so \
-                     no write to them could be verified)"
+                    " (GTK 4 combo boxes expose neither their options nor their selection: \
+                     measured on GTK 4.8 and 4.18; so no write to them could be verified)"
                 } else {
                     ""
                 };

@@ -314,7 +314,7 @@ pub fn observe(node: &Node, req: &Requested) -> Observed {
         }
         Requested::Option(_) => match &node.value {
             Some(Value::Choice { selected }) => Observed::Option(selected.clone()),
-            // No readable selection (GTK 4.8 combos): unknown, not the element's name.
+            // No readable selection (GTK 4 combos): unknown, not the element's name.
             _ => Observed::Missing,
         },
         Requested::Select(_) => Observed::Bool(node.states.has(State::Selected)),

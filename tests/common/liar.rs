@@ -20,11 +20,22 @@ pub struct Liar {
 impl Liar {
     /// Starts the app with these lies on, and waits until it has registered.
     pub fn start(lies: &[&str]) -> Liar {
+        Liar::start_with(lies, &[])
+    }
+
+    /// The same, with its frame also a real X11 window that records the clicks it gets
+    /// (`--window`; `clicks`).
+    pub fn start_windowed(lies: &[&str]) -> Liar {
+        Liar::start_with(lies, &["--window"])
+    }
+
+    fn start_with(lies: &[&str], flags: &[&str]) -> Liar {
         super::require_stack();
         let name = format!("liar-{}-{}", std::process::id(), super::next_id());
         let mut cmd = Command::new("/usr/bin/python3");
         cmd.arg(format!("{}/tests/liar_app.py", super::repo()))
-            .args(["--name", &name]);
+            .args(["--name", &name])
+            .args(flags);
         for l in lies {
             cmd.args(["--lie", l]);
         }

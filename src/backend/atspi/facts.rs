@@ -21,7 +21,7 @@
 use futures::StreamExt;
 
 use super::bus::ObjRef;
-use super::calls::{Caller, Listable};
+use super::calls::{Caller, Coords, Listable};
 use crate::audit::facts::{CellMismatch, Facts, IndexMismatch, Related, Relations, TableCheck};
 use crate::backend::BackendError;
 use crate::model::{Bounds, FastMap, Interface, Node, Role, Snapshot, State};
@@ -77,8 +77,14 @@ where
 }
 
 /// Reads the facts of `snap`'s elements that are on screen (`on_screen`: `showing`, or
-/// `visible` where the toolkit never says `showing`).
-pub async fn read(c: &Caller, snap: &Snapshot, on_screen: State) -> Result<Facts, BackendError> {
+/// `visible` where the toolkit never says `showing`); bounds in the coordinates the app's
+/// toolkit answers right (`coords`: all in one frame, which is what the rules compare).
+pub async fn read(
+    c: &Caller,
+    snap: &Snapshot,
+    on_screen: State,
+    coords: Coords,
+) -> Result<Facts, BackendError> {
     let nodes = &snap.nodes;
     let shown: Vec<usize> = nodes
         .iter()
@@ -89,6 +95,7 @@ pub async fn read(c: &Caller, snap: &Snapshot, on_screen: State) -> Result<Facts
         .collect();
     let on = OnScreen {
         c,
+        coords,
         nodes,
         shown,
         rows: snap.rows_by_id(),
@@ -109,6 +116,7 @@ pub async fn read(c: &Caller, snap: &Snapshot, on_screen: State) -> Result<Facts
 /// fact, each counting in `unreadable` the elements whose calls failed.
 struct OnScreen<'a> {
     c: &'a Caller,
+    coords: Coords,
     nodes: &'a [Node],
     /// The rows on screen (not the application) that name an element.
     shown: Vec<usize>,
@@ -146,7 +154,8 @@ impl OnScreen<'_> {
             with_component,
             |r| {
                 let o = self.obj(r);
-                async move { c.extents(o.as_ref().expect("filtered")).await }
+                let coords = self.coords;
+                async move { c.extents(o.as_ref().expect("filtered"), coords).await }
             },
             unreadable,
         )

@@ -15,6 +15,13 @@ pub mod strategy;
 pub mod toolkit;
 mod windows;
 
+/// The raw role name treeglass gives AT-SPI role number `raw` (libatspi's own names differ
+/// between its versions: role 43 is "push button" in 2.46 and "button" in 2.56; treeglass keeps
+/// the first, and targets take both).
+pub fn raw_role_name(raw: u32) -> String {
+    bus::role_of(raw).1
+}
+
 use events::*;
 
 use std::collections::{HashMap, HashSet};
@@ -26,7 +33,7 @@ use futures::StreamExt;
 use tokio::sync::broadcast;
 
 use self::bus::*;
-use self::calls::{Caller, GoneApps, Listable, ROOT_PATH};
+use self::calls::{Caller, Coords, GoneApps, Listable, ROOT_PATH};
 use super::progress::ReadProgress;
 use super::{
     AppInfo, Backend, BackendError, Candidates, Event, EventKind, Limits, WindowInfo, WriteAck,
@@ -600,7 +607,8 @@ impl Backend for AtspiBackend {
         let c = self
             .caller()
             .with_deadline(Instant::now() + Duration::from_secs(600));
-        match facts::read(&c, snap, on_screen).await {
+        let coords = calls::Coords::of(self.toolkit(&c, &obj.bus).await?);
+        match facts::read(&c, snap, on_screen, coords).await {
             Ok(f) => Ok(Some(f)),
             Err(e) => Err(self.silent_or(&obj.bus, e).await),
         }
@@ -722,7 +730,7 @@ impl Backend for AtspiBackend {
                 Ok(true)
             }
             WriteOp::Click => {
-                let (x, y) = self.centre_on_screen(&c, &obj).await?;
+                let (x, y) = self.click_point(&c, &obj).await?;
                 // The window the plan raised: a centre outside it (an element scrolled out of
                 // its view) would be a click on whatever is there instead.
                 if let Some(w) = self.raised(&obj.bus)

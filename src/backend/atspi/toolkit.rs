@@ -118,8 +118,9 @@ pub use crate::desktop::placement::Origin as SurfaceOrigin;
 /// What a quirk makes the backend do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Work {
-    /// On X11, the window's position is added to the extents it answers for the screen.
-    AddWindowOriginOnX11,
+    /// Extents and points are asked in `WINDOW` coordinates (its `SCREEN` ones are wrong) and
+    /// placed on screen by the window's origin.
+    WindowExtents,
     /// On Wayland, the window's geometry inside the surface is found this way.
     Wayland(SurfaceOrigin),
     /// An element not laid out (not showing) is scrolled into view (`ScrollTo`) before a write.
@@ -146,12 +147,15 @@ pub struct Quirk {
 pub const QUIRKS: &[Quirk] = &[
     Quirk {
         toolkits: "GTK 4",
-        session: "X11",
-        quirk: "`GetExtents(SCREEN)` answers relative to the window (a check box at 14, 442 in a \
-                window at 0, 0)",
-        treeglass: "adds the X window's position",
+        session: "any",
+        quirk: "`SCREEN` coordinates are not screen positions: GTK 4.8 answers `GetExtents(SCREEN)` \
+                relative to the window (a check box at 14, 442 in a window at 0, 0), GTK 4.18 \
+                answers (0, 0) as every element's position, and `GetAccessibleAtPoint(SCREEN)` \
+                the same way; `WINDOW` is right on both",
+        treeglass: "asks for `WINDOW` extents and points, and adds the window's origin (X11: the \
+                    X window's position; Wayland: the compositor's window, below)",
         applies: |tk| tk == Toolkit::Gtk4,
-        work: Work::AddWindowOriginOnX11,
+        work: Work::WindowExtents,
     },
     Quirk {
         toolkits: "GTK 4",

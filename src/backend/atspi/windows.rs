@@ -165,16 +165,17 @@ impl AtspiBackend {
     }
 
     /// Where the element's window is placed on a Wayland screen: the offset from the app's
-    /// coordinates to the screen's, from the compositor's window and the frame as the app
-    /// draws it (see `desktop::placement`).
+    /// coordinates (`coords`) to the screen's, from the compositor's window and the frame as
+    /// the app draws it (see `desktop::placement`).
     pub(super) async fn placed(
         &self,
         c: &Caller,
         obj: &ObjRef,
         toolkit: Toolkit,
+        coords: Coords,
     ) -> Result<desktop::placement::Placed, BackendError> {
         let frame = self.frame_of(c, obj).await?;
-        let (fx, fy, fw, fh) = c.extents(&frame).await?;
+        let (fx, fy, fw, fh) = c.extents(&frame, coords).await?;
         let title = c.name(&frame).await.unwrap_or_default();
         let win = self.window_of(c, &obj.bus, &title).await?;
         let rect = |(x, y, width, height): (i32, i32, i32, i32)| desktop::Rect {
@@ -200,7 +201,7 @@ impl AtspiBackend {
             let raw = reader::read_raw(c, &frame, toolkit).await?;
             for kid in reader::list(c, &raw).await?.unwrap_or_default() {
                 let showing = states_of(&c.state(&kid).await?).has(crate::model::State::Showing);
-                if showing && let Ok(e) = c.extents(&kid).await {
+                if showing && let Ok(e) = c.extents(&kid, coords).await {
                     seen.children.push(rect(e));
                 }
             }
@@ -213,52 +214,211 @@ impl AtspiBackend {
         })
     }
 
-    /// The element's extents in screen coordinates. On X11 they are, but for GTK 4, which
-    /// answers relative to its window whatever is asked (the window's position, from X11, is
-    /// added). On Wayland no toolkit knows where its window is: the window's place comes from
-    /// the compositor.
+    /// Where the element is: its extents in the coordinates its toolkit answers right
+    /// ([`Coords::of`]), and the offset that takes them to the screen. On X11 `SCREEN`
+    /// coordinates are the screen's (no offset), and `WINDOW` ones (GTK 4) are placed by the X
+    /// window's position. On Wayland no toolkit knows where its window is: the window's place
+    /// comes from the compositor. `SCREEN` extents that lie — (0, 0) for an element its
+    /// window places elsewhere, as GTK 4.18 answers for every element — give no place at all.
+    pub(super) async fn placement(
+        &self,
+        c: &Caller,
+        obj: &ObjRef,
+        toolkit: Toolkit,
+    ) -> Result<Placement, BackendError> {
+        let coords = Coords::of(toolkit);
+        let (x, y, width, height) = c.extents(obj, coords).await?;
+        let app = Bounds {
+            x,
+            y,
+            width,
+            height,
+        };
+        if coords == Coords::Screen && (x, y) == (0, 0) {
+            let (wx, wy, _, _) = c.extents(obj, Coords::Window).await?;
+            if (wx, wy) != (0, 0) {
+                return Err(BackendError::Unsupported(format!(
+                    "the app answers (0, 0) as the element's place on screen, and ({wx}, {wy}) \
+                     as its place in its window: its screen coordinates are not true, so where \
+                     the element is on screen is not known (nothing is clicked or framed there; \
+                     toolkit {}, which is not known to answer WINDOW coordinates right)",
+                    toolkit.as_str()
+                )));
+            }
+        }
+        let (dx, dy) = match (self.input.coordinates(), coords) {
+            (desktop::Coordinates::Screen, Coords::Screen) => (0, 0),
+            (desktop::Coordinates::Screen, Coords::Window) => {
+                let win = self.window_of(c, &obj.bus, "").await?;
+                (win.rect.x, win.rect.y)
+            }
+            (desktop::Coordinates::Window, _) => {
+                let p = self.placed(c, obj, toolkit, coords).await?;
+                (p.dx, p.dy)
+            }
+        };
+        Ok(Placement {
+            app,
+            coords,
+            dx,
+            dy,
+        })
+    }
+
+    /// The element's extents in screen coordinates (see [`Self::placement`]).
     pub(super) async fn screen_extents(
         &self,
         c: &Caller,
         obj: &ObjRef,
         toolkit: Toolkit,
     ) -> Result<Bounds, BackendError> {
-        let (mut x, mut y, width, height) = c.extents(obj).await?;
-        match self.input.coordinates() {
-            desktop::Coordinates::Screen => {
-                if toolkit::works(toolkit, toolkit::Work::AddWindowOriginOnX11) {
-                    let win = self.window_of(c, &obj.bus, "").await?;
-                    x += win.rect.x;
-                    y += win.rect.y;
-                }
-            }
-            desktop::Coordinates::Window => {
-                let p = self.placed(c, obj, toolkit).await?;
-                x = x.saturating_add(p.dx);
-                y = y.saturating_add(p.dy);
-            }
-        }
-        Ok(Bounds {
-            x,
-            y,
-            width,
-            height,
-        })
+        Ok(self.placement(c, obj, toolkit).await?.on_screen())
     }
 
-    /// The element's centre in screen coordinates.
-    pub(super) async fn centre_on_screen(
+    /// Where to click the element: its centre on screen, once the app itself places that point
+    /// inside the element (its own hit test, [`Self::hit`], in the coordinates the toolkit
+    /// answers right). Refused, with nothing sent, when it has no area or the app places the
+    /// point elsewhere or cannot say: a click must land on the named element and nothing else.
+    pub(super) async fn click_point(
         &self,
         c: &Caller,
         obj: &ObjRef,
     ) -> Result<(i32, i32), BackendError> {
         let toolkit = self.toolkit(c, &obj.bus).await?;
-        let b = self.screen_extents(c, obj, toolkit).await?;
-        if b.width <= 0 || b.height <= 0 {
+        let p = self.placement(c, obj, toolkit).await?;
+        let a = p.app;
+        if a.width <= 0 || a.height <= 0 {
             return Err(BackendError::Unsupported(
                 "the element has no area on screen to click".into(),
             ));
         }
-        Ok((b.x + b.width / 2, b.y + b.height / 2))
+        let (ax, ay) = (a.x + a.width / 2, a.y + a.height / 2);
+        let word = match p.coords {
+            Coords::Screen => "SCREEN",
+            Coords::Window => "WINDOW",
+        };
+        let frame = self.frame_of(c, obj).await?;
+        let mut hit = self.hit(c, &frame, obj, ax, ay, p.coords).await;
+        // A window whose hit test does not reach into what another process draws (Firefox's
+        // frame and its pages: nothing at any point of the page): asked of the element's
+        // parent instead, which still says whether the point is the element's or a sibling's.
+        if matches!(hit, Ok(Hit::Nothing)) {
+            let parent = c.parent(obj).await?;
+            if parent.bus == obj.bus && parent.path != ROOT_PATH {
+                hit = self.hit(c, &parent, obj, ax, ay, p.coords).await;
+            }
+        }
+        match hit {
+            Ok(Hit::Inside) => {}
+            Ok(Hit::Nothing) => {
+                return Err(BackendError::Unsupported(format!(
+                    "the app places nothing of its window at ({ax}, {ay}) ({word} coordinates), \
+                     the centre of the element's extents: a click there would land on something \
+                     else, so none was sent"
+                )));
+            }
+            Ok(Hit::Elsewhere(what)) => {
+                return Err(BackendError::Unsupported(format!(
+                    "the app places ({ax}, {ay}) ({word} coordinates), the centre of the \
+                     element's extents, {what}: a click there would land on something else, so \
+                     none was sent"
+                )));
+            }
+            Err(e @ (BackendError::AppGone { .. } | BackendError::Vanished(_))) => return Err(e),
+            Err(e) => {
+                return Err(BackendError::Unsupported(format!(
+                    "the app could not say what is at ({ax}, {ay}) ({word} coordinates), the \
+                     centre of the element's extents ({e}), so no click was sent"
+                )));
+            }
+        }
+        Ok((ax.saturating_add(p.dx), ay.saturating_add(p.dy)))
+    }
+}
+
+/// What the app's hit test found at a point.
+pub(super) enum Hit {
+    /// The element, or something inside it.
+    Inside,
+    /// Nothing at all.
+    Nothing,
+    /// Something else (or nothing): what, for the refusal.
+    Elsewhere(String),
+}
+
+/// The most levels the hit test goes down, and up again from what it found.
+const HIT_DEPTH: usize = 64;
+
+impl AtspiBackend {
+    /// The app's own hit test: what the window `frame` holds at (x, y) (`coords`), asked
+    /// level by level down from the frame (`Component.GetAccessibleAtPoint`, as Orca finds
+    /// what is under the pointer: at-spi2-atk and Qt answer the child at the point, GTK 4 and
+    /// Chromium the deepest descendant), then whether that is `obj` or lies inside it (its
+    /// parents, up to the frame). Not `Component.Contains`: GTK 4.18 compares the point with
+    /// the element's position instead of its size, and answers false inside every element.
+    pub(super) async fn hit(
+        &self,
+        c: &Caller,
+        frame: &ObjRef,
+        obj: &ObjRef,
+        x: i32,
+        y: i32,
+        coords: Coords,
+    ) -> Result<Hit, BackendError> {
+        let mut cur = frame.clone();
+        let mut found = None;
+        for _ in 0..HIT_DEPTH {
+            match c.accessible_at_point(&cur, x, y, coords).await? {
+                Some(at) if at == *obj => return Ok(Hit::Inside),
+                Some(at) if at != cur && Some(&at) != found.as_ref() => {
+                    found = Some(at.clone());
+                    cur = at;
+                }
+                _ => break,
+            }
+        }
+        let Some(deepest) = found else {
+            return Ok(Hit::Nothing);
+        };
+        let mut up = deepest.clone();
+        let mut seen = HashSet::new();
+        for _ in 0..HIT_DEPTH {
+            if up == *obj {
+                return Ok(Hit::Inside);
+            }
+            if up == *frame || up.path == ROOT_PATH || !seen.insert(up.path.clone()) {
+                break;
+            }
+            up = c.parent(&up).await?;
+        }
+        let role = match c.role(&deepest).await {
+            Ok(r) => bus::role_of(r).1,
+            Err(_) => "an element".into(),
+        };
+        let name = c.name(&deepest).await.unwrap_or_default();
+        Ok(Hit::Elsewhere(format!(
+            "inside another element ({role} {})",
+            crate::model::quoted(&name, 60)
+        )))
+    }
+}
+
+/// An element's extents as its app answers them, in which coordinates, and the offset that
+/// takes them to the screen.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Placement {
+    pub app: Bounds,
+    pub coords: Coords,
+    pub dx: i32,
+    pub dy: i32,
+}
+
+impl Placement {
+    pub fn on_screen(&self) -> Bounds {
+        Bounds {
+            x: self.app.x.saturating_add(self.dx),
+            y: self.app.y.saturating_add(self.dy),
+            ..self.app
+        }
     }
 }

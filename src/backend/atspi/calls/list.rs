@@ -352,10 +352,20 @@ impl Caller {
 
     // ---- Component ----------------------------------------------------------------------------
 
-    /// Extents in screen coordinates (GTK 4.8 answers window-relative ones regardless).
-    pub async fn extents(&self, obj: &ObjRef) -> Result<(i32, i32, i32, i32), BackendError> {
-        self.call(&obj.bus, &obj.path, IFACE_COMPONENT, "GetExtents", &(0u32,))
-            .await
+    /// `Component.GetExtents` in `coords` (which a toolkit answers right: [`Coords::of`]).
+    pub async fn extents(
+        &self,
+        obj: &ObjRef,
+        coords: Coords,
+    ) -> Result<(i32, i32, i32, i32), BackendError> {
+        self.call(
+            &obj.bus,
+            &obj.path,
+            IFACE_COMPONENT,
+            "GetExtents",
+            &(coords as u32,),
+        )
+        .await
     }
 
     /// `Component.ScrollTo(ANYWHERE)`: the toolkit scrolls the element into view (libatspi's
@@ -378,14 +388,15 @@ impl Caller {
         .await
     }
 
-    /// `Component.GetAccessibleAtPoint` in screen coordinates: the deepest child at a point,
-    /// how Orca and Accerciser reach the cells of a table that manages its descendants
-    /// (LibreOffice Calc answers in well under a millisecond). `None` for a null reference.
+    /// `Component.GetAccessibleAtPoint` in `coords`: the deepest child at a point, how Orca
+    /// and Accerciser reach the cells of a table that manages its descendants (LibreOffice Calc
+    /// answers in well under a millisecond). `None` for a null reference.
     pub async fn accessible_at_point(
         &self,
         obj: &ObjRef,
         x: i32,
         y: i32,
+        coords: Coords,
     ) -> Result<Option<ObjRef>, BackendError> {
         let r: WireRef = self
             .call(
@@ -393,7 +404,7 @@ impl Caller {
                 &obj.path,
                 IFACE_COMPONENT,
                 "GetAccessibleAtPoint",
-                &(x, y, 0u32),
+                &(x, y, coords as u32),
             )
             .await?;
         let r = ObjRef::from_wire(&r);

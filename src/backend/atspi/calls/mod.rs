@@ -150,6 +150,33 @@ impl ValueProp {
     }
 }
 
+/// AT-SPI's coordinate types: what extents and points are measured from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coords {
+    /// The screen's top-left corner (on Wayland, where no client knows its place: the
+    /// surface's, per toolkit).
+    Screen = 0,
+    /// The element's top-level window.
+    Window = 1,
+}
+
+impl Coords {
+    /// The coordinates `toolkit` answers right: `WINDOW` for GTK 4, whose `SCREEN` answers are
+    /// not screen positions (4.8: relative to the window; 4.18: (0, 0) for every element);
+    /// `SCREEN` for the others (Qt's `WINDOW` is relative to the nearest widget window, with
+    /// wrong sizes). The `QUIRKS` table's `WindowExtents` rows.
+    pub fn of(toolkit: crate::model::Toolkit) -> Coords {
+        if crate::backend::atspi::toolkit::works(
+            toolkit,
+            crate::backend::atspi::toolkit::Work::WindowExtents,
+        ) {
+            Coords::Window
+        } else {
+            Coords::Screen
+        }
+    }
+}
+
 /// Application bus names seen leaving the bus (filled by the event pump from
 /// `NameOwnerChanged`), so a failing call can say "the app is gone" without asking.
 pub type GoneApps = Arc<Mutex<HashSet<String>>>;

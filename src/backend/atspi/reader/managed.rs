@@ -55,6 +55,7 @@ pub(super) async fn visible_run(
     c: &Caller,
     table: &ObjRef,
     cells: impl Iterator<Item = (i32, i32)>,
+    coords: Coords,
     inside: &impl Fn(Option<(i32, i32, i32, i32)>) -> bool,
 ) -> Result<i32, BackendError> {
     let seen = futures::future::join_all(cells.map(|(r, k)| async move {
@@ -62,7 +63,11 @@ pub(super) async fn visible_run(
         else {
             return Ok(false);
         };
-        Ok::<_, BackendError>(inside(soft(c.extents(&cell).await, &cell, "GetExtents")?))
+        Ok::<_, BackendError>(inside(soft(
+            c.extents(&cell, coords).await,
+            &cell,
+            "GetExtents",
+        )?))
     }))
     .await;
     let mut n = 0;
@@ -122,7 +127,10 @@ pub(super) async fn read_managed(
     if !raw.interfaces.has(Interface::Component) {
         return Ok((m, Vec::new()));
     }
-    let Some((x, y, w, h)) = soft(c.extents(o).await, o, "GetExtents")? else {
+    // GTK 4 answers SCREEN coordinates wrong (4.18: every element at (0, 0)), so a point asked
+    // in them finds nothing: the toolkit's own coordinates, for the bounds and the points.
+    let coords = Coords::of(toolkit);
+    let Some((x, y, w, h)) = soft(c.extents(o, coords).await, o, "GetExtents")? else {
         return Ok((m, Vec::new()));
     };
     if w <= 0 || h <= 0 {
@@ -137,9 +145,13 @@ pub(super) async fn read_managed(
     // A table's first visible cell: the one at its corner, else (Qt, whose corner is a header
     // or the frame) the first cell, kept only if it lies inside the bounds.
     let first = if table {
-        soft(c.accessible_at_point(o, x + 1, y + 1).await, o, "AtPoint")?
-            .flatten()
-            .filter(|f| f != o)
+        soft(
+            c.accessible_at_point(o, x + 1, y + 1, coords).await,
+            o,
+            "AtPoint",
+        )?
+        .flatten()
+        .filter(|f| f != o)
     } else {
         None
     };
@@ -162,11 +174,11 @@ pub(super) async fn read_managed(
             })
         };
         let cols = MANAGED_COLUMNS.min(left(m.columns, c0));
-        let cols = visible_run(c, o, (0..cols).map(|k| (r0, c0 + k)), &inside)
+        let cols = visible_run(c, o, (0..cols).map(|k| (r0, c0 + k)), coords, &inside)
             .await?
             .max(1);
         let rows = (MANAGED_SHOWN as i32 / cols).max(1).min(left(m.rows, r0));
-        let rows = visible_run(c, o, (0..rows).map(|r| (r0 + r, c0)), &inside).await?;
+        let rows = visible_run(c, o, (0..rows).map(|r| (r0 + r, c0)), coords, &inside).await?;
         found = table_cells(c, o, r0, c0, rows.max(1), cols).await?;
     } else {
         // Down the middle (a document's paragraphs sit between its margins): the descendant
@@ -177,14 +189,14 @@ pub(super) async fn read_managed(
         let mut probes = 0;
         while found.len() < MANAGED_SHOWN && py < bottom && probes < MANAGED_PROBES {
             probes += 1;
-            let at = soft(c.accessible_at_point(o, px, py).await, o, "AtPoint")?
+            let at = soft(c.accessible_at_point(o, px, py, coords).await, o, "AtPoint")?
                 .flatten()
                 .filter(|d| d != o && !found.contains(d));
             let Some(at) = at else {
                 py += PROBE_STEP;
                 continue;
             };
-            let e = soft(c.extents(&at).await, &at, "GetExtents")?;
+            let e = soft(c.extents(&at, coords).await, &at, "GetExtents")?;
             match e {
                 Some((_, cy, _, ch)) if inside(e) => {
                     found.push(at);

@@ -17,7 +17,7 @@ use futures::StreamExt;
 use futures::stream;
 
 use super::bus::*;
-use super::calls::{CacheItemWire, Caller, LIST_MAX, Listable, Unlisted, ValueProp};
+use super::calls::{CacheItemWire, Caller, Coords, LIST_MAX, Listable, Unlisted, ValueProp};
 use super::toolkit::{Toolkit, normalise_states};
 use crate::backend::progress::ReadProgress;
 use crate::backend::{BackendError, Limits};
