@@ -11,7 +11,7 @@ dogtail read trees.
 
 Output:
     default       indented tree: "<role> \"<name>\"" per node, then "node_count: N"
-    --json        {"node_count": N, "nodes": [{"role", "name", "depth"}, ...]}
+    --json        {"node_count": N, "nodes": [{"role", "role_id", "name", "depth"}, ...]}
     --repeat N    times N full walks: {"node_count": N, "times_ms": [...], "median_ms": X}
     --wait S      poll up to S seconds for the application to appear (default 0)
 Exit status: 0, 1 if the application is not found, 2 on usage errors.
@@ -89,15 +89,17 @@ def find_app(name):
 
 
 def walk(root):
-    """Pre-order list of (depth, role_name, name)."""
+    """Pre-order list of (depth, (role_name, role_number), name). The name is libatspi's own,
+    which changes between versions (role 43: "push button" in 2.46, "button" in 2.56); the
+    number is what the app said."""
     out = []
     stack = [(root, 0)]
     while stack:
         node, depth = stack.pop()
         try:
-            role = node.getRoleName()
+            role = (node.getRoleName(), int(node.getRole()))
         except Exception:
-            role = "?"
+            role = ("?", -1)
         try:
             name = node.name or ""
         except Exception:
@@ -156,9 +158,10 @@ def main():
     nodes = walk(app)
     if as_json:
         print(json.dumps({"node_count": len(nodes),
-                          "nodes": [{"role": r, "name": n, "depth": d} for d, r, n in nodes]}))
+                          "nodes": [{"role": r, "role_id": i, "name": n, "depth": d}
+                                    for d, (r, i), n in nodes]}))
     else:
-        for d, r, n in nodes:
+        for d, (r, _), n in nodes:
             print("%s%s %s" % ("  " * d, r, json.dumps(n)))
         print("node_count: %d" % len(nodes))
 

@@ -64,21 +64,23 @@ impl Kit {
         }
     }
 
-    /// Fewest nodes a settled tree has (the page or main window is there).
-    fn min_nodes(self) -> u64 {
+    /// Whether a `tree --json` read (`v`, its text `out`) shows the app ready: what the app
+    /// itself shows once it has started (its window, the content the tests use), never a node
+    /// count, which changes with the toolkit's version (gtk4-widget-factory: 949 nodes on GTK
+    /// 4.8, 277 on 4.18).
+    fn ready(self, v: &Value, out: &str, page: Option<&str>, rows: usize) -> bool {
+        let root = &v["root"];
         match self {
-            Kit::Gtk3 => 200,
-            Kit::Gtk4 => 500,
-            // Its item views manage their descendants: only their visible cells are read.
-            Kit::Qt5 => 70,
-            Kit::Qt6 => 100,
-            Kit::Chromium => 60,
-            Kit::BigPage => 26_000,
-            // Gecko makes fewer nodes of the same page (no static text under its labels).
-            Kit::FirefoxBigPage => 20_000,
-            Kit::Firefox => 60,
-            Kit::Calc => 1_000,
-            Kit::Writer => 500,
+            // Gecko names a field after its label a little after the page shows.
+            Kit::Chromium | Kit::Firefox => match page {
+                Some(heading) => has_node(root, "heading", heading),
+                None => has_node(root, "text", "Full name:"),
+            },
+            Kit::BigPage | Kit::FirefoxBigPage => out.contains(&format!("Row {rows} done")),
+            Kit::Calc => out.contains("Sheet1") && shown(root),
+            Kit::Writer => shown(root) && has_role(root, "document"),
+            Kit::Gtk3 | Kit::Gtk4 => shown(root) && has_role(root, "check-box"),
+            Kit::Qt5 | Kit::Qt6 => shown(root) && has_role(root, "button"),
         }
     }
 
@@ -113,12 +115,132 @@ pub fn big_page_url(dir: &std::path::Path, rows: usize) -> String {
     format!("file://{}", file.display())
 }
 
+/// Whether the `tree --json` tree under `n` holds an element of this (neutral or raw) role.
+fn has_role(n: &Value, role: &str) -> bool {
+    let raw = n["raw_role"].as_str().unwrap_or("");
+    n["role"] == role
+        || raw.split(' ').any(|w| w == role)
+        || n["children"]
+            .as_array()
+            .is_some_and(|k| k.iter().any(|c| has_role(c, role)))
+}
+
+/// Whether a window of the read (the root, or a frame, dialog or window in it) is showing.
+fn shown(n: &Value) -> bool {
+    let showing = n["states"]
+        .as_array()
+        .is_some_and(|s| s.iter().any(|s| s == "showing"));
+    (showing && ["frame", "dialog", "window"].contains(&n["role"].as_str().unwrap_or("")))
+        || n["children"]
+            .as_array()
+            .is_some_and(|k| k.iter().any(shown))
+}
+
 /// Whether the `tree --json` tree under `n` holds an element of this role and name.
 fn has_node(n: &Value, role: &str, name: &str) -> bool {
     (n["role"] == role && n["name"] == name)
         || n["children"]
             .as_array()
             .is_some_and(|k| k.iter().any(|c| has_node(c, role, name)))
+}
+
+/// gtk4-widget-factory's elements the tests write, as treeglass's own suggestions name them.
+/// A target written for one GTK version may find nothing on another: GTK 4.8 names unnamed
+/// widgets after their class (`text "GtkEntry" #3`), GTK 4.18 leaves them unnamed (`text #3`).
+/// Each is found by what it is (role, states, value, whether it has actions) in tree order,
+/// on the first page, and named by the target `tree --targets` suggests for it.
+#[derive(Debug, Clone)]
+pub struct Gtk4Targets {
+    /// The first enabled, empty, single-line text field.
+    pub entry: String,
+    /// The enabled spin button.
+    pub spin: String,
+    pub password: String,
+    /// The first enabled check box ("checkbutton") that is on, off, mixed.
+    pub on_box: String,
+    pub off_box: String,
+    pub mixed_box: String,
+    /// The switch: the first enabled check box with an action (check buttons have none).
+    pub switch: String,
+    /// The first enabled combo box with no text field of its own.
+    pub combo: String,
+}
+
+impl Gtk4Targets {
+    pub fn learn(app: &MatrixApp) -> Gtk4Targets {
+        assert_eq!(app.kit, Kit::Gtk4, "gtk4-widget-factory's targets");
+        let o = app.treeglass(&["tree", "--json", "--targets", "--actions"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: Value = serde_json::from_slice(&o.stdout).expect("tree JSON");
+        let mut nodes = Vec::new();
+        let mut stack = vec![&v["root"]];
+        while let Some(n) = stack.pop() {
+            nodes.push(n);
+            if let Some(k) = n["children"].as_array() {
+                stack.extend(k.iter().rev());
+            }
+        }
+        let has = |n: &Value, st: &str| {
+            n["states"]
+                .as_array()
+                .is_some_and(|s| s.iter().any(|x| x == st))
+        };
+        let enabled = |n: &Value| has(n, "enabled");
+        let find = |what: &str, ok: &dyn Fn(&Value) -> bool| -> String {
+            let n = nodes
+                .iter()
+                .find(|n| ok(n))
+                .unwrap_or_else(|| panic!("gtk4-widget-factory shows no {what}"));
+            n["target"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no suggested target for the {what}: {n}"))
+                .to_string()
+        };
+        let toggle = |n: &Value, state: &str| {
+            n["role"] == "check-box"
+                && enabled(n)
+                && n["actions"].as_array().is_none_or(|a| a.is_empty())
+                && n["value"]["state"] == state
+        };
+        let holds_text = |n: &Value| {
+            let mut stack = vec![n];
+            while let Some(m) = stack.pop() {
+                if m["role"] == "text" {
+                    return true;
+                }
+                if let Some(k) = m["children"].as_array() {
+                    stack.extend(k.iter());
+                }
+            }
+            false
+        };
+        Gtk4Targets {
+            entry: find("empty text field", &|n| {
+                n["role"] == "text"
+                    && enabled(n)
+                    && has(n, "editable")
+                    && !has(n, "multi-line")
+                    && n["value"]["text"] == ""
+            }),
+            spin: find("enabled spin button", &|n| {
+                n["role"] == "spin-button" && enabled(n)
+            }),
+            password: find("password field", &|n| {
+                n["role"] == "password-text" && enabled(n)
+            }),
+            on_box: find("check box that is on", &|n| toggle(n, "on")),
+            off_box: find("check box that is off", &|n| toggle(n, "off")),
+            mixed_box: find("mixed check box", &|n| toggle(n, "mixed")),
+            switch: find("switch", &|n| {
+                n["role"] == "check-box"
+                    && enabled(n)
+                    && n["actions"].as_array().is_some_and(|a| !a.is_empty())
+            }),
+            combo: find("combo box without a text field", &|n| {
+                n["role"] == "combo-box" && enabled(n) && !holds_text(n)
+            }),
+        }
+    }
 }
 
 /// A running matrix app. Killed on drop.
@@ -136,6 +258,9 @@ pub struct MatrixApp {
     /// check): each check prints the step's seconds, which a failing test shows.
     step: Instant,
 }
+
+/// The file in an app's scratch directory that holds what it printed.
+const PRINTED: &str = "printed.txt";
 
 /// A new scratch directory for one app's profile and files.
 fn scratch(what: &str) -> PathBuf {
@@ -262,10 +387,19 @@ impl MatrixApp {
                 c
             }
         };
+        // What the app prints, kept where it has a scratch directory (the browsers, LibreOffice):
+        // a test that sees it die shows the end of it.
+        let printed = profile
+            .as_ref()
+            .and_then(|d| std::fs::File::create(d.join(PRINTED)).ok());
+        let (out, err) = match printed.and_then(|f| f.try_clone().ok().map(|g| (f, g))) {
+            Some((f, g)) => (Stdio::from(f), Stdio::from(g)),
+            None => (Stdio::null(), Stdio::null()),
+        };
         let child = cmd
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stdout(out)
+            .stderr(err)
             .spawn()
             .unwrap_or_else(|e| {
                 panic!(
@@ -284,6 +418,20 @@ impl MatrixApp {
         };
         app.wait_settled();
         app
+    }
+
+    /// The last lines the app printed (where they are kept), for a failure's message.
+    fn printed(&self) -> String {
+        let Some(text) = self
+            .profile
+            .as_ref()
+            .and_then(|d| std::fs::read_to_string(d.join(PRINTED)).ok())
+        else {
+            return String::new();
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        let tail = lines[lines.len().saturating_sub(40)..].join("\n");
+        format!("; the last lines it printed:\n{tail}")
     }
 
     /// `--pid N` for treeglass commands.
@@ -313,31 +461,20 @@ impl MatrixApp {
         let mut seen = String::new();
         while Instant::now() < deadline {
             if let Ok(Some(status)) = self.child.try_wait() {
-                panic!("{} exited while starting: {status}", self.kit.label());
+                panic!(
+                    "{} exited while starting: {status}{}",
+                    self.kit.label(),
+                    self.printed()
+                );
             }
             let o = self.treeglass(&["tree", "--json"]);
             if o.status.success() {
                 let v: Value = serde_json::from_slice(&o.stdout).unwrap_or(Value::Null);
                 let count = v["node_count"].as_u64().unwrap_or(0);
                 let out = String::from_utf8_lossy(&o.stdout);
-                let ready = match self.kit {
-                    // Gecko names a field after its label a little after the page shows.
-                    Kit::Chromium | Kit::Firefox => match &self.page {
-                        Some((_, heading)) => has_node(&v["root"], "heading", heading),
-                        None => has_node(&v["root"], "text", "Full name:"),
-                    },
-                    Kit::BigPage | Kit::FirefoxBigPage => {
-                        out.contains(&format!("Row {} done", self.rows))
-                    }
-                    Kit::Calc => out.contains("Sheet1"),
-                    _ => true,
-                };
-                let min = if self.kit.is_big_page() {
-                    self.kit.min_nodes() * self.rows as u64 / BIG_PAGE_ROWS as u64
-                } else {
-                    self.kit.min_nodes()
-                };
-                if ready && count >= min && count == last {
+                let page = self.page.as_ref().map(|p| p.1);
+                let ready = self.kit.ready(&v, &out, page, self.rows);
+                if ready && count > 0 && count == last {
                     same += 1;
                     if same >= 2 {
                         return;
@@ -361,8 +498,9 @@ impl MatrixApp {
     pub fn assert_alive(&mut self, after: &str) {
         if let Ok(Some(status)) = self.child.try_wait() {
             panic!(
-                "{} DIED after {after}: {status} (an inspector must never harm the app)",
-                self.kit.label()
+                "{} DIED after {after}: {status} (an inspector must never harm the app){}",
+                self.kit.label(),
+                self.printed()
             );
         }
         super::assert_answers(self.pid, self.kit.label(), after);
@@ -606,7 +744,7 @@ pub fn compare_with_pyatspi(app: &MatrixApp, ours: &Value) {
         .skip(skip)
         .map(|n| {
             (
-                n["role"].as_str().expect("role").to_string(),
+                super::walk_role(n),
                 steady(n["name"].as_str().expect("name")),
             )
         })

@@ -79,7 +79,7 @@ fn roles_and_names(ours: &serde_json::Value, reference: &serde_json::Value) -> (
         .skip(1)
         .map(|n| {
             (
-                n["role"].as_str().unwrap().to_string(),
+                common::walk_role(n),
                 n["name"].as_str().unwrap().to_string(),
             )
         })

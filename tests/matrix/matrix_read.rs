@@ -20,11 +20,9 @@ fn known_element(kit: Kit) -> (&'static str, &'static str) {
     match kit {
         Kit::Gtk3 => ("toggle-button \"Menu\"", "toggle-button \"Menu\""),
         // GTK 4.8 never sets `enabled`: this finds nothing unless it is normalised from
-        // `sensitive`.
-        Kit::Gtk4 => (
-            "button \"GtkLockButton\" [enabled]",
-            "button \"GtkLockButton\"",
-        ),
+        // `sensitive` (the other spin button is insensitive). No name: GTK 4.8 names it after
+        // its class, 4.18 not at all.
+        Kit::Gtk4 => ("spin-button [enabled]", "= 50"),
         Kit::Qt5 => (
             "check-box \"Tri-state check box\"",
             "check-box \"Tri-state check box\" = mixed",

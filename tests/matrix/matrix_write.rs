@@ -11,7 +11,7 @@
 
 use crate::common;
 
-use common::matrix::{Kit, MatrixApp, QtForm, pyatspi_of};
+use common::matrix::{Gtk4Targets, Kit, MatrixApp, QtForm, pyatspi_of};
 use serde_json::Value;
 
 /// Keys and clicks go to the one display: nothing else of the binary runs meanwhile.
@@ -324,30 +324,33 @@ fn gtk4_widget_factory() {
         run(app.treeglass(&["set", target, value, "--json"]))
     };
 
+    let t = Gtk4Targets::learn(&app);
+    eprintln!("gtk4-widget-factory's targets: {t:?}");
+
     // Text and spin: the semantic calls GTK 4 honours.
-    let (code, v) = set(&app, "text \"GtkEntry\" #3", "hello gtk4");
+    let (code, v) = set(&app, &t.entry, "hello gtk4");
     verified(code, &v, "semantic");
     assert_eq!(pyatspi_of(app.pid, &v)["text"], "hello gtk4");
-    let (code, v) = set(&app, "spin-button \"GtkSpinButton\" #1", "42");
+    let (code, v) = set(&app, &t.spin, "42");
     verified(code, &v, "semantic");
     assert_eq!(pyatspi_of(app.pid, &v)["value"], 42.0);
-    let (code, v) = set(&app, "password-text \"GtkPasswordEntry\"", "hunter22");
+    let (code, v) = set(&app, &t.password, "hunter22");
     assert_eq!(
         (code, v["outcome"].as_str().unwrap()),
         (0, "secure"),
         "{v:#}"
     );
     assert!(!v.to_string().contains("hunter22"));
-    // It landed: GTK 4.8 hands a password entry's text to any AT-SPI client as it is (which
-    // is why treeglass never reads it back nor prints it), so pyatspi reads the secret.
+    // It landed: GTK 4 hands a password entry's text to any AT-SPI client as it is (which is
+    // why treeglass never reads it back nor prints it), so pyatspi reads the secret.
     assert_eq!(pyatspi_of(app.pid, &v)["text"], "hunter22");
     app.assert_alive("text, spin, password");
 
-    // Check boxes expose no action on GTK 4.8: a click at the centre, on and off.
+    // Check boxes expose no action on GTK 4: a click at the centre, on and off.
     for (target, want) in [
-        ("check-box \"checkbutton\" #2", "true"),
-        ("check-box \"checkbutton\" #2", "false"),
-        ("check-box \"checkbutton\" #1", "false"),
+        (&t.off_box, "true"),
+        (&t.off_box, "false"),
+        (&t.on_box, "false"),
     ] {
         let (code, v) = set(&app, target, want);
         verified(code, &v, "pointer");
@@ -360,7 +363,7 @@ fn gtk4_widget_factory() {
     // The mixed one: GTK 4 keeps a check button inconsistent until the app clears it (the
     // widget factory never does), so a click changes nothing that can be read: the honest
     // verdict is unconfirmed, and no second click follows one that showed no change.
-    let (code, v) = set(&app, "check-box \"checkbutton\" #3", "true");
+    let (code, v) = set(&app, &t.mixed_box, "true");
     assert_eq!(
         (code, v["outcome"].as_str().unwrap()),
         (21, "unconfirmed"),
@@ -372,18 +375,14 @@ fn gtk4_widget_factory() {
 
     // The switch has a toggle action.
     for want in ["true", "false"] {
-        let (code, v) = set(
-            &app,
-            "check-box \"GtkSwitch\" [enabled] in panel \"Page _1\"",
-            want,
-        );
+        let (code, v) = set(&app, &t.switch, want);
         verified(code, &v, "semantic");
         assert_eq!(checked(&pyatspi_of(app.pid, &v)), want == "true");
     }
     app.assert_alive("switch");
 
     // Combo boxes expose neither their options nor their selection: refused, with why.
-    let (code, v) = set(&app, "combo-box \"GtkComboBox\" #1", "anything");
+    let (code, v) = set(&app, &t.combo, "anything");
     assert_eq!(
         (code, v["outcome"].as_str().unwrap()),
         (22, "refused"),
@@ -393,7 +392,7 @@ fn gtk4_widget_factory() {
         v["reason"]
             .as_str()
             .unwrap()
-            .contains("GTK 4.8 combo boxes expose neither"),
+            .contains("GTK 4 combo boxes expose neither"),
         "{v:#}"
     );
     app.assert_alive("combo refusal");
@@ -433,12 +432,10 @@ fn gtk4_identical_check_boxes_record_and_replay() {
     };
 
     let mut first = MatrixApp::start(Kit::Gtk4);
+    let t = Gtk4Targets::learn(&first);
     let before = boxes(&first);
     let rec_s = rec.to_str().unwrap();
-    for (target, value) in [
-        ("check-box \"checkbutton\" #2", "true"),
-        ("check-box \"checkbutton\" #1", "false"),
-    ] {
+    for (target, value) in [(&t.off_box, "true"), (&t.on_box, "false")] {
         let (code, v) = run(first.treeglass(&["set", target, value, "--json", "--record", rec_s]));
         assert_eq!(code, 0, "{v:#}");
     }
