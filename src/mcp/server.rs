@@ -18,29 +18,29 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::de::DeserializeOwned;
 use serde_json::Value as Json;
 
+use super::link::Link;
 use super::reply::{Fault, Reply};
 use super::tools;
 use crate::app::Kind;
 use crate::doctor::Report;
-use crate::session::Session;
 use crate::workflow::record::Recorder;
 
 /// Runs the diagnosis of the backend the server was started with (`cli::entry` knows which).
 pub type Doctor = Arc<dyn Fn() -> Pin<Box<dyn Future<Output = Report> + Send>> + Send + Sync>;
 
-/// What the server holds for its whole life: the session (snapshots and tokens), the
-/// recorder while one runs, the clipboard it serves.
+/// What the server holds for its whole life: the backend and its session (snapshots and
+/// tokens) once connected, the recorder while one runs, the clipboard it serves.
 pub struct State {
-    pub session: Arc<Session>,
+    pub link: Link,
     recorder: Mutex<Option<Recorder>>,
     clipboard: Mutex<Option<crate::clipboard::Written>>,
     pub doctor: Doctor,
 }
 
 impl State {
-    pub fn new(session: Arc<Session>, doctor: Doctor) -> State {
+    pub fn new(link: Link, doctor: Doctor) -> State {
         State {
-            session,
+            link,
             recorder: Mutex::new(None),
             clipboard: Mutex::new(None),
             doctor,
@@ -100,20 +100,31 @@ fn args<T: DeserializeOwned>(tool: &str, raw: Option<rmcp::model::JsonObject>) -
     })
 }
 
-/// Runs one tool call.
+/// Runs one tool call. A tool that reads or writes an app needs the backend: its arguments
+/// are read first (a bad one is the model's to correct, whatever the backend's state), then
+/// the session is had from the [`Link`] (an error while the backend cannot start).
 pub async fn call(state: Arc<State>, tool: &str, raw: Option<rmcp::model::JsonObject>) -> Reply {
     let s = state.as_ref();
     let result = match tool {
         "list_apps" => match args::<tools::NoArgs>(tool, raw) {
-            Ok(_) => super::read::list_apps(&s.session).await,
+            Ok(_) => match s.link.session().await {
+                Ok(session) => super::read::list_apps(&session).await,
+                Err(f) => Err(f),
+            },
             Err(f) => Err(f),
         },
         "get_window_state" => match args(tool, raw) {
-            Ok(a) => super::read::window_state(&s.session, &a).await,
+            Ok(a) => match s.link.session().await {
+                Ok(session) => super::read::window_state(&session, &a).await,
+                Err(f) => Err(f),
+            },
             Err(f) => Err(f),
         },
         "find" => match args(tool, raw) {
-            Ok(a) => super::read::find(&s.session, &a).await,
+            Ok(a) => match s.link.session().await {
+                Ok(session) => super::read::find(&session, &a).await,
+                Err(f) => Err(f),
+            },
             Err(f) => Err(f),
         },
         "set_value" => match args(tool, raw) {
@@ -142,7 +153,10 @@ pub async fn call(state: Arc<State>, tool: &str, raw: Option<rmcp::model::JsonOb
             Err(f) => Err(f),
         },
         "audit" => match args(tool, raw) {
-            Ok(a) => super::read::audit(&s.session, &a).await,
+            Ok(a) => match s.link.session().await {
+                Ok(session) => super::read::audit(&session, &a).await,
+                Err(f) => Err(f),
+            },
             Err(f) => Err(f),
         },
         "doctor" => match args::<tools::NoArgs>(tool, raw) {
