@@ -121,8 +121,11 @@ scope_fields! {
         /// The target: its string form or its JSON object form.
         #[schemars(schema_with = "target_schema")]
         pub target: Json,
-        /// How long to wait for the target to resolve to one element, re-reading the tree on
-        /// the app's events (default 10000, at most 120000).
+        /// Wait exactly this long for the target to name one element, re-reading the tree on
+        /// the app's events and every half second (at most 120000): for an element the app is
+        /// about to show. Without it, the tree is read again only while the app is changing:
+        /// an ambiguous or missing target on an app at rest answers after one read and 500 ms
+        /// without an event (at most 10000 of steady change). The answer says which.
         #[serde(default)]
         pub wait_ms: Option<u64>,
     }
@@ -146,7 +149,10 @@ scope_fields! {
         /// How long to read the value back after writing it (default 1500).
         #[serde(default)]
         pub timeout_ms: Option<u64>,
-        /// How long a `target` may take to resolve to one element (default 10000).
+        /// Wait exactly this long for a `target` to name one element (at most 120000): for an
+        /// element the app is about to show. Without it, a target that names no single element
+        /// on an app at rest is refused after one read and 500 ms without an event (nothing
+        /// sent), and one the app is changing is followed for at most 10000.
         #[serde(default)]
         pub wait_ms: Option<u64>,
         /// Send a number outside min–max anyway (the verdict then says `clamped`).
@@ -172,7 +178,10 @@ scope_fields! {
         /// How long to watch for the app's reaction (default 1500).
         #[serde(default)]
         pub timeout_ms: Option<u64>,
-        /// How long a `target` may take to resolve to one element (default 10000).
+        /// Wait exactly this long for a `target` to name one element (at most 120000): for an
+        /// element the app is about to show. Without it, a target that names no single element
+        /// on an app at rest is refused after one read and 500 ms without an event (nothing
+        /// sent), and one the app is changing is followed for at most 10000.
         #[serde(default)]
         pub wait_ms: Option<u64>,
     }
@@ -464,8 +473,9 @@ pub fn all() -> Vec<Tool> {
             "Resolve a target",
             "Resolves a target against a fresh read of the window: unique (with its token), \
              ambiguous (count and candidates), not_found (closest near misses) or incomplete \
-             (the tree was cut short). Waits up to wait_ms for it to become unique. Read-only \
-             for the app; the read supersedes the window's earlier tokens.",
+             (the tree was cut short). An app at rest is read once and answered at once; \
+             wait_ms waits that long for the target to become unique (an element about to \
+             appear). Read-only for the app; the read supersedes the window's earlier tokens.",
             READ_ONLY,
         ),
         tool::<SetValueArgs>(

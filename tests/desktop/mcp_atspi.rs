@@ -424,6 +424,104 @@ fn verdicts_that_fail_are_tool_errors_with_the_cli_exit_codes() {
     assert_alive(&mut app, "the session's end");
 }
 
+/// An ambiguous or missing target on an app at rest is answered after one read, without the
+/// wait a `wait_ms` asks for; the answer says it did not wait, and why. gtk4-widget-factory,
+/// a real app the tests do not drive, at rest.
+#[test]
+fn on_an_app_at_rest_find_and_set_value_answer_without_waiting_and_say_so() {
+    use common::matrix::{Kit, MatrixApp};
+    let _turn = common::turn::shared();
+    let mut wf = MatrixApp::start(Kit::Gtk4);
+    let mut c = server();
+    let pid = json!(wf.pid);
+    let r = c.call("find", json!({"target": "check-box", "pid": pid}));
+    let doc = &r["structuredContent"];
+    assert_eq!(doc["error"]["kind"], "ambiguous", "{r}");
+    assert_eq!(
+        (doc["at_rest"].as_bool(), doc["reads"].as_u64()),
+        (Some(true), Some(1)),
+        "{r}"
+    );
+    let text = r["text"].as_str().unwrap();
+    assert!(
+        text.contains("not waited for") && text.contains("wait_ms"),
+        "{text}"
+    );
+    eprintln!(
+        "ambiguous find at rest: {:.0} ms at the client",
+        r["ms"].as_f64().unwrap()
+    );
+    wf.assert_alive("an ambiguous find");
+
+    let r = c.call(
+        "find",
+        json!({"target": "button =\"No such button\"", "pid": pid}),
+    );
+    let doc = &r["structuredContent"];
+    assert_eq!(doc["error"]["kind"], "not_found", "{r}");
+    assert_eq!(
+        (doc["at_rest"].as_bool(), doc["reads"].as_u64()),
+        (Some(true), Some(1)),
+        "{r}"
+    );
+    eprintln!(
+        "missing find at rest: {:.0} ms at the client",
+        r["ms"].as_f64().unwrap()
+    );
+
+    // A write by such a target is refused the same way: nothing sent, one read.
+    let r = c.call(
+        "set_value",
+        json!({"target": "check-box", "value": true, "pid": pid}),
+    );
+    let doc = &r["structuredContent"];
+    assert_eq!(
+        (&doc["outcome"], &doc["dispatched"]),
+        (&json!("refused"), &json!(false)),
+        "{r}"
+    );
+    let resolution = &doc["error"]["resolution"];
+    assert_eq!(
+        (
+            resolution["at_rest"].as_bool(),
+            resolution["reads"].as_u64()
+        ),
+        (Some(true), Some(1)),
+        "{r}"
+    );
+    assert!(
+        doc["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not waited for"),
+        "{r}"
+    );
+    eprintln!(
+        "ambiguous set_value at rest: {:.0} ms at the client",
+        r["ms"].as_f64().unwrap()
+    );
+    wf.assert_alive("a refused set_value");
+
+    // A wait asked for is kept whole, at rest or not, and the answer says so.
+    let r = c.call(
+        "find",
+        json!({"target": "button =\"No such button\"", "pid": pid, "wait_ms": 1200}),
+    );
+    let doc = &r["structuredContent"];
+    assert_eq!(doc["at_rest"], false, "{r}");
+    assert!(doc["waited_ms"].as_u64().unwrap() >= 1200, "{r}");
+    assert!(doc["reads"].as_u64().unwrap() >= 2, "{r}");
+    assert!(
+        r["text"]
+            .as_str()
+            .unwrap()
+            .contains("waited the whole wait_ms"),
+        "{r}"
+    );
+    c.close();
+    wf.assert_alive("the session's end");
+}
+
 /// The fixture app started on a private session bus (its accessibility bus `a11y`), with
 /// its stdin protocol; quit on drop.
 struct PrivateApp {
