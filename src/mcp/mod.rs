@@ -7,6 +7,7 @@
 //! | module | owns |
 //! |---|---|
 //! | `tools` | the catalogue: names, descriptions, annotations, input structs and their schemas |
+//! | `outputs` | every tool's output schema: its document's fields, and the error it may carry |
 //! | `server` | the server's state and the dispatch of a call to its tool |
 //! | `link` | the backend: connected when a call needs it, again after a failed attempt |
 //! | `reply` | results (`structuredContent` + text) and tool-level errors (`kind`, `exit_code`) |
@@ -19,6 +20,7 @@
 
 pub mod element;
 pub mod link;
+pub mod outputs;
 pub mod read;
 pub mod reply;
 pub mod server;
