@@ -1,11 +1,14 @@
 //! `treeglass mcp --backend fixture`: its tool schemas as clients the project did not write see
 //! them. Every answer — errors included — against its tool's `outputSchema`, by the MCP Python
-//! SDK (which validates a result that is not an error itself) and by an independent validator
-//! (Debian's `python3-jsonschema`).
+//! SDK (which validates a result that is not an error itself), by an independent validator
+//! (Debian's `python3-jsonschema`), and by the MCP Inspector's CLI (AJV, which validates every
+//! result that carries structured content); and the Inspector's `--strict` portability lint of
+//! `tools/list`, which must find nothing.
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
-use std::process::Command;
+use std::path::PathBuf;
+use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
@@ -148,4 +151,75 @@ print(json.dumps({"checked": len(d["answers"]), "problems": problems}))
     assert_eq!(report["problems"], json!([]), "{report}");
     let _ = std::fs::remove_dir_all(&dir);
     c.close();
+}
+
+/// The MCP Inspector's command, installed by scripts/install-deps (pinned).
+fn inspector() -> PathBuf {
+    let p = PathBuf::from(format!(
+        "{}/scripts/inspector/node_modules/.bin/mcp-inspector",
+        common::repo()
+    ));
+    assert!(
+        p.exists(),
+        "{} is missing: run scripts/install-deps (it installs the MCP Inspector with npm); \
+         refusing to skip",
+        p.display()
+    );
+    p
+}
+
+/// The Inspector's CLI on `treeglass --backend fixture mcp`, with `args` before the server.
+fn inspect(args: &[&str]) -> Output {
+    Command::new(inspector())
+        .arg("--cli")
+        .args(args)
+        .args(["--format", "json", env!("CARGO_BIN_EXE_treeglass")])
+        .args(["--backend", "fixture", "mcp"])
+        .output()
+        .expect("run the MCP Inspector (node)")
+}
+
+#[test]
+fn the_mcp_inspector_finds_no_portability_problem_and_takes_every_answer() {
+    let o = inspect(&["--method", "tools/list", "--strict"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    let listed: Value = serde_json::from_slice(&o.stdout).unwrap();
+    // Findings would be listed beside the result, and counted on standard error.
+    assert!(listed.get("schemaFindings").is_none(), "{listed}");
+    assert!(
+        !stderr.contains("warning") && !stderr.contains("error"),
+        "{stderr}"
+    );
+    let tools = listed["result"]["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), TOOLS.len());
+    for t in tools {
+        assert!(t["outputSchema"]["properties"].is_object(), "{t}");
+    }
+
+    // Its client checks every answer that carries structured content against the tool's
+    // output schema (AJV), errors included, and fails the call when it does not conform.
+    for (tool, args) in calls() {
+        // The recorder and the clipboard keep state across calls: one server per call here.
+        if matches!(tool, "workflow_record_stop") {
+            continue;
+        }
+        let o = inspect(&[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            tool,
+            "--tool-args-json",
+            &args.to_string(),
+        ]);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        let out: Value = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{tool} {args}: {e}: {stderr}"));
+        let result = &out["result"];
+        assert!(result["structuredContent"].is_object(), "{tool}: {out}");
+        // 0: the call succeeded; 5: the tool answered isError, and said so. Anything else
+        // (a schema violation among them) is the Inspector refusing the answer.
+        let expected = if result["isError"] == true { 5 } else { 0 };
+        assert_eq!(o.status.code(), Some(expected), "{tool} {args}: {stderr}");
+    }
 }
