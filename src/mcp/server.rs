@@ -278,10 +278,17 @@ impl ServerHandler for Server {
                     ))
                 }
             };
-        // Arguments are never logged: they may hold a secret.
+        // Arguments are never logged: they may hold a secret. A verdict or a resolution's
+        // outcome is a word of this server's (`verified`, `ambiguous`, …), never an app's.
+        let outcome = reply
+            .structured
+            .get("outcome")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("-");
         tracing::info!(
             tool = %name,
             exit_code = reply.fault.as_ref().map_or(0, |f| f.kind.exit_code()),
+            outcome,
             ms = started.elapsed().as_secs_f64() * 1000.0,
             "mcp tool call"
         );
