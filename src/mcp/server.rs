@@ -65,12 +65,15 @@ an element token (<snapshot>:<row>) and a suggested target. An answer holds at m
 it: scope the read with root (a token or target), interactive_only, showing_only, query or
 max_depth, or page on with cursor. To act on one element in a big window, find it by target.
 Write with set_value or invoke, by element_token or by target (e.g. check-box \"Subscribe\" in
-group \"Preferences\"). A token is valid only while its snapshot is the newest read of its
+group \"Preferences\"). A target that names no single element on an app at rest is answered after
+one read (ambiguous with candidates, or not found with near misses); give wait_ms to wait for an
+element the app is about to show. A token is valid only while its snapshot is the newest read of its
 window: any later read (get_window_state, find, a write by target) makes it stale, and the error
 names the current snapshot. Verdicts: verified, already, secure (passwords; never echoed),
 mismatch, refused (nothing sent: fix the input) and unconfirmed (terminal: read the tree again
 before anything else; never write again blindly). Errors carry structuredContent.error {kind,
-exit_code, message}.";
+exit_code, message}; while the accessibility backend cannot start, tools that need it answer
+bus_unavailable (doctor says why) and a later call connects once it can.";
 
 /// The `treeglass mcp` server.
 #[derive(Clone)]
