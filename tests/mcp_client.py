@@ -10,10 +10,14 @@ answers each with one JSON line on stdout:
 
     {"op": "list_tools"}
         -> {"tools": [...], "schema_errors": {"NAME": "why", ...}}
-           every inputSchema is checked with jsonschema's Draft 2020-12 meta-schema
+           every inputSchema and outputSchema is checked with jsonschema's Draft 2020-12
+           meta-schema
     {"op": "call", "name": NAME, "arguments": {...}}
         -> {"isError": bool, "structuredContent": ..., "text": "...", "ms": float}
-           ms: request to response, as this client saw it
+           ms: request to response, as this client saw it. The SDK validates a result that
+           is not an error against the tool's outputSchema itself (ClientSession.call_tool):
+           one that does not conform answers {"rpc_error": "RuntimeError: Invalid structured
+           content ..."}
     {"op": "quit"} -> {"ok": true}, then the session closes and the driver exits
 
 A failure of the SDK itself (a JSON-RPC error) answers {"rpc_error": "..."}.
@@ -53,6 +57,8 @@ async def serve(session):
                 for t in tools:
                     try:
                         jsonschema.Draft202012Validator.check_schema(t.input_schema)
+                        if t.output_schema is not None:
+                            jsonschema.Draft202012Validator.check_schema(t.output_schema)
                     except jsonschema.SchemaError as e:
                         errors[t.name] = str(e)
                 out({"tools": [dump(t) for t in tools], "schema_errors": errors})

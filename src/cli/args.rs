@@ -256,6 +256,16 @@ Client configuration (e.g. in an MCP client's server list):
   {\"command\": \"treeglass\", \"args\": [\"mcp\"]}
   {\"command\": \"treeglass\", \"args\": [\"mcp\", \"--backend\", \"fixture\"]}   (the demo app, no bus)
 
+The server answers at once, whatever the state of its backend (by default the platform's own;
+never the demo app in its place): while the backend cannot start (no session bus yet), every
+tool that reads or writes an app answers the error the command line gives (bus_unavailable,
+exit code 4, the same words), doctor says why, and the first call a second after a failed
+attempt connects once it can.
+
+A target that names no single element on an app at rest is answered after one read, without
+waiting; wait_ms waits that long for an element about to appear. Every tool declares an output
+schema, and its structuredContent (errors included) conforms to it.
+
 The server runs until its standard input closes; diagnostics go to --log FILE (never the
 arguments of a call: they may hold a secret). Exit code 0 when the client closed the session.";
 

@@ -100,19 +100,15 @@ async fn run(
         cli.scope.scope().check()?;
         return run_tui(cli.backend.as_deref(), &cli.scope).await.map(text);
     }
+    // The MCP server answers whatever the backend's state: it connects by itself.
+    if let Some(Command::Mcp) = &cli.command {
+        crate::mcp::serve(cli.backend.clone()).await?;
+        return Ok((Printed::Text(String::new()), exit::OK));
+    }
     let backend = pick_backend(cli.backend.as_deref()).await?;
     tracing::debug!(backend = backend.name(), "connected");
     if let Some(reads) = &reads {
         backend.report_reads(reads.clone());
-    }
-    if let Some(Command::Mcp) = &cli.command {
-        let spec = cli.backend.clone();
-        let doctor: crate::mcp::Doctor = Arc::new(move || {
-            let spec = spec.clone();
-            Box::pin(async move { pick::doctor(spec.as_deref()).await })
-        });
-        crate::mcp::serve(backend, doctor).await?;
-        return Ok((Printed::Text(String::new()), exit::OK));
     }
     let session = Session::new(backend.clone()).reporting(reads.clone());
     // One-shot commands that use only the element they resolve (and its path) may let the app

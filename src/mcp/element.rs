@@ -10,7 +10,7 @@ use crate::app::{Kind, Scope, output};
 use crate::backend::Limits;
 use crate::model::{Token, sanitize};
 use crate::selector::Target;
-use crate::session::{Session, TokenRefusal};
+use crate::session::{Fresh, QUIET, Session, TokenRefusal, Wait};
 
 /// Parses a `target` argument: a string in the target language or the JSON object form.
 pub fn parse_target(v: &Json) -> Result<Target, Fault> {
@@ -81,6 +81,50 @@ pub fn token_fault(e: TokenRefusal) -> Fault {
     }
 }
 
+/// How a resolution waits, as on the command line: exactly `wait_ms` when given (at most
+/// 120000), else only while the app is changing, so an ambiguous or missing target on an app
+/// at rest answers after one read and one quiet spell.
+pub fn patience(wait_ms: Option<u64>) -> Wait {
+    locate::patience(wait_ms)
+}
+
+/// Why a resolution that names no single element answered when it did, in a line: not waited
+/// for (the app is at rest), the whole `wait_ms`, or as long as the app kept changing. `None`
+/// for a unique one.
+pub fn wait_note(fresh: &Fresh, wait_ms: Option<u64>) -> Option<String> {
+    if fresh.resolution.unique_row().is_some() {
+        return None;
+    }
+    let reads = crate::model::count(fresh.reads, "read");
+    let ms = fresh.waited.as_millis();
+    Some(if fresh.at_rest {
+        format!(
+            "not waited for: the app sent no event for {} ms after the read ({reads} in {ms} \
+             ms; it is at rest); give wait_ms to wait for an element to appear",
+            QUIET.as_millis()
+        )
+    } else if wait_ms.is_some() {
+        format!("waited the whole wait_ms: {reads} in {ms} ms")
+    } else {
+        format!(
+            "read again while the app kept changing: {reads} in {ms} ms (at most {} s without \
+             wait_ms)",
+            Wait::WhileChanging.limit().as_secs()
+        )
+    })
+}
+
+/// A resolution in MCP's words: the command line's, with `wait_ms` for the wait, and why it
+/// answered when it did.
+pub fn resolution_words(target: &Target, fresh: &Fresh, wait_ms: Option<u64>) -> String {
+    let mut text = output::resolution_text_with(target, fresh, "wait_ms");
+    if let Some(note) = wait_note(fresh, wait_ms) {
+        text.push_str(&note);
+        text.push('\n');
+    }
+    text
+}
+
 /// Locates `el`: a token at once, a target against fresh reads of the scope's window.
 pub async fn locate(
     session: &Session,
@@ -88,12 +132,11 @@ pub async fn locate(
     scope: &Scope,
     wait_ms: Option<u64>,
 ) -> Result<Located, Missed> {
-    let wait = locate::wait(wait_ms);
     locate::locate(
         session,
         el,
         scope,
-        wait.into(),
+        patience(wait_ms),
         &Limits::default(),
         as_reported,
     )
@@ -108,7 +151,11 @@ pub async fn locate(
             refusal: true,
         },
         Some(Unresolved::Target { target, fresh }) => Missed {
-            fault: Fault::from(m.error).with("resolution", output::find_json(&target, &fresh)),
+            fault: Fault::new(
+                m.error.kind,
+                resolution_words(&target, &fresh, wait_ms).trim_end(),
+            )
+            .with("resolution", output::find_json(&target, &fresh)),
             refusal: true,
         },
     })

@@ -3,13 +3,13 @@
 
 use serde_json::Value as Json;
 
-use super::element::parse_target;
+use super::element::{parse_target, patience, resolution_words};
 use super::reply::{Fault, Reply};
 use super::tools::{AuditArgs, FindArgs, WindowStateArgs};
 use crate::app::audit::{self, Audited};
 use crate::app::locate::{self, Found, as_reported};
 use crate::app::scope::{app_gone, read_kept, read_subtree_kept};
-use crate::app::{Kind, output, pick, state};
+use crate::app::{Answer, Kind, output, pick, state};
 use crate::backend::Limits;
 use crate::model::{Snapshot, Truncation};
 use crate::session::Session;
@@ -349,22 +349,26 @@ pub async fn audit(session: &Session, args: &AuditArgs) -> Result<Reply, Fault> 
     ))
 }
 
-/// `find`: `find --json`; not unique is an error with the resolution's exit code.
+/// `find`: `find --json`; not unique is an error with the resolution's exit code. Waits as the
+/// command line does ([`patience`]), and says why it answered when it did.
 pub async fn find(session: &Session, args: &FindArgs) -> Result<Reply, Fault> {
     let target = parse_target(&args.target)?;
     let resolved = locate::look_up(
         session,
         &target,
         &args.scope(),
-        locate::wait(args.wait_ms).into(),
+        patience(args.wait_ms),
         &args.scope().limits(),
         as_reported,
     )
     .await?;
-    Ok(Reply::answer(&Found {
+    let found = Found {
         target: &target,
         fresh: &resolved.fresh,
-    }))
+    };
+    let text = resolution_words(&target, &resolved.fresh, args.wait_ms);
+    let message = text.lines().next().unwrap_or_default().to_string();
+    Ok(Reply::coded(found.json(), text, found.kind(), &message))
 }
 
 #[cfg(test)]

@@ -21,6 +21,15 @@ pub struct Fault {
     pub extra: Map<String, Json>,
 }
 
+/// The finer names an error may carry instead of its kind's (the token refusals), for the
+/// output schemas' list of kinds.
+pub const DETAILS: [&str; 4] = [
+    "stale_token",
+    "unknown_token",
+    "no_such_row",
+    "stale_cursor",
+];
+
 impl Fault {
     pub fn new(kind: Kind, message: impl Into<String>) -> Fault {
         Fault {
@@ -40,7 +49,9 @@ impl Fault {
         self
     }
 
+    /// A finer name than the kind's: one of [`DETAILS`].
     pub fn detail(mut self, name: &'static str) -> Fault {
+        debug_assert!(DETAILS.contains(&name), "{name} is not in DETAILS");
         self.detail = Some(name);
         self
     }

@@ -18,29 +18,29 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::de::DeserializeOwned;
 use serde_json::Value as Json;
 
+use super::link::Link;
 use super::reply::{Fault, Reply};
 use super::tools;
 use crate::app::Kind;
 use crate::doctor::Report;
-use crate::session::Session;
 use crate::workflow::record::Recorder;
 
 /// Runs the diagnosis of the backend the server was started with (`cli::entry` knows which).
 pub type Doctor = Arc<dyn Fn() -> Pin<Box<dyn Future<Output = Report> + Send>> + Send + Sync>;
 
-/// What the server holds for its whole life: the session (snapshots and tokens), the
-/// recorder while one runs, the clipboard it serves.
+/// What the server holds for its whole life: the backend and its session (snapshots and
+/// tokens) once connected, the recorder while one runs, the clipboard it serves.
 pub struct State {
-    pub session: Arc<Session>,
+    pub link: Link,
     recorder: Mutex<Option<Recorder>>,
     clipboard: Mutex<Option<crate::clipboard::Written>>,
     pub doctor: Doctor,
 }
 
 impl State {
-    pub fn new(session: Arc<Session>, doctor: Doctor) -> State {
+    pub fn new(link: Link, doctor: Doctor) -> State {
         State {
-            session,
+            link,
             recorder: Mutex::new(None),
             clipboard: Mutex::new(None),
             doctor,
@@ -65,12 +65,15 @@ an element token (<snapshot>:<row>) and a suggested target. An answer holds at m
 it: scope the read with root (a token or target), interactive_only, showing_only, query or
 max_depth, or page on with cursor. To act on one element in a big window, find it by target.
 Write with set_value or invoke, by element_token or by target (e.g. check-box \"Subscribe\" in
-group \"Preferences\"). A token is valid only while its snapshot is the newest read of its
+group \"Preferences\"). A target that names no single element on an app at rest is answered after
+one read (ambiguous with candidates, or not found with near misses); give wait_ms to wait for an
+element the app is about to show. A token is valid only while its snapshot is the newest read of its
 window: any later read (get_window_state, find, a write by target) makes it stale, and the error
 names the current snapshot. Verdicts: verified, already, secure (passwords; never echoed),
 mismatch, refused (nothing sent: fix the input) and unconfirmed (terminal: read the tree again
 before anything else; never write again blindly). Errors carry structuredContent.error {kind,
-exit_code, message}.";
+exit_code, message}; while the accessibility backend cannot start, tools that need it answer
+bus_unavailable (doctor says why) and a later call connects once it can.";
 
 /// The `treeglass mcp` server.
 #[derive(Clone)]
@@ -100,20 +103,31 @@ fn args<T: DeserializeOwned>(tool: &str, raw: Option<rmcp::model::JsonObject>) -
     })
 }
 
-/// Runs one tool call.
+/// Runs one tool call. A tool that reads or writes an app needs the backend: its arguments
+/// are read first (a bad one is the model's to correct, whatever the backend's state), then
+/// the session is had from the [`Link`] (an error while the backend cannot start).
 pub async fn call(state: Arc<State>, tool: &str, raw: Option<rmcp::model::JsonObject>) -> Reply {
     let s = state.as_ref();
     let result = match tool {
         "list_apps" => match args::<tools::NoArgs>(tool, raw) {
-            Ok(_) => super::read::list_apps(&s.session).await,
+            Ok(_) => match s.link.session().await {
+                Ok(session) => super::read::list_apps(&session).await,
+                Err(f) => Err(f),
+            },
             Err(f) => Err(f),
         },
         "get_window_state" => match args(tool, raw) {
-            Ok(a) => super::read::window_state(&s.session, &a).await,
+            Ok(a) => match s.link.session().await {
+                Ok(session) => super::read::window_state(&session, &a).await,
+                Err(f) => Err(f),
+            },
             Err(f) => Err(f),
         },
         "find" => match args(tool, raw) {
-            Ok(a) => super::read::find(&s.session, &a).await,
+            Ok(a) => match s.link.session().await {
+                Ok(session) => super::read::find(&session, &a).await,
+                Err(f) => Err(f),
+            },
             Err(f) => Err(f),
         },
         "set_value" => match args(tool, raw) {
@@ -142,7 +156,10 @@ pub async fn call(state: Arc<State>, tool: &str, raw: Option<rmcp::model::JsonOb
             Err(f) => Err(f),
         },
         "audit" => match args(tool, raw) {
-            Ok(a) => super::read::audit(&s.session, &a).await,
+            Ok(a) => match s.link.session().await {
+                Ok(session) => super::read::audit(&session, &a).await,
+                Err(f) => Err(f),
+            },
             Err(f) => Err(f),
         },
         "doctor" => match args::<tools::NoArgs>(tool, raw) {
@@ -264,10 +281,17 @@ impl ServerHandler for Server {
                     ))
                 }
             };
-        // Arguments are never logged: they may hold a secret.
+        // Arguments are never logged: they may hold a secret. A verdict or a resolution's
+        // outcome is a word of this server's (`verified`, `ambiguous`, …), never an app's.
+        let outcome = reply
+            .structured
+            .get("outcome")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("-");
         tracing::info!(
             tool = %name,
             exit_code = reply.fault.as_ref().map_or(0, |f| f.kind.exit_code()),
+            outcome,
             ms = started.elapsed().as_secs_f64() * 1000.0,
             "mcp tool call"
         );

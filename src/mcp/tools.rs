@@ -121,8 +121,11 @@ scope_fields! {
         /// The target: its string form or its JSON object form.
         #[schemars(schema_with = "target_schema")]
         pub target: Json,
-        /// How long to wait for the target to resolve to one element, re-reading the tree on
-        /// the app's events (default 10000, at most 120000).
+        /// Wait exactly this long for the target to name one element, re-reading the tree on
+        /// the app's events and every half second (at most 120000): for an element the app is
+        /// about to show. Without it, the tree is read again only while the app is changing:
+        /// an ambiguous or missing target on an app at rest answers after one read and 500 ms
+        /// without an event (at most 10000 of steady change). The answer says which.
         #[serde(default)]
         pub wait_ms: Option<u64>,
     }
@@ -146,7 +149,10 @@ scope_fields! {
         /// How long to read the value back after writing it (default 1500).
         #[serde(default)]
         pub timeout_ms: Option<u64>,
-        /// How long a `target` may take to resolve to one element (default 10000).
+        /// Wait exactly this long for a `target` to name one element (at most 120000): for an
+        /// element the app is about to show. Without it, a target that names no single element
+        /// on an app at rest is refused after one read and 500 ms without an event (nothing
+        /// sent), and one the app is changing is followed for at most 10000.
         #[serde(default)]
         pub wait_ms: Option<u64>,
         /// Send a number outside min–max anyway (the verdict then says `clamped`).
@@ -172,7 +178,10 @@ scope_fields! {
         /// How long to watch for the app's reaction (default 1500).
         #[serde(default)]
         pub timeout_ms: Option<u64>,
-        /// How long a `target` may take to resolve to one element (default 10000).
+        /// Wait exactly this long for a `target` to name one element (at most 120000): for an
+        /// element the app is about to show. Without it, a target that names no single element
+        /// on an app at rest is refused after one read and 500 ms without an event (nothing
+        /// sent), and one the app is changing is followed for at most 10000.
         #[serde(default)]
         pub wait_ms: Option<u64>,
     }
@@ -257,21 +266,21 @@ scope_fields! {
 fn target_schema(_: &mut SchemaGenerator) -> Schema {
     json_schema!({
         "description": "A target: a string such as `check-box \"Subscribe\" [enabled] in group \"Preferences\"` or `=\"Save\"`, or an object {role, query, states, within}.",
-        "oneOf": [
+        "anyOf": [
             { "type": "string", "minLength": 1, "maxLength": 1024 },
             {
                 "type": "object",
                 "properties": {
                     "role": {
                         "description": "A normalised role (button, text, check-box, …) or {\"raw\": toolkit role}.",
-                        "oneOf": [
+                        "anyOf": [
                             { "type": "string" },
                             { "type": "object", "properties": { "raw": { "type": "string" } }, "required": ["raw"] }
                         ]
                     },
                     "query": {
                         "description": "Matched against name, then description, then value: a string (tiered: exact > substring > fuzzy) or {text, mode: exact|substring|fuzzy|tiered}.",
-                        "oneOf": [
+                        "anyOf": [
                             { "type": "string" },
                             {
                                 "type": "object",
@@ -295,26 +304,27 @@ fn target_schema(_: &mut SchemaGenerator) -> Schema {
     })
 }
 
-/// A target or null (an absent one: serde reads null into `None`).
+/// An optional target: the same schema, the property left out of `required` (null, which serde
+/// also reads as absent, is not advertised: see [`strict`]).
 fn optional_target_schema(g: &mut SchemaGenerator) -> Schema {
-    let mut schema = target_schema(g);
-    if let Some(Json::Array(one_of)) = schema.get_mut("oneOf") {
-        one_of.push(serde_json::json!({ "type": "null" }));
-    }
-    schema
+    target_schema(g)
 }
 
 fn value_schema(_: &mut SchemaGenerator) -> Schema {
     json_schema!({
         "description": "The value to write (a secret's is never echoed: only its length).",
-        "type": ["string", "number", "boolean"]
+        "anyOf": [
+            { "type": "string" },
+            { "type": "number" },
+            { "type": "boolean" }
+        ]
     })
 }
 
 fn optional_document_schema(_: &mut SchemaGenerator) -> Schema {
     json_schema!({
         "description": "A workflow document (schemaVersion 1).",
-        "type": ["object", "null"]
+        "type": "object"
     })
 }
 
@@ -368,15 +378,41 @@ fn format_bounds(format: &str) -> Option<(i64, i64)> {
     })
 }
 
-/// Makes a generated schema one a strict draft 2020-12 client takes: only standard formats
-/// (schemars writes `uint32`, `uint64`, `uint`…; what they bound is kept as `minimum` and
-/// `maximum`), and no `default: null` (serde's default for an absent option: that the property
-/// is not required already says it may be left out, and null is not valid in every schema).
+/// Makes a generated schema one a strict draft 2020-12 client takes, and one a client that maps
+/// schemas onto a single-`type` dialect (the OpenAPI subset of some model providers) takes
+/// whole: only standard formats (schemars writes `uint32`, `uint64`, `uint`…; what they bound
+/// is kept as `minimum` and `maximum`); no `default: null`; one `type` per schema. schemars
+/// writes an `Option<T>` as `"type": [T, "null"]`: the null is dropped, since an optional
+/// parameter is one left out of `required` and its absence already means its default (serde
+/// still reads an explicit null as absent). A union of real types becomes `anyOf` branches of
+/// one `type` each.
 fn strict(schema: &mut Json) {
     match schema {
         Json::Object(o) => {
             if o.get("default").is_some_and(Json::is_null) {
                 o.remove("default");
+            }
+            if let Some(Json::Array(types)) = o.get_mut("type") {
+                types.retain(|t| t != "null");
+                let types = std::mem::take(types);
+                o.remove("type");
+                match types.len() {
+                    0 => {}
+                    1 => {
+                        o.insert("type".into(), types.into_iter().next().unwrap_or_default());
+                    }
+                    _ if !o.contains_key("anyOf") => {
+                        let branches = types
+                            .into_iter()
+                            .map(|t| serde_json::json!({ "type": t }))
+                            .collect();
+                        o.insert("anyOf".into(), Json::Array(branches));
+                    }
+                    // Kept as it was: the test of every tool's schema names it.
+                    _ => {
+                        o.insert("type".into(), Json::Array(types));
+                    }
+                }
             }
             let odd = o
                 .get("format")
@@ -422,6 +458,7 @@ fn schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
 
 fn tool<T: JsonSchema + 'static>(name: &'static str, title: &str, text: &str, e: Effect) -> Tool {
     let mut t = Tool::new(name, text.to_string(), schema::<T>());
+    t.output_schema = Some(Arc::new(super::outputs::schema(name)));
     t.title = Some(title.to_string());
     t.annotations = Some(
         ToolAnnotations::with_title(title)
@@ -464,8 +501,9 @@ pub fn all() -> Vec<Tool> {
             "Resolve a target",
             "Resolves a target against a fresh read of the window: unique (with its token), \
              ambiguous (count and candidates), not_found (closest near misses) or incomplete \
-             (the tree was cut short). Waits up to wait_ms for it to become unique. Read-only \
-             for the app; the read supersedes the window's earlier tokens.",
+             (the tree was cut short). An app at rest is read once and answered at once; \
+             wait_ms waits that long for the target to become unique (an element about to \
+             appear). Read-only for the app; the read supersedes the window's earlier tokens.",
             READ_ONLY,
         ),
         tool::<SetValueArgs>(
@@ -605,6 +643,154 @@ mod tests {
         assert!(props.contains_key("element_token") && props.contains_key("target"));
         assert_eq!(set.input_schema["required"], serde_json::json!(["value"]));
         assert_eq!(set.input_schema["additionalProperties"], false);
+    }
+
+    /// What the MCP Inspector's `--strict` reports about a schema (its rules, written again):
+    /// a `type` array, a `$ref` outside the document, a bare boolean where a schema goes, a
+    /// schema that constrains nothing. Paths of what it finds.
+    pub(crate) fn unportable(schema: &Json) -> Vec<String> {
+        const CONSTRAINING: [&str; 37] = [
+            "type",
+            "enum",
+            "const",
+            "multipleOf",
+            "maximum",
+            "exclusiveMaximum",
+            "minimum",
+            "exclusiveMinimum",
+            "maxLength",
+            "minLength",
+            "pattern",
+            "format",
+            "contentMediaType",
+            "contentEncoding",
+            "contentSchema",
+            "maxItems",
+            "minItems",
+            "uniqueItems",
+            "maxContains",
+            "minContains",
+            "maxProperties",
+            "minProperties",
+            "required",
+            "dependentRequired",
+            "allOf",
+            "anyOf",
+            "oneOf",
+            "not",
+            "items",
+            "prefixItems",
+            "contains",
+            "properties",
+            "patternProperties",
+            "additionalProperties",
+            "unevaluatedProperties",
+            "propertyNames",
+            "$ref",
+        ];
+        fn walk(node: &Json, path: String, keyword: Option<&str>, out: &mut Vec<String>) {
+            let o = match node {
+                Json::Bool(_) => {
+                    if !matches!(
+                        keyword,
+                        Some("additionalProperties" | "unevaluatedProperties")
+                    ) {
+                        out.push(format!("{path}: a bare boolean schema"));
+                    }
+                    return;
+                }
+                Json::Object(o) => o,
+                _ => return,
+            };
+            if o.get("type").is_some_and(Json::is_array) {
+                out.push(format!("{path}: type is an array"));
+            }
+            if o.get("type") == Some(&Json::from("null"))
+                && keyword.is_some_and(|k| k == "properties")
+            {
+                out.push(format!("{path}: a property of type null"));
+            }
+            if o.get("$ref")
+                .and_then(Json::as_str)
+                .is_some_and(|r| !r.starts_with('#'))
+            {
+                out.push(format!("{path}: a remote $ref"));
+            }
+            if keyword != Some("not") && !o.keys().any(|k| CONSTRAINING.contains(&k.as_str())) {
+                out.push(format!("{path}: constrains nothing"));
+            }
+            for map in ["properties", "patternProperties", "$defs"] {
+                if let Some(Json::Object(m)) = o.get(map) {
+                    for (k, v) in m {
+                        walk(v, format!("{path}.{map}.{k}"), Some(map), out);
+                    }
+                }
+            }
+            for list in ["allOf", "anyOf", "oneOf", "prefixItems"] {
+                if let Some(Json::Array(a)) = o.get(list) {
+                    for (i, v) in a.iter().enumerate() {
+                        walk(v, format!("{path}.{list}[{i}]"), Some(list), out);
+                    }
+                }
+            }
+            for one in [
+                "items",
+                "not",
+                "additionalProperties",
+                "contains",
+                "propertyNames",
+            ] {
+                if let Some(v) = o.get(one) {
+                    walk(v, format!("{path}.{one}"), Some(one), out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(schema, String::new(), None, &mut out);
+        out
+    }
+
+    #[test]
+    fn every_schema_is_portable_one_type_per_schema_and_no_null_parameter() {
+        for t in all() {
+            let input = Json::Object((*t.input_schema).clone());
+            assert_eq!(unportable(&input), Vec::<String>::new(), "{} input", t.name);
+            let text = input.to_string();
+            assert!(!text.contains("\"null\""), "{}: {text}", t.name);
+            let output = Json::Object((*t.output_schema.clone().unwrap()).clone());
+            assert_eq!(
+                unportable(&output),
+                Vec::<String>::new(),
+                "{} output",
+                t.name
+            );
+            assert_eq!(output["type"], "object", "{}", t.name);
+            // Both are JSON Schema draft 2020-12 a validator compiles.
+            assert!(jsonschema::draft202012::new(&input).is_ok(), "{}", t.name);
+            assert!(jsonschema::draft202012::new(&output).is_ok(), "{}", t.name);
+        }
+        // What schemars writes for an optional parameter, and for a union of real types.
+        let mut s = serde_json::json!({"properties": {
+            "a": {"type": ["string", "null"]},
+            "b": {"type": ["integer", "null"], "minimum": 0},
+            "c": {"type": ["string", "number"]}
+        }});
+        strict(&mut s);
+        assert_eq!(s["properties"]["a"], serde_json::json!({"type": "string"}));
+        assert_eq!(
+            s["properties"]["b"],
+            serde_json::json!({"type": "integer", "minimum": 0})
+        );
+        assert_eq!(
+            s["properties"]["c"],
+            serde_json::json!({"anyOf": [{"type": "string"}, {"type": "number"}]})
+        );
+        // The rules find what they are for.
+        let bad = serde_json::json!({"type": "object", "properties": {
+            "a": {"type": ["string", "null"]}, "b": {"description": "x"}, "c": true,
+            "d": {"$ref": "https://example.com/s.json"}
+        }});
+        assert_eq!(unportable(&bad).len(), 4, "{:?}", unportable(&bad));
     }
 
     #[test]

@@ -137,13 +137,8 @@ pub async fn run(state: &State, args: &RunArgs) -> Result<Reply, Fault> {
         Ok(wf) => wf,
         Err(not_run) => return Ok(Reply::answer(&not_run)),
     };
-    let run = use_case::run(
-        state.session.clone(),
-        &args.scope(),
-        &file,
-        wf,
-        args.inputs.clone(),
-    )
-    .await?;
+    // Nothing is connected for a workflow that is refused (as `workflow run` does).
+    let session = state.link.session().await?;
+    let run = use_case::run(session, &args.scope(), &file, wf, args.inputs.clone()).await?;
     Ok(Reply::answer(&run))
 }

@@ -91,7 +91,8 @@ pub async fn set_value(state: &State, args: &SetValueArgs) -> Result<Reply, Faul
         "(not echoed, {})",
         crate::model::count(value.chars().count(), "char")
     );
-    let at = match locate(&state.session, &el, &args.scope(), args.wait_ms).await {
+    let session = state.link.session().await?;
+    let at = match locate(&session, &el, &args.scope(), args.wait_ms).await {
         Ok(l) => l,
         Err(m) => return Ok(unlocated(&el, m, &placeholder)),
     };
@@ -101,7 +102,7 @@ pub async fn set_value(state: &State, args: &SetValueArgs) -> Result<Reply, Faul
         ..WriteOptions::default()
     };
     let act = Act::Set(&value);
-    let w = write(&state.session, &at, act, &opts, false, record(state, act)).await;
+    let w = write(&session, &at, act, &opts, false, record(state, act)).await;
     Ok(verdict(w))
 }
 
@@ -109,7 +110,8 @@ pub async fn set_value(state: &State, args: &SetValueArgs) -> Result<Reply, Faul
 pub async fn invoke(state: &State, args: &InvokeArgs) -> Result<Reply, Fault> {
     let el = element(args.element_token.as_deref(), args.target.as_ref())?;
     let action = args.action.as_deref();
-    let at = match locate(&state.session, &el, &args.scope(), args.wait_ms).await {
+    let session = state.link.session().await?;
+    let at = match locate(&session, &el, &args.scope(), args.wait_ms).await {
         Ok(l) => l,
         Err(m) => {
             return Ok(unlocated(&el, m, action.unwrap_or("(default action)")));
@@ -120,7 +122,7 @@ pub async fn invoke(state: &State, args: &InvokeArgs) -> Result<Reply, Fault> {
         ..WriteOptions::default()
     };
     let act = Act::Invoke(action);
-    let w = write(&state.session, &at, act, &opts, false, record(state, act)).await;
+    let w = write(&session, &at, act, &opts, false, record(state, act)).await;
     Ok(verdict(w))
 }
 

@@ -38,6 +38,12 @@ impl McpClient {
     /// Starts `treeglass mcp` with `args` (e.g. `["--backend", "atspi"]`), logging at trace
     /// level into the session's directory.
     pub fn start(tag: &str, args: &[&str]) -> McpClient {
+        McpClient::start_env(tag, args, &[])
+    }
+
+    /// [`McpClient::start`] with the environment changed: `(name, Some(value))` sets a
+    /// variable, `(name, None)` removes it (for the client and the server it starts).
+    pub fn start_env(tag: &str, args: &[&str], env: &[(&str, Option<&str>)]) -> McpClient {
         let dir = std::env::temp_dir().join(format!(
             "tg-mcp-{tag}-{}-{}",
             std::process::id(),
@@ -47,7 +53,14 @@ impl McpClient {
         std::fs::create_dir_all(&dir).expect("scratch directory");
         // The server's output passes through tee, so the test sees exactly what it wrote.
         let script = r#"exec 2>>"$TG_ERR"; "$TG" "$@" | tee -a "$TG_OUT""#;
-        let mut child = Command::new(python())
+        let mut cmd = Command::new(python());
+        for (name, value) in env {
+            match value {
+                Some(v) => cmd.env(name, v),
+                None => cmd.env_remove(name),
+            };
+        }
+        let mut child = cmd
             .arg(format!("{}/tests/mcp_client.py", super::repo()))
             .arg("/bin/sh")
             .arg("-c")

@@ -423,3 +423,311 @@ fn verdicts_that_fail_are_tool_errors_with_the_cli_exit_codes() {
     c.close();
     assert_alive(&mut app, "the session's end");
 }
+
+/// An ambiguous or missing target on an app at rest is answered after one read, without the
+/// wait a `wait_ms` asks for; the answer says it did not wait, and why. gtk4-widget-factory,
+/// a real app the tests do not drive, at rest.
+#[test]
+fn on_an_app_at_rest_find_and_set_value_answer_without_waiting_and_say_so() {
+    use common::matrix::{Kit, MatrixApp};
+    let _turn = common::turn::shared();
+    let mut wf = MatrixApp::start(Kit::Gtk4);
+    let mut c = server();
+    let pid = json!(wf.pid);
+    let r = c.call("find", json!({"target": "check-box", "pid": pid}));
+    let doc = &r["structuredContent"];
+    assert_eq!(doc["error"]["kind"], "ambiguous", "{r}");
+    assert_eq!(
+        (doc["at_rest"].as_bool(), doc["reads"].as_u64()),
+        (Some(true), Some(1)),
+        "{r}"
+    );
+    let text = r["text"].as_str().unwrap();
+    assert!(
+        text.contains("not waited for") && text.contains("wait_ms"),
+        "{text}"
+    );
+    eprintln!(
+        "ambiguous find at rest: {:.0} ms at the client",
+        r["ms"].as_f64().unwrap()
+    );
+    wf.assert_alive("an ambiguous find");
+
+    let r = c.call(
+        "find",
+        json!({"target": "button =\"No such button\"", "pid": pid}),
+    );
+    let doc = &r["structuredContent"];
+    assert_eq!(doc["error"]["kind"], "not_found", "{r}");
+    assert_eq!(
+        (doc["at_rest"].as_bool(), doc["reads"].as_u64()),
+        (Some(true), Some(1)),
+        "{r}"
+    );
+    eprintln!(
+        "missing find at rest: {:.0} ms at the client",
+        r["ms"].as_f64().unwrap()
+    );
+
+    // A write by such a target is refused the same way: nothing sent, one read.
+    let r = c.call(
+        "set_value",
+        json!({"target": "check-box", "value": true, "pid": pid}),
+    );
+    let doc = &r["structuredContent"];
+    assert_eq!(
+        (&doc["outcome"], &doc["dispatched"]),
+        (&json!("refused"), &json!(false)),
+        "{r}"
+    );
+    let resolution = &doc["error"]["resolution"];
+    assert_eq!(
+        (
+            resolution["at_rest"].as_bool(),
+            resolution["reads"].as_u64()
+        ),
+        (Some(true), Some(1)),
+        "{r}"
+    );
+    assert!(
+        doc["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not waited for"),
+        "{r}"
+    );
+    eprintln!(
+        "ambiguous set_value at rest: {:.0} ms at the client",
+        r["ms"].as_f64().unwrap()
+    );
+    wf.assert_alive("a refused set_value");
+
+    // A wait asked for is kept whole, at rest or not, and the answer says so.
+    let r = c.call(
+        "find",
+        json!({"target": "button =\"No such button\"", "pid": pid, "wait_ms": 1200}),
+    );
+    let doc = &r["structuredContent"];
+    assert_eq!(doc["at_rest"], false, "{r}");
+    assert!(doc["waited_ms"].as_u64().unwrap() >= 1200, "{r}");
+    assert!(doc["reads"].as_u64().unwrap() >= 2, "{r}");
+    assert!(
+        r["text"]
+            .as_str()
+            .unwrap()
+            .contains("waited the whole wait_ms"),
+        "{r}"
+    );
+    c.close();
+    wf.assert_alive("the session's end");
+}
+
+/// The fixture app started on a private session bus (its accessibility bus `a11y`), with
+/// its stdin protocol; quit on drop.
+struct PrivateApp {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl PrivateApp {
+    fn start(name: &str, session: &str, a11y: &str) -> PrivateApp {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new("/usr/bin/python3")
+            .arg(format!("{}/tests/fixture_app.py", common::repo()))
+            .args(["--name", name])
+            .env("DBUS_SESSION_BUS_ADDRESS", session)
+            .env("AT_SPI_BUS_ADDRESS", a11y)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("start the GTK fixture app");
+        let stdin = child.stdin.take().unwrap();
+        let out = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for l in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+                if tx.send(l).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut app = PrivateApp {
+            child,
+            stdin,
+            lines,
+        };
+        let ready = app.line();
+        assert!(ready.contains("\"ready\""), "{ready}");
+        app
+    }
+
+    fn line(&mut self) -> String {
+        self.lines
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .unwrap_or_else(|_| {
+                panic!("the fixture app said nothing ({:?})", self.child.try_wait())
+            })
+    }
+
+    fn state(&mut self) -> Value {
+        use std::io::Write;
+        writeln!(self.stdin, "state").unwrap();
+        serde_json::from_str(&self.line()).unwrap()
+    }
+}
+
+impl Drop for PrivateApp {
+    fn drop(&mut self) {
+        common::quit_child(&mut self.stdin, &mut self.child);
+    }
+}
+
+/// The processes whose environment names `needle` (the private bus and what it started).
+fn processes_naming(needle: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        if environ
+            .windows(needle.len())
+            .any(|w| w == needle.as_bytes())
+        {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// `treeglass mcp` started before its session bus exists: it answers, says the bus is not
+/// there, and a call after the bus appears connects (no restart); an app that starts then is
+/// listed and written to.
+#[test]
+fn a_session_bus_that_appears_after_the_server_started_is_connected_by_a_later_call() {
+    let _turn = common::turn::shared();
+    common::require_stack();
+    let dir = std::env::temp_dir().join(format!(
+        "tg-late-bus-{}-{}",
+        std::process::id(),
+        common::next_id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let address = format!("unix:path={}/bus", dir.display());
+    // No --backend: the platform's own. Its session bus is not there yet.
+    let env = [
+        ("DBUS_SESSION_BUS_ADDRESS", Some(address.as_str())),
+        ("AT_SPI_BUS_ADDRESS", None),
+        ("A11Y_BUS_ADDRESS", None),
+    ];
+    let mut c = McpClient::start_env("late", &[], &env);
+    assert_eq!(c.list_tools()["tools"].as_array().unwrap().len(), 13);
+    let r = c.call("list_apps", json!({}));
+    let e = &r["structuredContent"]["error"];
+    assert_eq!(e["kind"], "bus_unavailable", "{r}");
+    assert!(
+        e["message"].as_str().unwrap().contains("session bus"),
+        "{r}"
+    );
+    let doctor = c.call("doctor", json!({}));
+    assert_eq!(doctor["structuredContent"]["healthy"], false, "{doctor}");
+
+    // What the bus starts (the accessibility bus launcher) keeps to its own runtime directory
+    // and no display: the launcher of the session's own bus puts its socket in
+    // $XDG_RUNTIME_DIR/at-spi and its address on the X root window, which a second one would
+    // take over (and remove when it exits).
+    let runtime = dir.join("run");
+    std::fs::create_dir_all(&runtime).unwrap();
+    std::fs::set_permissions(
+        &runtime,
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )
+    .unwrap();
+    let mut bus = std::process::Command::new("dbus-daemon")
+        .args(["--session", "--nofork", "--nopidfile"])
+        .arg(format!("--address={address}"))
+        .env("DBUS_SESSION_BUS_ADDRESS", &address)
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .env_remove("AT_SPI_BUS_ADDRESS")
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("dbus-daemon");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !dir.join("bus").exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the private bus never came up"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // The first call after the back-off the error named connects: no polling.
+    let retry = e["retry_after_ms"].as_u64().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(retry));
+    let apps = c.ok("list_apps", json!({}));
+    assert_eq!(apps["backend"], "atspi", "{apps}");
+    assert_eq!(apps["apps"], json!([]), "a new bus has no apps yet: {apps}");
+
+    // An app that starts on it is listed, and a write to it lands (its own state says so).
+    let a11y = std::process::Command::new("dbus-send")
+        .arg(format!("--bus={address}"))
+        .args([
+            "--print-reply=literal",
+            "--dest=org.a11y.Bus",
+            "/org/a11y/bus",
+        ])
+        .arg("org.a11y.Bus.GetAddress")
+        .output()
+        .unwrap();
+    common::assert_ok(&a11y, "org.a11y.Bus.GetAddress");
+    let a11y = String::from_utf8_lossy(&a11y.stdout).trim().to_string();
+    let name = format!("tgfix-late-{}", std::process::id());
+    let mut app = PrivateApp::start(&name, &address, &a11y);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let apps = c.ok("list_apps", json!({}));
+        if apps["apps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["name"] == name.as_str())
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{name} never registered: {apps}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let v = c.ok(
+        "set_value",
+        json!({"app": format!("^{name}$"), "target": "text \"Full name\"", "value": "Late Bus"}),
+    );
+    assert_eq!(v["outcome"], "verified", "{v}");
+    assert_eq!(app.state()["full_name"], "Late Bus");
+    c.close();
+    drop(app);
+
+    // Everything the private bus started goes with it.
+    let _ = std::process::Command::new("kill")
+        .arg(bus.id().to_string())
+        .status();
+    let _ = bus.wait();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let left = processes_naming(&address);
+        if left.is_empty() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still running on the private bus: {left:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

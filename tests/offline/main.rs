@@ -18,6 +18,8 @@ mod hostile_output;
 mod junit;
 mod mcp_fixture;
 mod mcp_raw;
+mod mcp_schemas;
+mod mcp_unavailable;
 mod readme_quickstart;
 mod target_fuzz;
 mod target_parse;

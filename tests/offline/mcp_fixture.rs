@@ -468,3 +468,70 @@ fn a_workflow_recorded_through_the_tools_replays_with_the_cli() {
         .collect();
     assert_eq!(outcomes, ["verified"; 4], "{report:#}");
 }
+
+#[test]
+fn a_target_on_an_app_at_rest_is_answered_after_one_read_and_a_wait_asked_for_is_kept() {
+    let mut c = fixture();
+    let r = c.call("find", json!({"target": "check-box"}));
+    let doc = &r["structuredContent"];
+    assert_eq!(error_of(&r)["kind"], "ambiguous", "{r}");
+    assert_eq!(
+        (&doc["at_rest"], &doc["reads"]),
+        (&json!(true), &json!(1)),
+        "{r}"
+    );
+    let text = r["text"].as_str().unwrap();
+    assert!(
+        text.contains("not waited for") && text.contains("give wait_ms"),
+        "{text}"
+    );
+    let r = c.call("find", json!({"target": "button =\"Nope\""}));
+    let doc = &r["structuredContent"];
+    assert_eq!(error_of(&r)["kind"], "not_found", "{r}");
+    assert_eq!(
+        (&doc["at_rest"], &doc["reads"]),
+        (&json!(true), &json!(1)),
+        "{r}"
+    );
+    // MCP's words for the wait, not the command line's.
+    let text = r["text"].as_str().unwrap();
+    assert!(
+        text.contains("wait_ms waits for it to appear") && !text.contains("--wait-ms"),
+        "{text}"
+    );
+    // A write by such a target: refused after one read, nothing sent, and it says why.
+    let r = c.call("set_value", json!({"target": "check-box", "value": true}));
+    let doc = &r["structuredContent"];
+    assert_eq!(doc["dispatched"], false, "{r}");
+    let e = error_of(&r);
+    assert_eq!(
+        (&e["resolution"]["at_rest"], &e["resolution"]["reads"]),
+        (&json!(true), &json!(1)),
+        "{r}"
+    );
+    assert!(
+        e["message"].as_str().unwrap().contains("not waited for"),
+        "{r}"
+    );
+    // A wait asked for is kept whole.
+    let r = c.call(
+        "find",
+        json!({"target": "button =\"Nope\"", "wait_ms": 700}),
+    );
+    let doc = &r["structuredContent"];
+    assert_eq!(doc["at_rest"], false, "{r}");
+    assert!(doc["waited_ms"].as_u64().unwrap() >= 700, "{r}");
+    assert!(doc["reads"].as_u64().unwrap() >= 2, "{r}");
+    assert!(
+        r["text"]
+            .as_str()
+            .unwrap()
+            .contains("waited the whole wait_ms"),
+        "{r}"
+    );
+    // A unique target says nothing about waiting.
+    let r = c.call("find", json!({"target": "button \"Save\""}));
+    assert_eq!(r["isError"], false, "{r}");
+    assert!(!r["text"].as_str().unwrap().contains("wait"), "{r}");
+    c.close();
+}

@@ -72,8 +72,14 @@ pub fn resolution_json(r: &Resolution, snap: &Snapshot) -> Json {
     v
 }
 
-/// Human form of a resolution.
+/// Human form of a resolution, as the command line words it.
 pub fn resolution_text(target: &Target, fresh: &Fresh) -> String {
+    resolution_text_with(target, fresh, "--wait-ms MS")
+}
+
+/// Human form of a resolution; `wait_option` is how the front end asks for a wait (the command
+/// line's `--wait-ms MS`, MCP's `wait_ms`).
+pub fn resolution_text_with(target: &Target, fresh: &Fresh, wait_option: &str) -> String {
     let mut out = String::new();
     let t = target.to_string();
     // A narrowed snapshot holds the element's path alone: nothing suggested from it would be
@@ -117,7 +123,7 @@ pub fn resolution_text(target: &Target, fresh: &Fresh) -> String {
             near_misses,
             fuzzy_only,
         } => {
-            let after = waited(fresh);
+            let after = waited(fresh, wait_option);
             if *fuzzy_only {
                 out.push_str(&format!(
                     "not found: nothing matches {t} exactly or as a substring ({after}); a \
@@ -169,14 +175,16 @@ pub fn resolution_text(target: &Target, fresh: &Fresh) -> String {
 /// How long a resolution read and waited, and why it stopped waiting when the app was at
 /// rest: "after 2 reads in 1204 ms", or "after 1 read in 503 ms; the app is at rest: --wait-ms
 /// waits for it to appear".
-fn waited(fresh: &Fresh) -> String {
+fn waited(fresh: &Fresh, wait_option: &str) -> String {
     let mut s = format!(
         "after {} in {} ms",
         crate::model::count(fresh.reads, "read"),
         fresh.waited.as_millis()
     );
     if fresh.at_rest {
-        s.push_str("; the app is at rest: --wait-ms MS waits for it to appear");
+        s.push_str(&format!(
+            "; the app is at rest: {wait_option} waits for it to appear"
+        ));
     }
     s
 }
@@ -240,5 +248,7 @@ pub fn find_json(target: &Target, fresh: &Fresh) -> Json {
     v["snapshot"] = fresh.snapshot.id.to_string().into();
     v["reads"] = fresh.reads.into();
     v["waited_ms"] = (fresh.waited.as_millis() as u64).into();
+    // The wait ended because the app was at rest: nothing was waited for.
+    v["at_rest"] = fresh.at_rest.into();
     v
 }
