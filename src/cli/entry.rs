@@ -241,10 +241,7 @@ pub fn main() -> ! {
             let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
             cli::finish(code, cli::emit(printed, &mut out))
         }
-        Err(e) => {
-            cli::warn(&e.message);
-            cli::code(Some(e.kind))
-        }
+        Err(e) => cli::fail(&e),
     };
     std::process::exit(code);
 }
