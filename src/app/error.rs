@@ -13,7 +13,7 @@ pub enum Kind {
     Usage,
     /// No such app, window or element.
     NoSuch,
-    /// No accessibility bus (or API).
+    /// No accessibility bus (or API): the platform's backend did not start.
     BusUnavailable,
     /// A token refused: stale, or not issued by this process.
     Token,
@@ -105,7 +105,10 @@ impl Kind {
             Kind::Error => "any other error",
             Kind::Usage => "bad arguments",
             Kind::NoSuch => "no such app, window or element",
-            Kind::BusUnavailable => "accessibility bus unavailable",
+            Kind::BusUnavailable => {
+                "no accessibility: the platform's own backend (or the one `--backend` names) did \
+                 not start"
+            }
             Kind::Token => "token refused (stale, or not issued by this process)",
             Kind::AppGone => {
                 "the app exited (or dropped its accessibility connection) during the command"

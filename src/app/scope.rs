@@ -136,13 +136,14 @@ async fn pick_any(backend: &dyn Backend, scope: &Scope) -> Result<(AppInfo, Node
             return Err(Error::new(
                 Kind::NoSuch,
                 format!(
-                    "no application matches{}; applications on the bus:\n{}",
+                    "no application matches{}; applications {}:\n{}",
                     scope
                         .app
                         .as_deref()
                         .map(|a| format!(" --app {}", crate::model::quoted(a, 100)))
                         .or(scope.pid.map(|p| format!(" --pid {p}")))
                         .unwrap_or_default(),
+                    crate::backend::pick::where_apps_are(backend),
                     list(&all)
                 ),
             ));

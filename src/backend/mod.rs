@@ -88,8 +88,9 @@ pub struct AuditReads {
 /// What went wrong talking to an accessibility backend.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum BackendError {
-    /// No accessibility bus (or API) could be reached.
-    #[error("accessibility bus unavailable: {0}")]
+    /// No accessibility bus (or API) could be reached. Said in the platform's words
+    /// ([`pick::UNAVAILABLE`]).
+    #[error("{unavailable}: {0}", unavailable = pick::UNAVAILABLE)]
     Unavailable(String),
     /// The element is gone (the app removed it); the app itself is still there.
     #[error("element vanished: {0}")]
@@ -100,7 +101,7 @@ pub enum BackendError {
     #[error("the application ({app}) exited or dropped its accessibility connection")]
     AppGone { app: String, delivered: bool },
     /// A call did not answer before its deadline; a write may still land.
-    #[error("timed out after {ms} ms: {what}")]
+    #[error("timed out{}: {what}", after_ms(*ms))]
     Timeout { what: String, ms: u64 },
     /// The application still owns its bus name (it is running and registered) but answered
     /// nothing for `ms`: busy or hung. Not "gone": it usually comes back on its own.
@@ -144,6 +145,15 @@ pub enum BackendError {
     /// The backend answered with an error.
     #[error("{0}")]
     Failed(String),
+}
+
+/// ` after N ms`, or nothing where the time is not known (0: a platform's own timeout).
+fn after_ms(ms: u64) -> String {
+    if ms == 0 {
+        String::new()
+    } else {
+        format!(" after {ms} ms")
+    }
 }
 
 impl BackendError {

@@ -1,5 +1,17 @@
 //! Where a concrete backend is chosen: the names `--backend` takes, the platform's own, and
 //! the diagnosis of each. A new platform is a folder under `backend/` and its lines here.
+//!
+//! The platform's own backend is AT-SPI on Linux, UI Automation on Windows, the Accessibility
+//! API on macOS: the default of every command, `doctor` and `mcp` alike. The demo app stands in
+//! only where the platform has no accessibility at all ([`Platform::None`]), which each platform
+//! decides for itself:
+//! - Linux: no accessibility bus could be reached (no session bus, no AT-SPI bus, or it did not
+//!   answer);
+//! - Windows: no UI Automation client can be created (`CoCreateInstance(CUIAutomation)` answers
+//!   `REGDB_E_CLASSNOTREG`, as under Wine 8). A client that is there and refuses something is
+//!   the backend, with what it refused said; one that fails to start is an error;
+//! - macOS: never. The Accessibility API is always there; a process not allowed to use it is
+//!   told which switch to turn on (an error), not shown a demo.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -38,12 +50,102 @@ pub async fn named(spec: &str) -> Result<Arc<dyn Backend>, PickError> {
     }
 }
 
-/// The platform's own accessibility backend (AT-SPI on Linux), with no fallback.
-pub async fn platform() -> Result<Arc<dyn Backend>, PickError> {
-    connect_atspi().await
+/// What the platform's own backend came to.
+pub enum Platform {
+    /// It connected.
+    Backend(Arc<dyn Backend>),
+    /// The platform has no accessibility at all: `what` is missing (`no accessibility bus`),
+    /// `why` says how it failed.
+    None { what: &'static str, why: String },
 }
 
-/// The demo app, for when there is no accessibility bus.
+/// How "no accessibility" is said on this platform, in errors of its backend
+/// ([`BackendError::Unavailable`]).
+pub const UNAVAILABLE: &str = if cfg!(windows) {
+    "UI Automation unavailable"
+} else if cfg!(target_os = "macos") {
+    "the macOS Accessibility API unavailable"
+} else {
+    "accessibility bus unavailable"
+};
+
+/// Where the platform's applications are, in messages that list them (`no applications on the
+/// accessibility bus`).
+pub const APPS_ARE: &str = if cfg!(windows) {
+    "with a top-level window"
+} else if cfg!(target_os = "macos") {
+    "with a window"
+} else {
+    "on the accessibility bus"
+};
+
+/// What the inspector says when no application has a window to open.
+pub const NO_WINDOW: &str = if cfg!(windows) {
+    "no application with a top-level window"
+} else if cfg!(target_os = "macos") {
+    "no application with a window"
+} else {
+    "no application with a window on the bus"
+};
+
+/// [`APPS_ARE`] for `backend`: a backend that simulates its apps says so instead.
+pub fn where_apps_are(backend: &dyn Backend) -> &'static str {
+    if backend.is_demo() {
+        "in the fixture"
+    } else {
+        APPS_ARE
+    }
+}
+
+/// The platform's own accessibility backend; [`Platform::None`] where the platform has none at
+/// all (see the module's list), an error where it has one that failed.
+pub async fn platform() -> Result<Platform, PickError> {
+    platform_backend().await
+}
+
+#[cfg(target_os = "linux")]
+async fn platform_backend() -> Result<Platform, PickError> {
+    // Every failure to reach the bus means no accessibility here: the demo, with why.
+    Ok(
+        match super::atspi::AtspiBackend::connect(CONNECT_TIMEOUT).await {
+            Ok(b) => Platform::Backend(Arc::new(b)),
+            Err(e) => Platform::None {
+                what: "no accessibility bus",
+                why: e.to_string(),
+            },
+        },
+    )
+}
+
+#[cfg(windows)]
+async fn platform_backend() -> Result<Platform, PickError> {
+    use super::uia::StartError;
+    match super::uia::UiaBackend::connect(CONNECT_TIMEOUT).await {
+        Ok(b) => Ok(Platform::Backend(Arc::new(b))),
+        Err(StartError::NoClient(refused)) => Ok(Platform::None {
+            what: "no UI Automation client",
+            why: refused.describe(),
+        }),
+        Err(StartError::Failed(e)) => Err(PickError::Backend(e)),
+    }
+}
+
+#[cfg(target_os = "macos")]
+async fn platform_backend() -> Result<Platform, PickError> {
+    connect_ax().await.map(Platform::Backend)
+}
+
+#[cfg(not(any(target_os = "linux", windows, target_os = "macos")))]
+async fn platform_backend() -> Result<Platform, PickError> {
+    Ok(Platform::None {
+        what: "no accessibility backend for this system",
+        why: "treeglass reads AT-SPI on Linux, UI Automation on Windows and the Accessibility \
+              API on macOS"
+            .into(),
+    })
+}
+
+/// The demo app, for when the platform has no accessibility at all.
 pub fn demo() -> Arc<dyn Backend> {
     Arc::new(FixtureBackend::demo())
 }
@@ -75,7 +177,11 @@ async fn connect_atspi() -> Result<Arc<dyn Backend>, PickError> {
 /// Windows UI Automation (implemented, not yet verified on Windows).
 #[cfg(windows)]
 async fn connect_uia() -> Result<Arc<dyn Backend>, PickError> {
-    connected(super::uia::UiaBackend::connect(CONNECT_TIMEOUT).await)
+    connected(
+        super::uia::UiaBackend::connect(CONNECT_TIMEOUT)
+            .await
+            .map_err(BackendError::from),
+    )
 }
 
 #[cfg(not(windows))]
@@ -98,7 +204,7 @@ async fn connect_ax() -> Result<Arc<dyn Backend>, PickError> {
     ))
 }
 
-/// The diagnosis for `--backend` (by default the platform's accessibility stack).
+/// The diagnosis for `--backend` (by default the platform's own backend).
 pub async fn doctor(spec: Option<&str>) -> crate::doctor::Report {
     use crate::doctor::{Check, Report, Status};
     match spec {
@@ -107,7 +213,7 @@ pub async fn doctor(spec: Option<&str>) -> crate::doctor::Report {
             checks: vec![Check::new(
                 "backend",
                 Status::Ok,
-                "the fixture backend needs no accessibility bus",
+                "the fixture backend needs no platform accessibility (no bus, no client)",
             )],
             apps: vec![],
         },
@@ -126,6 +232,19 @@ pub async fn doctor(spec: Option<&str>) -> crate::doctor::Report {
                 )],
                 apps: vec![],
             }),
+        #[cfg(target_os = "macos")]
+        None | Some("ax") => {
+            let started = super::ax::AxBackend::connect(CONNECT_TIMEOUT).await;
+            let apps = match &started {
+                Ok(b) => Some(
+                    b.apps()
+                        .await
+                        .map(|apps| apps.iter().filter(|a| !a.windows.is_empty()).count()),
+                ),
+                Err(_) => None,
+            };
+            super::ax::doctor::report(started.map(drop), apps)
+        }
         Some(other) => Report {
             backend: other.to_string(),
             checks: vec![Check::new(
@@ -135,7 +254,7 @@ pub async fn doctor(spec: Option<&str>) -> crate::doctor::Report {
             )],
             apps: vec![],
         },
-        #[cfg(not(any(target_os = "linux", windows)))]
+        #[cfg(not(any(target_os = "linux", windows, target_os = "macos")))]
         None => Report {
             backend: "none".into(),
             checks: vec![Check::new(

@@ -82,15 +82,18 @@ pub struct ThreadBackend<W: Worker> {
 
 impl<W: Worker> ThreadBackend<W> {
     /// Starts the worker's thread, makes the worker there with `start` (given the event sender
-    /// and the per-call deadline), and waits up to `timeout` for it.
-    pub async fn start<F>(timeout: Duration, start: F) -> Result<Self, BackendError>
+    /// and the per-call deadline), and waits up to `timeout` for it. `start`'s error is the
+    /// platform's own (UIA tells a system with no client at all from one that failed); the
+    /// thread's failures become it through `From<BackendError>`.
+    pub async fn start<F, E>(timeout: Duration, start: F) -> Result<Self, E>
     where
-        F: FnOnce(broadcast::Sender<Event>, Duration) -> Result<W, BackendError> + Send + 'static,
+        F: FnOnce(broadcast::Sender<Event>, Duration) -> Result<W, E> + Send + 'static,
+        E: From<BackendError> + Send + 'static,
     {
         let call_timeout = Limits::default().call_timeout;
         let (jobs, rx) = mpsc::channel::<Job<W>>();
         let (events, _) = broadcast::channel(4096);
-        let (ready_tx, ready_rx) = oneshot::channel::<Result<(), BackendError>>();
+        let (ready_tx, ready_rx) = oneshot::channel::<Result<(), E>>();
         let tx = events.clone();
         let handle = std::thread::Builder::new()
             .name(format!("treeglass-{}", W::NAME))
@@ -121,13 +124,15 @@ impl<W: Worker> ThreadBackend<W> {
                 Err(BackendError::Unavailable(format!(
                     "the {} thread stopped while starting",
                     thread::<W>()
-                )))
+                ))
+                .into())
             }
             Err(_) => Err(BackendError::Unavailable(format!(
                 "{} within {} ms",
                 W::SILENT,
                 timeout.as_millis()
-            ))),
+            ))
+            .into()),
         }
     }
 

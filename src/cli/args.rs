@@ -13,7 +13,8 @@ Exit codes:
   1   other error
   2   bad arguments
   3   no such app, window or element
-  4   accessibility bus unavailable (when --backend names the platform's own)
+  4   no accessibility: the platform's own backend (or the one --backend names) did not
+      start; where the platform has none at all, the default is the demo app instead
   5   token refused (stale, or not issued by this process)
   6   the application exited or dropped its accessibility connection during the command
   7   doctor: problems found
@@ -33,16 +34,20 @@ Exit codes:
 
 /// treeglass — an inspector for desktop accessibility trees with verified writes.
 ///
-/// With no command it opens the interactive inspector: on the AT-SPI accessibility bus when
-/// one is reachable, else on the built-in demo app. `--app`, `--pid` and `--window` open it on
+/// With no command it opens the interactive inspector on the platform's own accessibility
+/// (AT-SPI on Linux, UI Automation on Windows, the Accessibility API on macOS), or where the
+/// platform has none at all (no accessibility bus; no UI Automation client) on the built-in
+/// demo app, saying so. `--app`, `--pid` and `--window` open it on
 /// that window (matched as `tree` matches them); when nothing matches, it opens on the apps
 /// pane with the reason.
 #[derive(Debug, Parser)]
 #[command(name = "treeglass", version, after_help = EXIT_CODES)]
 pub struct Cli {
     /// Backend: `atspi` (Linux), `uia` (Windows), `ax` (macOS), `fixture` (the built-in demo
-    /// app) or `fixture:PATH` (a fixture JSON file). Default: AT-SPI when an accessibility bus is
-    /// reachable, else the demo app (with a notice). `uia` and `ax` are not yet verified on
+    /// app) or `fixture:PATH` (a fixture JSON file). Default: the platform's own, for every
+    /// command, `doctor` and `mcp` alike: `atspi` on Linux (with no accessibility bus, the demo
+    /// app, with a notice), `uia` on Windows (with no UI Automation client at all, as under Wine
+    /// 8, the demo app, with a notice), `ax` on macOS. `uia` and `ax` are not yet verified on
     /// their systems.
     #[arg(long, global = true, value_name = "BACKEND")]
     pub backend: Option<String>,
@@ -106,12 +111,15 @@ pub enum Command {
     /// rule, each with the element's suggested target, path, token and row.
     #[command(after_help = audit::help())]
     Audit(audit::AuditArgs),
-    /// Check why trees are missing or tiny: session bus, accessibility bus, IsEnabled, the
-    /// registry, every registered app's tree size (or that it is not responding), and apps that
-    /// own a top-level window (X11) but have no process on the bus, with what makes each
+    /// Check why trees are missing or tiny. On Linux: session bus, accessibility bus, IsEnabled,
+    /// the registry, every registered app's tree size (or that it is not responding), and apps
+    /// that own a top-level window (X11) but have no process on the bus, with what makes each
     /// toolkit's tree appear. Browser helper processes, crash handlers and windowless services
     /// are not flagged; where windows cannot be listed (no X display, native Wayland windows)
-    /// no process is, and the `windows` check says so.
+    /// no process is, and the `windows` check says so. On Windows: the UI Automation client, the
+    /// desktop, one window and one pattern, each failure with its call, HRESULT and who refused
+    /// it, a failed read said to have failed. On macOS: whether this process may use the
+    /// Accessibility API, and its apps.
     #[command(
         after_help = "Exit codes: 0 all well (checks that could not run are `skip`), 7 problems \
                       found, 2 bad arguments."
@@ -282,7 +290,7 @@ find adds each candidate's suggested target and grade (stable, contextual, posit
 Element tokens (s0000002a:11) are only valid inside the process that read the tree (a TUI
 session or a workflow run); the command line refuses them (exit 5): use a target.
 
-Exit codes: 0 ok/unique, 2 bad arguments, 3 no such app/window, 4 bus unavailable, 5 token
+Exit codes: 0 ok/unique, 2 bad arguments, 3 no such app/window, 4 no accessibility, 5 token
 refused, 10 ambiguous, 11 not found, 12 incomplete tree, 13 target syntax error.";
 
 const SET_HELP: &str = "\

@@ -10,25 +10,30 @@ use crate::backend::{Backend, pick};
 use crate::cli::{self, Cli, Command, Printed, exit};
 use crate::session::Session;
 
-/// The backend `--backend` names; without one the platform's own when reachable, else the
-/// demo app with why the platform's was not.
-async fn backend_or_demo(spec: Option<&str>) -> Result<(Arc<dyn Backend>, Option<String>), Error> {
+/// Why the demo app stands in for the platform's backend: what is missing (`no accessibility
+/// bus`) and how it failed.
+struct Missing {
+    what: &'static str,
+    why: String,
+}
+
+/// The backend `--backend` names; without one the platform's own, else, where the platform has
+/// no accessibility at all, the demo app with what is missing.
+async fn backend_or_demo(spec: Option<&str>) -> Result<(Arc<dyn Backend>, Option<Missing>), Error> {
     match spec {
         Some(s) => Ok((pick::named(s).await?, None)),
-        None => Ok(match pick::platform().await {
-            Ok(b) => (b, None),
-            Err(f) => (pick::demo(), Some(Error::from(f).message)),
+        None => Ok(match pick::platform().await? {
+            pick::Platform::Backend(b) => (b, None),
+            pick::Platform::None { what, why } => (pick::demo(), Some(Missing { what, why })),
         }),
     }
 }
 
 /// [`backend_or_demo`], with a warning when it is the demo app.
 async fn pick_backend(spec: Option<&str>) -> Result<Arc<dyn Backend>, Error> {
-    let (backend, why) = backend_or_demo(spec).await?;
-    if let Some(why) = why {
-        cli::warn(&format!(
-            "no accessibility bus ({why}); showing the built-in demo app"
-        ));
+    let (backend, missing) = backend_or_demo(spec).await?;
+    if let Some(Missing { what, why }) = missing {
+        cli::warn(&format!("{what} ({why}); showing the built-in demo app"));
     }
     Ok(backend)
 }
@@ -154,15 +159,16 @@ async fn run(
     }
 }
 
-/// The TUI on the backend `--backend` names; by default AT-SPI when reachable, else the demo
-/// app with a banner saying so. A `scope` (`--app`, `--pid`, `--window`) is matched as `tree`
-/// matches it; when it names nothing, the TUI opens on the apps pane with the reason.
+/// The TUI on the backend `--backend` names; by default the platform's own, else, where the
+/// platform has no accessibility at all, the demo app with a banner saying so. A `scope`
+/// (`--app`, `--pid`, `--window`) is matched as `tree` matches it; when it names nothing, the
+/// TUI opens on the apps pane with the reason.
 async fn run_tui(spec: Option<&str>, scope: &cli::Scope) -> Result<(String, i32), Error> {
-    let (backend, why) = backend_or_demo(spec).await?;
-    let banner = why.map(|why| {
+    let (backend, missing) = backend_or_demo(spec).await?;
+    let banner = missing.map(|Missing { what, why }| {
         format!(
-            "DEMO APP — no accessibility bus, so this is treeglass's built-in demo, not a real \
-             application ({why})"
+            "DEMO APP — {what}, so this is treeglass's built-in demo, not a real application \
+             ({why})"
         )
     });
     let open = if scope.is_set() {
@@ -231,10 +237,7 @@ pub fn main() -> ! {
             let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
             cli::finish(code, cli::emit(printed, &mut out))
         }
-        Err(e) => {
-            cli::warn(&e.message);
-            cli::code(Some(e.kind))
-        }
+        Err(e) => cli::fail(&e),
     };
     std::process::exit(code);
 }

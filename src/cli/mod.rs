@@ -151,8 +151,29 @@ pub fn finish(code: i32, written: io::Result<()>) -> i32 {
     }
 }
 
-/// A line on standard error, prefixed `treeglass: `. An error writing it is ignored: there is
-/// nowhere left to report it, and it must not turn into a panic.
+/// A line on standard error, prefixed `treeglass: `, and the same in the log (`--log`). An
+/// error writing it is ignored: there is nowhere left to report it, and it must not turn into
+/// a panic.
 pub fn warn(message: &str) {
+    tracing::warn!("{}", scrub_lines(message));
+    say(message);
+}
+
+/// A command's failure: on standard error, and in the log with its kind and exit code; the exit
+/// code.
+pub fn fail(e: &crate::app::Error) -> i32 {
+    let code = code(Some(e.kind));
+    tracing::error!(
+        kind = e.kind.name(),
+        exit = code,
+        "{}",
+        scrub_lines(&e.message)
+    );
+    say(&e.message);
+    code
+}
+
+/// A line on standard error, prefixed `treeglass: `.
+fn say(message: &str) {
     let _ = writeln!(io::stderr().lock(), "treeglass: {}", scrub_lines(message));
 }

@@ -52,32 +52,31 @@ pub async fn tree(session: &Session, args: &TreeArgs) -> Result<(Printed, i32), 
     }
     let ended = match snap.truncated {
         Some(Truncation::AppGone) => {
-            eprintln!("treeglass: {}", app_gone(&app, "the read").message);
+            super::warn(&app_gone(&app, "the read").message);
             Some(Kind::AppGone)
         }
         // The read was cut short by `--read-timeout`, or by an app that stopped answering:
         // what was read is printed, and the exit says it is not the whole tree.
         Some(Truncation::Timeout) => {
-            eprintln!(
-                "treeglass: the read was cut short after {} by --read-timeout {}: the tree is \
-                 incomplete",
+            super::warn(&format!(
+                "the read was cut short after {} by --read-timeout {}: the tree is incomplete",
                 crate::model::display::counted(snap.nodes.len(), "node", "nodes"),
                 args.scope.read_timeout_ms.unwrap_or_default()
-            );
+            ));
             Some(Kind::Incomplete)
         }
         Some(Truncation::NotResponding) => {
-            eprintln!(
-                "treeglass: {}; the read stopped after {}: the tree is incomplete",
+            super::warn(&format!(
+                "{}; the read stopped after {}: the tree is incomplete",
                 not_responding(&app).message,
                 crate::model::display::counted(snap.nodes.len(), "node", "nodes"),
-            );
+            ));
             Some(Kind::NotResponding)
         }
         // A cap (the default ones too) or elements that could not be read: what was read is
         // printed, and the exit says it is not the whole tree.
         _ if !snap.complete() => {
-            eprintln!("treeglass: {}", output::incomplete_why(&snap));
+            super::warn(&output::incomplete_why(&snap));
             Some(Kind::Incomplete)
         }
         // Whole as meant, yet not every element: said, not an error.
@@ -316,10 +315,10 @@ pub async fn get(session: &Session, args: &GetArgs) -> Result<(String, i32), Err
         format!("{}\n", output::node_line(&fresh.nodes[row]))
     };
     if let Some(why) = fresh.nodes[row].unanswered_note() {
-        eprintln!(
-            "treeglass: {}: {why}",
+        super::warn(&format!(
+            "{}: {why}",
             crate::model::display::described(&fresh.nodes[row])
-        );
+        ));
     }
     Ok((out, code(silent)))
 }

@@ -49,10 +49,16 @@ pub async fn serve(spec: Option<String>) -> Result<(), Error> {
         let spec = named.clone();
         Box::pin(async move {
             match spec.as_deref() {
-                Some(s) => pick::named(s).await,
-                None => pick::platform().await,
+                Some(s) => pick::named(s).await.map_err(Error::from),
+                // No accessibility at all here: the error the platform's backend gives, in
+                // the words the command line prints (`--backend atspi apps`), never the demo.
+                None => match pick::platform().await.map_err(Error::from)? {
+                    pick::Platform::Backend(b) => Ok(b),
+                    pick::Platform::None { why, .. } => {
+                        Err(Error::new(crate::app::Kind::BusUnavailable, why))
+                    }
+                },
             }
-            .map_err(Error::from)
         })
     });
     let doctor: Doctor = Arc::new(move || {

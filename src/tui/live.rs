@@ -143,7 +143,7 @@ impl App {
                     }
                     None => {
                         self.view.loading = false;
-                        self.notice = Some("no application with a window on the bus".into());
+                        self.notice = Some(crate::backend::pick::NO_WINDOW.into());
                     }
                 }
             }

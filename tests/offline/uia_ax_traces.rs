@@ -677,10 +677,11 @@ fn plans_agree_with_shared_preconditions() {
 /// A trace is what the IO modules read: writing one back and reading it again changes nothing.
 #[test]
 fn traces_round_trip() {
-    for json in [NOTEPAD, SETTINGS_DIALOG] {
+    for json in [NOTEPAD, SETTINGS_DIALOG, WINE10, PARTIAL] {
         let t = uia::trace::parse_trace(json).unwrap();
         let again = uia::trace::parse_trace(&serde_json::to_string(&t).unwrap()).unwrap();
         assert_eq!(t.root, again.root);
+        assert_eq!(t.client, again.client);
     }
     for json in [TEXTEDIT, SYSTEM_SETTINGS] {
         let t = ax::trace::parse_trace(json).unwrap();
@@ -715,8 +716,10 @@ fn body(text: &str) -> String {
 fn a_provider_that_refuses_cached_children_is_read_live_or_named() {
     let snap = load(Platform::Uia, PARTIAL);
     let (text, why, code) = tree_command(&snap);
-    // "Filters" refused its cached children, which were then found live; "Order list" refused
-    // both ways: it stays, named with both HRESULTs, and its items are not invented.
+    // The client answered "Filters"' cached children with an error (GetCachedChildren reads
+    // the client's own cache), and they were then found live; "Order list" was refused both
+    // ways: it stays, named with both calls, HRESULTs and who refused, and its items are not
+    // invented. FindAll is asked of the app: the desktop answers it, so the app refused.
     assert_eq!(
         body(&text),
         [
@@ -724,9 +727,12 @@ fn a_provider_that_refuses_cached_children_is_read_live_or_named() {
             "    1    panel \"Filters\"",
             "    2      text \"Customer\" = \"ACME\"",
             "    3      check-box \"Open only\" = off",
-            "    4    list \"Order list\" ⚠ refused: children (GetCachedChildren: 0x80004005 \
-             (E_FAIL): the provider failed without saying why; FindAll: 0x80004001 (E_NOTIMPL): \
-             the provider does not implement this)",
+            "    4    list \"Order list\" ⚠ refused: children \
+             (IUIAutomationElement::GetCachedChildren failed: 0x80004005 (E_FAIL): failed \
+             without saying why (refused by the UI Automation client itself; no app was \
+             asked); IUIAutomationElement::FindAllBuildCache(TreeScope_Children) failed: \
+             0x80004001 (E_NOTIMPL): not implemented (refused by the app's UI Automation \
+             provider))",
             "    5    button \"Refresh\"",
         ]
         .join("\n"),
@@ -738,9 +744,11 @@ fn a_provider_that_refuses_cached_children_is_read_live_or_named() {
         why.as_deref(),
         Some(
             "the tree is incomplete: 1 element read only in part — list \"Order list\": \
-             refused: children (GetCachedChildren: 0x80004005 (E_FAIL): the provider failed \
-             without saying why; FindAll: 0x80004001 (E_NOTIMPL): the provider does not \
-             implement this)"
+             refused: children (IUIAutomationElement::GetCachedChildren failed: 0x80004005 \
+             (E_FAIL): failed without saying why (refused by the UI Automation client itself; \
+             no app was asked); IUIAutomationElement::FindAllBuildCache(TreeScope_Children) \
+             failed: 0x80004001 (E_NOTIMPL): not implemented (refused by the app's UI \
+             Automation provider))"
         )
     );
     // In JSON too, on the node.
@@ -766,8 +774,9 @@ fn a_rejected_cache_request_is_read_again_with_the_core_properties() {
         customer.refused,
         [
             "cached properties other than RuntimeId, ControlType, Name, ProcessId, IsEnabled, \
-          BoundingRectangle (BuildUpdatedCache: 0x80004005 (E_FAIL): the provider failed \
-          without saying why)"
+             BoundingRectangle (IUIAutomationElement::BuildUpdatedCache(TreeScope_Subtree) \
+             failed: 0x80004005 (E_FAIL): failed without saying why (refused by the UI \
+             Automation client or by the app's provider; the HRESULT does not say which))"
         ]
     );
     assert!(snap.nodes.iter().all(|n| !n.refused.is_empty()), "{text}");
@@ -790,8 +799,9 @@ fn a_root_that_is_gone_fails_the_read_with_its_hresult() {
     let e = treeglass::app::Error::from(e);
     assert_eq!(
         e.message,
-        "element vanished: BuildUpdatedCache: 0x80040201 (UIA_E_ELEMENTNOTAVAILABLE): the \
-         element is no longer available"
+        "element vanished: IUIAutomationElement::BuildUpdatedCache(TreeScope_Subtree) failed: \
+         0x80040201 (UIA_E_ELEMENTNOTAVAILABLE): the element is no longer available (on the \
+         app's side)"
     );
     assert_eq!(e.kind.exit_code(), 3);
 }
@@ -815,15 +825,22 @@ fn faults_must_name_known_calls_and_hresults() {
 #[test]
 fn e_notimpl_on_a_pattern_leaves_the_next_way() {
     let snap = load(Platform::Uia, PARTIAL);
-    let refused = uia::map::backend_error(uia::map::E_NOTIMPL, "", "ValuePattern.SetValue");
+    // The desktop lacks ValuePattern (a null answer): the client implements the call, the app
+    // refused it.
+    let refused = uia::calls::Refusal::new(
+        &uia::calls::pattern("Value"),
+        uia::read::Fault::new(uia::map::E_NOTIMPL),
+        || Some(Err(0)),
+    )
+    .error();
     assert!(
         matches!(refused, treeglass::backend::BackendError::Unsupported(_)),
         "{refused:?}"
     );
     assert_eq!(
         refused.to_string(),
-        "not supported: ValuePattern.SetValue: 0x80004001 (E_NOTIMPL): the provider does not \
-         implement this"
+        "not supported: IUIAutomationElement::GetCurrentPattern(ValuePattern) failed: \
+         0x80004001 (E_NOTIMPL): not implemented (refused by the app's UI Automation provider)"
     );
     let methods = |target: &str, req: Requested| -> Vec<String> {
         let w: treeglass::model::AppText = "Orders".into();
@@ -858,4 +875,180 @@ fn e_notimpl_on_a_pattern_leaves_the_next_way() {
         methods("check-box \"Open only\"", Requested::Toggle(true)),
         ["TogglePattern.Toggle", "InvokePattern.Invoke"]
     );
+}
+
+// --- Wine 10's partial client: what it refuses, replayed through the read's own walk ---------
+
+/// Notepad's window read through the client Wine 10 has (`tests/fixtures/uia/wine10_notepad.json`,
+/// its refusals as `scripts/wine-demo` meets them): it refuses `put_TreeScope` beyond
+/// `TreeScope_Element`, `GetCachedChildren`, every `GetCurrentPattern` and `GetRuntimeId`, and
+/// its `FindAll` finds nothing. The trace's children are what the window holds.
+const WINE10: &str = include_str!("../fixtures/uia/wine10_notepad.json");
+
+const SCOPE_REFUSED: &str = "IUIAutomationCacheRequest::put_TreeScope(TreeScope_Subtree) failed: \
+                             0x80004001 (E_NOTIMPL): not implemented (refused by the UI \
+                             Automation client itself; no app was asked)";
+
+/// The window is read alone: its id is the one Windows gives a window (42 and its handle, as
+/// `GetRuntimeId` is refused), its children are neither invented nor taken for none, and what
+/// is missing is named with the call, its HRESULT and who refused it — the client, not the app.
+#[test]
+fn wine10_reads_the_window_alone_and_names_its_children_missing() {
+    let snap = load(Platform::Uia, WINE10);
+    let (text, why, code) = tree_command(&snap);
+    let children = format!(
+        "children ({SCOPE_REFUSED}; IUIAutomationElement::FindAllBuildCache(TreeScope_Children) \
+         answered no element, as it does on the desktop, where EnumWindows finds 2 top-level \
+         windows: this client's FindAll finds nothing)"
+    );
+    assert_eq!(
+        body(&text),
+        format!("    0  window \"Untitled - Notepad\" ⚠ refused: {children}"),
+        "{text}"
+    );
+    assert_eq!(snap.nodes.len(), 1);
+    assert_eq!(snap.nodes[0].id.0, "uia:42.196726");
+    assert_eq!(snap.nodes[0].refused, std::slice::from_ref(&children));
+    assert_eq!(code, 12);
+    assert_eq!(
+        why.as_deref(),
+        Some(
+            format!(
+                "the tree is incomplete: 1 element read only in part — window \"Untitled - \
+                 Notepad\": refused: {children}"
+            )
+            .as_str()
+        )
+    );
+    for said in [&text, why.as_deref().unwrap_or("")] {
+        assert!(!said.contains("provider does not implement"), "{said}");
+        assert!(!said.contains(" bus"), "{said}");
+    }
+}
+
+/// Without the evidence that its FindAll finds nothing (no top-level window listed), an empty
+/// answer is taken as no children: the rule reads the evidence, not the client's name.
+#[test]
+fn an_empty_findall_is_believed_only_without_evidence_against_it() {
+    use treeglass::backend::uia::read::Client;
+    assert_eq!(Client::find_all_is_blind(0, 3), Some(3));
+    assert_eq!(Client::find_all_is_blind(2, 3), None);
+    assert_eq!(Client::find_all_is_blind(0, 0), None);
+    let mut trace = uia::trace::parse_trace(WINE10).unwrap();
+    if let Some(client) = trace.client.as_mut() {
+        client.top_level_windows = 0;
+    }
+    let snap = uia::trace::replay(&trace, &treeglass::backend::Limits::default()).unwrap();
+    assert_eq!(snap.nodes.len(), 1);
+    assert!(snap.complete(), "{:?}", snap.nodes[0].refused);
+}
+
+/// A client that refuses `GetCachedChildren` alone: the children are found live, and the tree
+/// is whole. One that refuses `GetRuntimeId` too: elements without a window handle get an id
+/// for one read, and say so, naming the client.
+#[test]
+fn cached_children_refused_by_the_client_are_found_live_and_ids_are_said_made_up() {
+    let mut trace = uia::trace::parse_trace(WINE10).unwrap();
+    let client = trace.client.as_mut().unwrap();
+    client.refuses.remove("put_TreeScope(TreeScope_Subtree)");
+    client.refuses.remove("GetRuntimeId");
+    client.find_all_finds_nothing = false;
+    let snap = uia::trace::replay(&trace, &treeglass::backend::Limits::default()).unwrap();
+    assert!(snap.complete(), "{:?}", snap.nodes);
+    assert_eq!(snap.nodes.len(), 5);
+    node(&snap, "menu-item \"Edit\"");
+
+    let client = trace.client.as_mut().unwrap();
+    client
+        .refuses
+        .insert("GetRuntimeId".into(), "E_NOTIMPL".into());
+    let snap = uia::trace::replay(&trace, &treeglass::backend::Limits::default()).unwrap();
+    assert_eq!(snap.nodes[0].id.0, "uia:42.196726");
+    assert!(
+        snap.nodes[0].refused.is_empty(),
+        "{:?}",
+        snap.nodes[0].refused
+    );
+    let edit = node(&snap, "text \"Text Editor\"");
+    assert_eq!(
+        edit.refused,
+        [
+            "its runtime id (IUIAutomationElement::GetRuntimeId failed: 0x80004001 (E_NOTIMPL): \
+          not implemented (refused by the UI Automation client itself, not by the app: it \
+          refuses the same call on the desktop, which no app provides)): its id holds for \
+          this read only"
+        ]
+    );
+    let made_up = snap.nodes.iter().filter(|n| !n.refused.is_empty()).count();
+    assert_eq!(made_up, 4);
+    assert!(!snap.complete());
+}
+
+/// Every pattern refused by the client: a write is unsupported (nothing sent, the planner's
+/// next way is tried), naming `GetCurrentPattern` and the client; with a whole client the same
+/// HRESULT is the app's.
+#[test]
+fn wine10_refuses_patterns_as_the_client_not_the_app() {
+    let trace = uia::trace::parse_trace(WINE10).unwrap();
+    let client = trace.client.clone().unwrap();
+    let refused = client.write_refusal("Value").unwrap().error();
+    assert!(
+        matches!(refused, treeglass::backend::BackendError::Unsupported(_)),
+        "{refused:?}"
+    );
+    assert_eq!(
+        refused.to_string(),
+        "not supported: IUIAutomationElement::GetCurrentPattern(ValuePattern) failed: \
+         0x80004001 (E_NOTIMPL): not implemented (refused by the UI Automation client itself, \
+         not by the app: it refuses the same call on the desktop, which no app provides)"
+    );
+    let whole = uia::trace::UiaClient::default();
+    assert!(whole.write_refusal("Value").is_none());
+}
+
+/// Trace clients name only calls the replay knows, with HRESULTs.
+#[test]
+fn trace_clients_name_known_calls_and_hresults() {
+    let bad = WINE10.replacen("\"GetRuntimeId\"", "\"GetEverything\"", 1);
+    let e = uia::trace::parse_trace(&bad).unwrap_err().to_string();
+    assert!(
+        e.contains("unknown call `GetEverything` in client.refuses"),
+        "{e}"
+    );
+    let bad = WINE10.replacen("\"E_NOTIMPL\"", "\"E_SOMETIMES\"", 1);
+    let e = uia::trace::parse_trace(&bad).unwrap_err().to_string();
+    assert!(e.contains("`E_SOMETIMES` for put_TreeScope"), "{e}");
+}
+
+/// AX failures as the command line reports them: the call, the AXError by name, who refused,
+/// and the exit code its meaning calls for.
+#[test]
+fn ax_failures_name_the_call_the_axerror_and_who_with_their_exit_code() {
+    use treeglass::backend::ax::{calls, map};
+    let children = calls::copy_attribute("AXChildren");
+    for (code, exit, said) in [
+        (
+            map::AX_ERROR_API_DISABLED,
+            4,
+            "AXUIElementCopyAttributeValue(kAXChildren) failed: -25211 (kAXErrorAPIDisabled): \
+             this process is not allowed to use accessibility (refused by the system, not by \
+             the app)",
+        ),
+        (
+            map::AX_ERROR_INVALID_UI_ELEMENT,
+            3,
+            "AXUIElementCopyAttributeValue(kAXChildren) failed: -25202 \
+             (kAXErrorInvalidUIElement): the element is no longer there (on the app's side)",
+        ),
+        (
+            map::AX_ERROR_FAILURE,
+            1,
+            "AXUIElementCopyAttributeValue(kAXChildren) failed: -25200 (kAXErrorFailure): a \
+             system error (refused by the system or by the app; the AXError does not say which)",
+        ),
+    ] {
+        let e = treeglass::app::Error::from(calls::error(&children, code));
+        assert!(e.message.contains(said), "{}", e.message);
+        assert_eq!(e.kind.exit_code(), exit, "{}", e.message);
+    }
 }

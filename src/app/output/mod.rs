@@ -72,7 +72,10 @@ pub fn clipboard_text(contents: &crate::clipboard::Contents) -> String {
 pub fn apps_text(apps: &[AppInfo]) -> String {
     let mut out = String::new();
     if apps.is_empty() {
-        out.push_str("no applications on the accessibility bus\n");
+        out.push_str(&format!(
+            "no applications {}\n",
+            crate::backend::pick::APPS_ARE
+        ));
     }
     for a in apps {
         let toolkit = match (&a.toolkit, &a.toolkit_version) {

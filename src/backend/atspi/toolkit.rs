@@ -197,7 +197,7 @@ pub const QUIRKS: &[Quirk] = &[
         quirk: "`GetExtents(WINDOW)` is relative to the nearest widget window (an MDI \
                 sub-window) with wrong sizes (164 × 301 for a 125 × 22 button); `SCREEN` is \
                 relative to the surface, which the compositor decorates",
-        treeglass: "asks for `SCREEN` extents, as on every toolkit, and requires the frame to \
+        treeglass: "asks for `SCREEN` extents, as on every toolkit but GTK 4, and requires the frame to \
                     fit the window (centred in it when smaller, as sway draws it)",
         applies: Toolkit::is_qt,
         work: Work::Wayland(SurfaceOrigin::Surface),

@@ -32,6 +32,7 @@ use core_foundation::number::CFNumber;
 use core_foundation::string::CFString;
 use tokio::sync::broadcast;
 
+use super::calls;
 use super::map::{self, AxElement, AxValue, ErrorKind};
 use crate::backend::record::layout;
 use crate::backend::strategy::{MAX_STEPS, Planner, option_rows, step_done, steps_to};
@@ -60,26 +61,18 @@ impl ThreadBackend<AxWorker> {
     }
 }
 
-/// Maps a crate error to a backend error.
-fn err(e: AxError, what: &str) -> BackendError {
+/// A failed call (`call`, named by [`calls`]: `AXUIElementCopyAttributeValue(kAXChildren)`) as
+/// a backend error that names it, its `AXError` and who refused.
+fn err(e: AxError, call: &str) -> BackendError {
     match e {
-        AxError::Ax(code) => match map::classify_error(code) {
-            ErrorKind::Vanished => BackendError::Vanished(format!("{what}: {e}")),
-            ErrorKind::Timeout => BackendError::Timeout {
-                what: what.to_string(),
-                ms: 0,
-            },
-            ErrorKind::NotTrusted => BackendError::Unavailable(
-                "this program is not allowed to use accessibility (kAXErrorAPIDisabled): in \
-                 System Settings › Privacy & Security › Accessibility, turn on the app that \
-                 runs treeglass (your terminal: Terminal, iTerm2, …), then quit and reopen it"
-                    .into(),
-            ),
-            ErrorKind::Unsupported => BackendError::Unsupported(format!("{what}: {e}")),
-            ErrorKind::Failed => BackendError::Failed(format!("{what}: {e}")),
-        },
-        other => BackendError::Failed(format!("{what}: {other}")),
+        AxError::Ax(code) => calls::error(call, code),
+        other => BackendError::Failed(format!("{call} failed: {other}")),
     }
+}
+
+/// `AXRole`, the attribute whose failure fails an element's read.
+fn role_call() -> String {
+    calls::copy_attribute("AXRole")
 }
 
 /// Whether app `pid` answers a cheap call on its application element (its role) within the
@@ -166,7 +159,7 @@ impl AxWorker {
         if let Err(e @ AxError::Ax(code)) = system.attribute(&attr("AXFocusedApplication"))
             && map::classify_error(code) == ErrorKind::NotTrusted
         {
-            return Err(err(e, "AXFocusedApplication"));
+            return Err(err(e, &calls::copy_attribute("AXFocusedApplication")));
         }
         Ok(AxWorker {
             registry: Registry::default(),
@@ -311,7 +304,7 @@ impl AxWorker {
         let mut rec = match self.read_one(el) {
             Ok(r) => r,
             Err(e) => {
-                match err(e, "reading an element") {
+                match err(e, &role_call()) {
                     // kAXErrorCannotComplete: the app is not responding when its application
                     // element does not answer a cheap call either (as on Linux); otherwise
                     // this element alone is silent.
@@ -325,8 +318,23 @@ impl AxWorker {
             }
         };
         rec.id = Some(self.register(pid, &path, el).0);
-        let Ok(kids) = el.children() else {
-            return Some(rec);
+        let kids = match el.children() {
+            Ok(kids) => kids,
+            Err(e) => {
+                // No children attribute, or no value: a leaf. Anything else is a refusal, named
+                // on the element (never a silent leaf).
+                if let AxError::Ax(code) = &e
+                    && map::classify_error(*code) == ErrorKind::Unsupported
+                {
+                    return Some(rec);
+                }
+                let call = calls::copy_attribute("AXChildren");
+                rec.unread.push(match e {
+                    AxError::Ax(code) => format!("children ({})", calls::failure(&call, code)),
+                    other => format!("children ({call} failed: {other})"),
+                });
+                return Some(rec);
+            }
         };
         if kids.is_empty() {
             return Some(rec);
@@ -379,7 +387,7 @@ impl AxWorker {
                 } else {
                     Truncation::Timeout
                 };
-                return match e.map(|e| err(e, "reading the root")) {
+                return match e.map(|e| err(e, &role_call())) {
                     Some(BackendError::Timeout { .. }) | None => Ok(Snapshot {
                         id: SnapshotId::next(),
                         app: app.into(),
@@ -429,9 +437,7 @@ impl AxWorker {
 
     fn fresh(&mut self, id: &NodeId) -> Result<(AXUIElement, Node, i32, String), BackendError> {
         let (el, pid, path) = self.lookup(id)?;
-        let mut rec = self
-            .read_one(&el)
-            .map_err(|e| err(e, "reading the element"))?;
+        let mut rec = self.read_one(&el).map_err(|e| err(e, &role_call()))?;
         rec.id = Some(id.0.clone());
         Ok((el, map::node_from(&rec), pid, path))
     }
@@ -453,7 +459,7 @@ impl AxWorker {
             return Ok(None);
         };
         el.perform_action(&CFString::new(opener))
-            .map_err(|e| err(e, opener))?;
+            .map_err(|e| err(e, &calls::perform_action(opener)))?;
         let until = Instant::now() + MENU_WAIT;
         loop {
             let snap = self.read_tree(el, pid, path, "", limits)?;
@@ -535,15 +541,16 @@ impl AxWorker {
         };
         let step = step.unwrap_or(0.0);
         let plan = steps_to(current, target, step);
-        let action = CFString::new(if plan.up {
+        let name = if plan.up {
             "AXIncrement"
         } else {
             "AXDecrement"
-        });
+        };
+        let action = CFString::new(name);
         let mut last = current;
         for _ in 0..plan.presses.min(MAX_STEPS) {
             el.perform_action(&action)
-                .map_err(|e| err(e, "AXIncrement/AXDecrement"))?;
+                .map_err(|e| err(e, &calls::perform_action(name)))?;
             let now = el
                 .value()
                 .ok()
@@ -627,7 +634,7 @@ impl Worker for AxWorker {
         let out = std::process::Command::new("/bin/ps")
             .args(["-axo", "pid=,comm="])
             .output()
-            .map_err(|e| BackendError::Unavailable(format!("cannot list processes: {e}")))?;
+            .map_err(|e| BackendError::Failed(format!("/bin/ps -axo pid=,comm= failed: {e}")))?;
         let listing = String::from_utf8_lossy(&out.stdout);
         let mut apps = Vec::new();
         for (pid, path) in map::parse_ps(&listing) {
@@ -637,7 +644,7 @@ impl Worker for AxWorker {
             let app = AXUIElement::application(pid);
             let windows = match app.windows() {
                 Ok(w) => w,
-                Err(e) => match err(e, "AXWindows") {
+                Err(e) => match err(e, &calls::copy_attribute("AXWindows")) {
                     // Not trusted: nothing will work; say so instead of listing nothing.
                     unavailable @ BackendError::Unavailable(_) => return Err(unavailable),
                     // Apps without an AX server or windows are left out.
@@ -697,7 +704,9 @@ impl Worker for AxWorker {
             }
             return Ok(options.into_iter().map(|(n, _)| n).collect());
         }
-        let kids = el.children().map_err(|e| err(e, "AXChildren"))?;
+        let kids = el
+            .children()
+            .map_err(|e| err(e, &calls::copy_attribute("AXChildren")))?;
         let mut out = Vec::new();
         for (i, kid) in kids.iter().enumerate() {
             let kid_id = self.register(pid, &map::child_path(&path, i), &kid);
@@ -711,17 +720,25 @@ impl Worker for AxWorker {
 
     fn write(&mut self, id: &NodeId, op: &WriteOp) -> WriteAck {
         let (el, node, pid, path) = self.fresh(id)?;
-        let what = super::map::op_method(op).as_str().to_string();
-        let done = |r: Result<(), AxError>| r.map(|()| true).map_err(|e| err(e, &what));
+        // Each write names its own call when it fails.
+        let done =
+            |call: String, r: Result<(), AxError>| r.map(|()| true).map_err(|e| err(e, &call));
+        let set = calls::set_attribute;
         match op {
             // The planner chose how (`map::RULES`); the op says it.
-            WriteOp::SetText(text) => done(el.set_value(CFString::new(text).as_CFType())),
-            WriteOp::SetNumber(v) => done(el.set_value(CFNumber::from(*v).as_CFType())),
+            WriteOp::SetText(text) => done(
+                set("AXValue"),
+                el.set_value(CFString::new(text).as_CFType()),
+            ),
+            WriteOp::SetNumber(v) => {
+                done(set("AXValue"), el.set_value(CFNumber::from(*v).as_CFType()))
+            }
             WriteOp::StepTo(v) => self.step(&el, &node, *v),
             WriteOp::Action(name) => match name.as_str() {
-                "select" => {
-                    done(el.set_attribute(&attr("AXSelected"), CFBoolean::true_value().as_CFType()))
-                }
+                "select" => done(
+                    set("AXSelected"),
+                    el.set_attribute(&attr("AXSelected"), CFBoolean::true_value().as_CFType()),
+                ),
                 "expand" | "collapse" => {
                     let on = if name == "expand" {
                         CFBoolean::true_value()
@@ -733,10 +750,13 @@ impl Worker for AxWorker {
                     } else {
                         "AXExpanded"
                     };
-                    done(el.set_attribute(&attr(which), on.as_CFType()))
+                    done(set(which), el.set_attribute(&attr(which), on.as_CFType()))
                 }
                 other => match map::raw_action(other) {
-                    Some(raw) => done(el.perform_action(&CFString::new(&raw))),
+                    Some(raw) => done(
+                        calls::perform_action(&raw),
+                        el.perform_action(&CFString::new(&raw)),
+                    ),
                     None => Err(BackendError::Unsupported(format!(
                         "no action `{}`",
                         crate::model::literal(other, 40)
@@ -749,16 +769,20 @@ impl Worker for AxWorker {
                 let (options, _) = self.options(&el, &node, pid, &path, true)?;
                 match options.get(*index) {
                     // Pressing a menu item chooses it and closes the menu.
-                    Some((_, item)) => done(item.perform_action(&CFString::new("AXPress"))),
+                    Some((_, item)) => done(
+                        calls::perform_action("AXPress"),
+                        item.perform_action(&CFString::new("AXPress")),
+                    ),
                     None => Err(BackendError::Unsupported(format!(
                         "option {index} is gone ({} options now)",
                         options.len()
                     ))),
                 }
             }
-            WriteOp::Focus => {
-                done(el.set_attribute(&AXAttribute::focused(), CFBoolean::true_value()))
-            }
+            WriteOp::Focus => done(
+                set("AXFocused"),
+                el.set_attribute(&AXAttribute::focused(), CFBoolean::true_value()),
+            ),
             WriteOp::SelectAllText
             | WriteOp::TypeText(_)
             | WriteOp::Key(_)

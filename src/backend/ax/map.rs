@@ -280,6 +280,10 @@ pub struct AxElement {
     pub actions: Vec<String>,
     pub bounds: Option<Bounds>,
     pub children: Vec<AxElement>,
+    /// What was refused for this element, each with its call, `AXError` and who refused (its
+    /// children): the node is read in part (its `unanswered`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<String>,
 }
 
 crate::backend::record::recorded!(AxElement, node_from);
@@ -549,6 +553,7 @@ pub fn node_from(e: &AxElement) -> Node {
     n.actions = actions_of(e).into_iter().map(AppText::from).collect();
     n.value = value_of(e, role);
     n.bounds = e.bounds;
+    n.refused = e.unread.clone();
     n
 }
 
@@ -703,7 +708,7 @@ pub fn window_changes(before: &[String], after: &[String]) -> Vec<(EventKind, St
     out
 }
 
-/// AX error codes (`AXError.h`).
+/// AX error codes (`AXError.h`); named, with who says each, in [`super::calls`].
 pub const AX_ERROR_FAILURE: i32 = -25200;
 pub const AX_ERROR_ILLEGAL_ARGUMENT: i32 = -25201;
 pub const AX_ERROR_INVALID_UI_ELEMENT: i32 = -25202;

@@ -4,6 +4,8 @@
 //! changes and writes through `AXValue` and actions, all on one dedicated thread that owns every
 //! `AXUIElement`.
 
+pub mod calls;
+pub mod doctor;
 pub mod map;
 pub mod trace;
 

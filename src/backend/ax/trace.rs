@@ -16,6 +16,7 @@ pub type AxTrace = Trace<AxElement>;
 impl Traced for AxElement {
     type Pid = i32;
     const WHAT: &'static str = "an AX trace";
+    type Client = ();
 
     /// Every element without an id gets its path id.
     fn fill(root: &mut AxElement, pid: i32) {

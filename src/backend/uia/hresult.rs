@@ -1,8 +1,6 @@
 //! HRESULTs as a UI Automation client meets them: each named, with what it means, and what it
 //! means for the caller (gone, not answering, unsupported, failed).
 
-use crate::backend::BackendError;
-
 /// `UIA_E_ELEMENTNOTAVAILABLE`: the element is gone.
 pub const UIA_E_ELEMENTNOTAVAILABLE: i32 = 0x8004_0201_u32 as i32;
 /// `UIA_E_ELEMENTNOTENABLED`: the element is disabled.
@@ -17,30 +15,28 @@ pub const UIA_E_INVALIDOPERATION: i32 = 0x8013_1509_u32 as i32;
 pub const RPC_E_DISCONNECTED: i32 = 0x8001_0108_u32 as i32;
 pub const CO_E_OBJNOTCONNECTED: i32 = 0x8004_01FD_u32 as i32;
 
-/// `E_NOTIMPL`: the provider does not implement the call.
+/// `E_NOTIMPL`: whoever answered does not implement the call (the client or a provider).
 pub const E_NOTIMPL: i32 = 0x8000_4001_u32 as i32;
-/// `E_NOINTERFACE`: the provider does not offer the interface (a pattern it lacks).
+/// `E_NOINTERFACE`: the interface is not offered (a pattern an element lacks).
 pub const E_NOINTERFACE: i32 = 0x8000_4002_u32 as i32;
 /// `REGDB_E_CLASSNOTREG`: `CoCreateInstance` found no such class (no UI Automation client).
 pub const REGDB_E_CLASSNOTREG: i32 = 0x8004_0154_u32 as i32;
 
-/// HRESULTs by name, with what each means for a UI Automation client.
+/// `RPC_E_CHANGED_MODE`: COM was started on the thread in another mode.
+pub const RPC_E_CHANGED_MODE: i32 = 0x8001_0106_u32 as i32;
+/// `E_ACCESSDENIED`: the system refused (an app running at a higher integrity level).
+pub const E_ACCESSDENIED: i32 = 0x8007_0005_u32 as i32;
+
+/// HRESULTs by name, with what each means. The meanings do not say who answered: a failed
+/// call is worded with its party by [`super::calls`].
 const HRESULTS: &[(i32, &str, &str)] = &[
     (
         REGDB_E_CLASSNOTREG,
         "REGDB_E_CLASSNOTREG",
         "no UI Automation client is registered on this system",
     ),
-    (
-        E_NOTIMPL,
-        "E_NOTIMPL",
-        "the provider does not implement this",
-    ),
-    (
-        E_NOINTERFACE,
-        "E_NOINTERFACE",
-        "the provider does not offer this interface",
-    ),
+    (E_NOTIMPL, "E_NOTIMPL", "not implemented"),
+    (E_NOINTERFACE, "E_NOINTERFACE", "no such interface"),
     (
         0x8000_4003_u32 as i32,
         "E_POINTER",
@@ -49,10 +45,10 @@ const HRESULTS: &[(i32, &str, &str)] = &[
     (
         0x8000_4005_u32 as i32,
         "E_FAIL",
-        "the provider failed without saying why",
+        "failed without saying why",
     ),
     (
-        0x8007_0005_u32 as i32,
+        E_ACCESSDENIED,
         "E_ACCESSDENIED",
         "access denied (an app running as administrator can only be read by a treeglass \
          running as administrator too)",
@@ -69,7 +65,7 @@ const HRESULTS: &[(i32, &str, &str)] = &[
         "COM is not initialized on this thread",
     ),
     (
-        0x8001_0106_u32 as i32,
+        RPC_E_CHANGED_MODE,
         "RPC_E_CHANGED_MODE",
         "COM was initialized on this thread in another mode",
     ),
@@ -144,21 +140,6 @@ pub fn describe_error(code: i32, message: &str) -> String {
         Some((_, name, meaning)) => format!("{hex} ({name}): {meaning}"),
         None if message.is_empty() => format!("{hex}: no description from the system"),
         None => format!("{hex}: {message}"),
-    }
-}
-
-/// A failed UIA call (`what`) as a backend error: what it means ([`classify_hresult`]), with
-/// its HRESULT named ([`describe_error`]).
-pub fn backend_error(code: i32, message: &str, what: &str) -> BackendError {
-    let why = describe_error(code, message);
-    match classify_hresult(code) {
-        ErrorKind::Vanished => BackendError::Vanished(format!("{what}: {why}")),
-        ErrorKind::Timeout => BackendError::Timeout {
-            what: what.to_string(),
-            ms: 0,
-        },
-        ErrorKind::Unsupported => BackendError::Unsupported(format!("{what}: {why}")),
-        ErrorKind::Failed => BackendError::Failed(format!("{what}: {why}")),
     }
 }
 

@@ -255,9 +255,13 @@ pub struct UiaElement {
     /// `SelectionItemPattern.IsSelected`.
     pub is_selected: Option<bool>,
     pub bounds: Option<Bounds>,
+    /// `NativeWindowHandle`: the window handle of an element that is a window (0 for none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub native_window_handle: i64,
     pub children: Vec<UiaElement>,
-    /// What the provider refused for this element, each with its HRESULT: its children, or the
-    /// cached properties beyond the core ones. The node is read in part (its `unanswered`).
+    /// What was refused for this element, each with its call, HRESULT and who refused: its
+    /// children, the cached properties beyond the core ones, its runtime id. The node is read
+    /// in part (its `unanswered`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unread: Vec<String>,
     /// In a trace only: the calls the recorded provider failed on this element, by name
@@ -265,6 +269,10 @@ pub struct UiaElement {
     /// (`0x80004001`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub faults: BTreeMap<String, String>,
+}
+
+fn is_zero(n: &i64) -> bool {
+    *n == 0
 }
 
 /// The calls a trace may record a fault for ([`UiaElement::faults`]).
@@ -358,6 +366,7 @@ impl Default for UiaElement {
             expand_collapse_state: None,
             is_selected: None,
             bounds: None,
+            native_window_handle: 0,
             children: Vec::new(),
             unread: Vec::new(),
             faults: BTreeMap::new(),

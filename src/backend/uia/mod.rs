@@ -4,6 +4,7 @@
 //! events and writes through patterns, all on one dedicated MTA thread that owns every COM
 //! object.
 
+pub mod calls;
 pub mod doctor;
 pub mod hresult;
 pub mod map;
@@ -13,7 +14,7 @@ pub mod trace;
 #[cfg(windows)]
 mod io;
 #[cfg(windows)]
-pub use io::UiaBackend;
+pub use io::{StartError, UiaBackend};
 #[cfg(windows)]
 mod probe;
 #[cfg(windows)]

@@ -7,11 +7,18 @@
 //! is optional (see [`UiaElement`] for the defaults). Elements without a `runtime_id` get one
 //! made up from their position, so hand-written traces need not invent ids. An element's
 //! `faults` (`{"GetCachedChildren": "E_NOTIMPL"}`) are the calls a partial provider refused.
+//! A trace read with a partial client says so in `client` ([`UiaClient`]): the calls it
+//! refuses everywhere, whether its `FindAll` finds nothing, and how many top-level windows
+//! `EnumWindows` found.
 
+use std::collections::BTreeMap;
 use std::time::Instant;
 
-use super::map::UiaElement;
-use super::read;
+use serde::{Deserialize, Serialize};
+
+use super::calls::{self, Call, Refusal};
+use super::map::{self, UiaElement};
+use super::read::{self, Fault};
 use crate::backend::record::layout;
 use crate::backend::worker::trace::{self, Trace, TraceError, Traced};
 use crate::backend::{BackendError, Limits};
@@ -20,9 +27,91 @@ use crate::model::Snapshot;
 /// A recorded UIA tree.
 pub type UiaTrace = Trace<UiaElement>;
 
+/// The UI Automation client a trace was read with, when it was not a whole one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct UiaClient {
+    /// Calls the client refuses wherever they are made, the desktop included, each with its
+    /// HRESULT (`"put_TreeScope(TreeScope_Subtree)": "E_NOTIMPL"`); keys are [`CLIENT_CALLS`].
+    pub refuses: BTreeMap<String, String>,
+    /// `FindAll` answers no element, wherever it is asked.
+    pub find_all_finds_nothing: bool,
+    /// The visible top-level windows `EnumWindows` found.
+    pub top_level_windows: usize,
+}
+
+/// The calls [`UiaClient::refuses`] may name: the method, with the scope for `put_TreeScope`
+/// (every `GetCurrentPattern(…)` is one key; `FindAll` stands for `FindAllBuildCache` too).
+pub const CLIENT_CALLS: &[&str] = &[
+    "put_TreeScope(TreeScope_Subtree)",
+    "put_TreeScope(TreeScope_Children)",
+    "GetCachedChildren",
+    "FindAll",
+    "GetRuntimeId",
+    "GetCurrentPattern",
+    "BuildUpdatedCache",
+];
+
+impl UiaClient {
+    /// The trace's key for `call` (every `GetCurrentPattern(…)` is one key).
+    fn key(call: &Call) -> Option<&'static str> {
+        let short = call.name.rsplit("::").next().unwrap_or(&call.name);
+        let method = short.split('(').next().unwrap_or(short);
+        let key = match method {
+            "put_TreeScope" => short,
+            "FindAllBuildCache" => "FindAll",
+            other => other,
+        };
+        CLIENT_CALLS.iter().copied().find(|k| *k == key)
+    }
+
+    /// The HRESULT the client refuses `call` with, if it does.
+    pub fn refused(&self, call: &Call) -> Option<Fault> {
+        let code = self.refuses.get(Self::key(call)?)?;
+        map::parse_hresult(code).map(Fault::new)
+    }
+
+    /// `call`'s refusal, when the client refuses it (with who refused, as the desktop tells).
+    pub fn refusal(&self, call: &Call) -> Option<Refusal> {
+        self.refused(call)
+            .map(|f| Refusal::new(call, f, || Some(self.desktop_answer(call))))
+    }
+
+    /// How `call` fares on the desktop: refused as the client refuses it, else answered.
+    pub fn desktop_answer(&self, call: &Call) -> Result<(), i32> {
+        match self.refused(call) {
+            Some(f) => Err(f.code),
+            None => Ok(()),
+        }
+    }
+
+    /// The refusal of a write's first call, the pattern it needs (`Value` for
+    /// `ValuePattern.SetValue`), when the client refuses patterns: what the write answers.
+    pub fn write_refusal(&self, pattern: &str) -> Option<Refusal> {
+        self.refusal(&calls::pattern(pattern))
+    }
+
+    /// Checks the keys and HRESULTs.
+    fn check(&self) -> Result<(), String> {
+        for (key, code) in &self.refuses {
+            if !CLIENT_CALLS.contains(&key.as_str()) {
+                return Err(format!(
+                    "unknown call `{key}` in client.refuses (known: {})",
+                    CLIENT_CALLS.join(", ")
+                ));
+            }
+            if map::parse_hresult(code).is_none() {
+                return Err(format!("`{code}` for {key} is not an HRESULT"));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Traced for UiaElement {
     type Pid = u32;
     const WHAT: &'static str = "a UIA trace";
+    type Client = UiaClient;
 
     /// Runtime ids made up from the position, the trace's process id.
     fn fill(root: &mut UiaElement, pid: u32) {
@@ -51,6 +140,7 @@ pub fn parse_trace(json: &str) -> Result<UiaTrace, TraceError> {
     trace
         .root
         .check_faults()
+        .and_then(|()| trace.client.as_ref().map_or(Ok(()), UiaClient::check))
         .map_err(|why| TraceError::Invalid(<UiaElement as Traced>::WHAT, why))?;
     Ok(trace)
 }
@@ -59,8 +149,8 @@ pub fn parse_trace(json: &str) -> Result<UiaTrace, TraceError> {
 /// itself fails (the root's cache request refused because it is gone or does not answer).
 pub fn replay(trace: &UiaTrace, limits: &Limits) -> Result<Snapshot, BackendError> {
     let started = Instant::now();
-    let mut provider =
-        read::Recorded::new(&trace.root).map_err(|f| f.error("BuildUpdatedCache"))?;
+    let client = trace.client.clone().unwrap_or_default();
+    let mut provider = read::Recorded::new(&trace.root, &client).map_err(|r| r.error())?;
     let mut budget = limits.max_nodes.saturating_sub(1);
     let mut truncated = None;
     let root = read::build(

@@ -110,7 +110,7 @@ async fn fake() -> (
     let (gate_tx, gate) = mpsc::channel();
     let (stopped, said) = mpsc::channel();
     let backend = ThreadBackend::start(Duration::from_secs(60), move |events, _| {
-        Ok(Fake {
+        Ok::<_, BackendError>(Fake {
             gate,
             events,
             registry: Registry::default(),

@@ -2,7 +2,8 @@
 //! platform's worker reads, so a replay runs the mapping a live read runs. Each platform says
 //! what its records are called and what a hand-written trace may leave out ([`Traced`]).
 //!
-//! Format: `{"app": "Notepad", "pid": 4242, "root": <element>}`, `pid` optional.
+//! Format: `{"app": "Notepad", "pid": 4242, "client": {…}, "root": <element>}`, `pid` and
+//! `client` optional.
 
 use std::fmt::Debug;
 use std::time::Instant;
@@ -20,6 +21,9 @@ pub trait Traced: Record + Serialize + DeserializeOwned {
     type Pid: Copy + Default + Debug + Serialize + DeserializeOwned;
     /// What a trace of these is called in errors: "a UIA trace".
     const WHAT: &'static str;
+    /// What a trace records of the platform's client library beside the tree (UIA: the calls
+    /// it refuses everywhere); `()` where there is nothing to record.
+    type Client: Debug + Clone + Default + PartialEq + Serialize + DeserializeOwned;
     /// Fills in what a hand-written trace may leave out (ids, process ids).
     fn fill(root: &mut Self, pid: Self::Pid);
 }
@@ -33,6 +37,9 @@ pub struct Trace<E: Traced> {
     /// The process the tree belongs to.
     #[serde(default)]
     pub pid: E::Pid,
+    /// The client the tree was read with, when it was not a whole one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<E::Client>,
     pub root: E,
 }
 

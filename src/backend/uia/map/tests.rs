@@ -665,11 +665,7 @@ fn errors_carry_their_hresult_and_name() {
             "0x80040154 (REGDB_E_CLASSNOTREG): no UI Automation client is registered on this \
              system",
         ),
-        (
-            E_NOTIMPL,
-            "",
-            "0x80004001 (E_NOTIMPL): the provider does not implement this",
-        ),
+        (E_NOTIMPL, "", "0x80004001 (E_NOTIMPL): not implemented"),
         (
             UIA_E_ELEMENTNOTAVAILABLE,
             "",
