@@ -174,6 +174,11 @@ pub enum Command {
         #[arg(value_enum)]
         action: ExtensionAction,
     },
+    /// Inside `treeglass session --wayland=gnome|kwin` only: holds a keyboard and a pointer on
+    /// the desktop's seat (through its EIS) for the life of the session, as a machine's own
+    /// keyboard and mouse would be, and sends nothing. Prints `ready` once they are there.
+    #[command(hide = true)]
+    SessionSeat,
 }
 
 /// What `treeglass gnome-extension` does.

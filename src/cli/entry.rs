@@ -84,6 +84,9 @@ async fn run(
     if let Some(Command::GnomeExtension { action }) = &cli.command {
         return cli::gnome_extension::run(*action).await.map(text);
     }
+    if let Some(Command::SessionSeat) = &cli.command {
+        return cli::session::seat().await.map(text);
+    }
     // The clipboard needs no accessibility backend.
     if let Some(Command::Clipboard(cmd)) = &cli.command {
         let cmd = cmd.clone();
@@ -148,6 +151,7 @@ async fn run(
         | Some(Command::Man)
         | Some(Command::KdeGrant { .. })
         | Some(Command::GnomeExtension { .. })
+        | Some(Command::SessionSeat)
         | Some(Command::Session(_)) => Err(Error::other("unreachable: handled above")),
         None => {
             let args = cli::TreeArgs {
@@ -224,7 +228,7 @@ pub fn main() -> ! {
     // TUI, which shows it itself).
     let one_shot = !matches!(
         cli.command,
-        None | Some(Command::Mcp) | Some(Command::Session(_))
+        None | Some(Command::Mcp) | Some(Command::Session(_)) | Some(Command::SessionSeat)
     );
     let reads = (one_shot && std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .then(Arc::<crate::backend::progress::ReadProgress>::default);

@@ -47,11 +47,23 @@ pub fn run(action: GrantAction) -> Result<(String, i32), Error> {
             };
             let installed = out.starts_with("installed");
             let on_wayland = std::env::var_os("WAYLAND_DISPLAY").is_some_and(|v| !v.is_empty());
+            // KWin 6.1 and later: EIS serves every program, with no grant; the grant is for
+            // the fake input of KWin 5.27 to 6.0.
+            if on_wayland && let Ok((true, version)) = crate::desktop::kwin::eis_offered() {
+                out.push_str(&format!(
+                    "the route that serves: KWin's EIS ({}org.kde.KWin.EIS.RemoteDesktop), which \
+                     KWin 6.1 and later offer to every program: keys and clicks go through it, \
+                     and this grant is not needed\n",
+                    version.map(|v| format!("KWin {v}; ")).unwrap_or_default()
+                ));
+                return Ok((out, 0));
+            }
             let honoured = if on_wayland {
                 match fake_input::offered() {
                     Ok(Some(v)) => {
                         out.push_str(&format!(
-                            "the compositor offers {} (version {v}) to this program\n",
+                            "the route that serves: the compositor offers {} (version {v}) to \
+                             this program (KWin 5.27 to 6.0, with the grant)\n",
                             fake_input::GLOBAL
                         ));
                         true

@@ -60,3 +60,43 @@ pub async fn run(_args: SessionArgs) -> Result<i32, Error> {
         "treeglass session starts a private accessibility stack: it is only available on Linux",
     ))
 }
+
+/// `treeglass session-seat` (hidden): a keyboard and a pointer held on the desktop's seat for
+/// the life of a headless GNOME or KWin session, as a machine's own devices would be. A
+/// headless compositor's seat has none; apps take input from a device only once they have
+/// seen the seat gain it (`desktop::eis::Held`), so without one every synthesized key or
+/// click would come from a device the apps are only now learning of. Prints `ready` once the
+/// devices are there, then holds them (renewed before they lapse) until it is stopped.
+#[cfg(target_os = "linux")]
+pub async fn seat() -> Result<(String, i32), Error> {
+    use std::io::Write;
+
+    let input = crate::desktop::choose();
+    input
+        .prepare()
+        .await
+        .map_err(|e| Error::other(format!("the session's seat: {e}")))?;
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "ready: {}", input.desktop());
+    let _ = out.flush();
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .map_err(|e| Error::other(e.to_string()))?;
+    loop {
+        tokio::select! {
+            _ = term.recv() => return Ok((String::new(), 0)),
+            _ = tokio::signal::ctrl_c() => return Ok((String::new(), 0)),
+            _ = tokio::time::sleep(std::time::Duration::from_secs(2)) => {
+                if let Err(e) = input.prepare().await {
+                    tracing::warn!("the session's seat: {e}");
+                }
+            }
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub async fn seat() -> Result<(String, i32), Error> {
+    Err(Error::other(
+        "treeglass session-seat is only available on Linux",
+    ))
+}

@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use reis::ei;
 use reis::event::{DeviceCapability, EiEvent};
 
+use super::DesktopError;
 use super::keymap::{Parsed, Press};
 
 /// evdev's left button.
@@ -35,6 +36,8 @@ const NAME: &str = "treeglass";
 pub enum Need {
     Keyboard,
     Pointer,
+    /// Both: a sender held for a whole write ([`Held`]).
+    Both,
 }
 
 /// How sending went wrong: before anything was sent (the write did not happen), or after
@@ -116,20 +119,23 @@ impl Sender {
                 return Err(why.clone());
             }
             let ready = |d: &Option<Dev>| d.as_ref().is_some_and(|d| d.resumed);
+            let keyboard = ready(&me.keyboard) && me.keymap.is_some();
             let have = match need {
-                Need::Keyboard => ready(&me.keyboard) && me.keymap.is_some(),
+                Need::Keyboard => keyboard,
                 Need::Pointer => ready(&me.pointer),
+                Need::Both => keyboard && ready(&me.pointer),
             };
             if have {
                 return Ok(me);
             }
             if Instant::now() >= until {
                 let what = match need {
-                    Need::Keyboard if me.keyboard.is_some() && me.keymap.is_none() => {
+                    Need::Keyboard | Need::Both if me.keyboard.is_some() && me.keymap.is_none() => {
                         "a keyboard with an XKB keymap"
                     }
                     Need::Keyboard => "a keyboard (resumed)",
                     Need::Pointer => "an absolute pointer with buttons (resumed)",
+                    Need::Both => "a keyboard and an absolute pointer with buttons (resumed)",
                 };
                 return Err(format!(
                     "the EIS server offered no {what} within {} s",
@@ -425,6 +431,110 @@ impl Sender {
     }
 }
 
+/// How the desktop's side of a held sender is closed (Mutter's session stopped, KWin told the
+/// client is done).
+pub type End = Box<dyn FnOnce() -> futures::future::BoxFuture<'static, ()> + Send>;
+
+/// How long a held sender outlives its last use.
+const HOLD: Duration = Duration::from_secs(5);
+
+struct Kept {
+    held: std::sync::Arc<Held>,
+    used: Instant,
+    end: Option<End>,
+}
+
+/// The sender a desktop holds for the current write ([`Held`]): made by [`Slot::prepare`],
+/// used by the keys and clicks that follow, and closed once it has gone unused for a few
+/// seconds.
+#[derive(Default, Clone)]
+pub struct Slot {
+    kept: std::sync::Arc<tokio::sync::Mutex<Option<Kept>>>,
+}
+
+impl Slot {
+    /// Makes the sender unless one is held: `open` gives the socket and how to close the
+    /// desktop's side, or `None` where this desktop has no EIS. `Ok(true)`: made now.
+    pub async fn prepare<F>(&self, who: &'static str, open: F) -> Result<bool, DesktopError>
+    where
+        F: std::future::Future<Output = Result<Option<(UnixStream, End)>, DesktopError>>,
+    {
+        let mut kept = self.kept.lock().await;
+        if let Some(k) = kept.as_mut()
+            && k.used.elapsed() < HOLD
+        {
+            k.used = Instant::now();
+            return Ok(false);
+        }
+        if let Some(mut old) = kept.take()
+            && let Some(end) = old.end.take()
+        {
+            end().await;
+        }
+        let Some((socket, end)) = open.await? else {
+            return Ok(false);
+        };
+        let held = tokio::task::spawn_blocking(move || Held::start(socket, who))
+            .await
+            .map_err(|e| DesktopError::Failed(format!("the EIS sender failed: {e}")));
+        let held = match held {
+            Ok(Ok(h)) => h,
+            Ok(Err(f)) => {
+                end().await;
+                return Err(backend_error(f));
+            }
+            Err(e) => {
+                end().await;
+                return Err(e);
+            }
+        };
+        *kept = Some(Kept {
+            held: std::sync::Arc::new(held),
+            used: Instant::now(),
+            end: Some(end),
+        });
+        // Closed once unused for HOLD (a process that ends first closes it by ending).
+        let slot = self.kept.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                let mut kept = slot.lock().await;
+                match kept.as_mut() {
+                    None => return,
+                    Some(k) if k.used.elapsed() < HOLD => {}
+                    Some(_) => {
+                        if let Some(end) = kept.take().and_then(|mut k| k.end.take()) {
+                            end().await;
+                        }
+                        return;
+                    }
+                }
+            }
+        });
+        Ok(true)
+    }
+
+    /// The held sender, if there is one still fresh.
+    pub async fn held(&self) -> Option<std::sync::Arc<Held>> {
+        let mut kept = self.kept.lock().await;
+        let k = kept.as_mut().filter(|k| k.used.elapsed() < HOLD)?;
+        k.used = Instant::now();
+        Some(k.held.clone())
+    }
+
+    /// Types `keysyms` with the held sender; `None` when none is held.
+    pub async fn keys(&self, keysyms: Vec<u32>) -> Option<Result<(), DesktopError>> {
+        let h = self.held().await?;
+        Some(blocking(move || h.keys(keysyms)).await)
+    }
+
+    /// Clicks with the held sender; `None` when none is held.
+    pub async fn click(&self, x: i32, y: i32) -> Option<Result<(), DesktopError>> {
+        let h = self.held().await?;
+        Some(blocking(move || h.click(x, y)).await)
+    }
+}
+
 /// Microseconds of the monotonic clock (libei's timestamps).
 fn now_us() -> u64 {
     let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
@@ -475,13 +585,7 @@ fn read_keymap(k: &reis::event::Keymap) -> Result<Parsed, String> {
 pub fn type_keysyms(socket: UnixStream, keysyms: &[u32], who: &str) -> Result<(), Failure> {
     let mut s = Sender::connect(socket, Need::Keyboard)
         .map_err(|e| Failure::NotSent(format!("{who}: {e}")))?;
-    let presses = s.presses(keysyms).map_err(|k| {
-        Failure::NotSent(format!(
-            "{who}: the keymap it types with has no key for {}: nothing was typed",
-            describe(k)
-        ))
-    })?;
-    s.keys(&presses).map_err(|f| prefix(f, who))
+    s.type_keysyms(keysyms, who)
 }
 
 /// Clicks at (x, y) of the layout on `socket` (blocking).
@@ -489,6 +593,94 @@ pub fn click_at(socket: UnixStream, x: i32, y: i32, who: &str) -> Result<(), Fai
     let mut s = Sender::connect(socket, Need::Pointer)
         .map_err(|e| Failure::NotSent(format!("{who}: {e}")))?;
     s.click(x, y).map_err(|f| prefix(f, who))
+}
+
+impl Sender {
+    fn type_keysyms(&mut self, keysyms: &[u32], who: &str) -> Result<(), Failure> {
+        let presses = self.presses(keysyms).map_err(|k| {
+            Failure::NotSent(format!(
+                "{who}: the keymap it types with has no key for {}: nothing was typed",
+                describe(k)
+            ))
+        })?;
+        self.keys(&presses).map_err(|f| prefix(f, who))
+    }
+}
+
+/// One write's input, asked of a [`Held`] sender.
+enum Job {
+    Keys(Vec<u32>),
+    Click(i32, i32),
+}
+
+/// An EIS sender kept for the length of a write, on a thread of its own (its connection is
+/// not `Send`), with a keyboard and a pointer. The devices EIS makes are new input devices of
+/// the desktop's seat: where the seat had none of the kind (a headless session: Mutter 48's
+/// and KWin 6.3's seats have no keyboard and no pointer until a client makes one), the seat
+/// gains the capability only then, and every app must ask for a new `wl_keyboard` or
+/// `wl_pointer` before input reaches it. Input sent at that instant is lost (measured: keys
+/// and a click sent as the device resumed never arrived; the seat's capabilities, watched by
+/// a client of its own, went from none to keyboard and pointer in the same millisecond).
+/// So the devices are made when the write begins (the window raised), and nothing is sent
+/// until the app has answered the backend since (its main loop has turned, taking the
+/// seat's news with it); the backend's own calls between the two (focus, placement, the hit
+/// test) are that answer.
+pub struct Held {
+    jobs: std::sync::mpsc::Sender<(Job, std::sync::mpsc::Sender<Result<(), Failure>>)>,
+}
+
+impl Held {
+    /// Connects on `socket` and waits for a keyboard and a pointer (blocking: run it on the
+    /// blocking pool). `who` names the server in messages.
+    pub fn start(socket: UnixStream, who: &'static str) -> Result<Held, Failure> {
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let (jobs, rx) =
+            std::sync::mpsc::channel::<(Job, std::sync::mpsc::Sender<Result<(), Failure>>)>();
+        std::thread::spawn(move || {
+            let mut s = match Sender::connect(socket, Need::Both) {
+                Ok(s) => {
+                    let _ = ready_tx.send(Ok(()));
+                    s
+                }
+                Err(e) => {
+                    let _ = ready_tx.send(Err(e));
+                    return;
+                }
+            };
+            // Until the owner drops its end: then the connection closes with the thread.
+            for (job, reply) in rx {
+                let r = match job {
+                    Job::Keys(k) => s.type_keysyms(&k, who),
+                    Job::Click(x, y) => s.click(x, y).map_err(|f| prefix(f, who)),
+                };
+                let _ = reply.send(r);
+            }
+        });
+        match ready_rx.recv() {
+            Ok(Ok(())) => Ok(Held { jobs }),
+            Ok(Err(e)) => Err(Failure::NotSent(format!("{who}: {e}"))),
+            Err(_) => Err(Failure::NotSent(format!("{who}: the EIS sender stopped"))),
+        }
+    }
+
+    fn run(&self, job: Job) -> Result<(), Failure> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        self.jobs
+            .send((job, tx))
+            .map_err(|_| Failure::NotSent("the EIS sender stopped".into()))?;
+        rx.recv()
+            .map_err(|_| Failure::Cut("the EIS sender stopped mid-write".into()))?
+    }
+
+    /// Types `keysyms` (blocking).
+    pub fn keys(&self, keysyms: Vec<u32>) -> Result<(), Failure> {
+        self.run(Job::Keys(keysyms))
+    }
+
+    /// Clicks at (x, y) of the layout (blocking).
+    pub fn click(&self, x: i32, y: i32) -> Result<(), Failure> {
+        self.run(Job::Click(x, y))
+    }
 }
 
 fn prefix(f: Failure, who: &str) -> Failure {

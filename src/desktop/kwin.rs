@@ -644,6 +644,8 @@ pub struct Kwin {
     eis: std::sync::OnceLock<bool>,
     /// The scripts' connection was the caller's ([`Kwin::on`]), made on a runtime that lives.
     given_bus: bool,
+    /// The EIS sender held for the current write (KWin 6.1 and later).
+    held: super::eis::Slot,
 }
 
 /// [`super::on_own_runtime`], asking KWin.
@@ -651,6 +653,15 @@ fn on_own_runtime<T: Send + 'static>(
     f: impl std::future::Future<Output = Result<T, String>> + Send + 'static,
 ) -> Result<T, String> {
     super::on_own_runtime("KWin", f)
+}
+
+/// Whether KWin offers EIS to other programs (blocking; KWin 6.1 and later), and its version
+/// when it says.
+pub fn eis_offered() -> Result<(bool, Option<String>), String> {
+    on_own_runtime(async {
+        let s = Scripts::default();
+        Ok((s.offers_eis().await, s.version().await.ok()))
+    })
 }
 
 /// Every window KWin shows, with its owner (blocking: the doctor's list).
@@ -869,10 +880,31 @@ impl super::Input for Kwin {
         }
     }
 
+    async fn prepare(&self) -> Result<bool, DesktopError> {
+        if !self.eis() {
+            return Ok(false);
+        }
+        let scripts = self.scripts.clone();
+        self.held
+            .prepare(KWIN_EIS, async move {
+                let (socket, cookie) = scripts
+                    .connect_to_eis()
+                    .await
+                    .map_err(|e| DesktopError::NoInput(format!("{KWIN_EIS}: {e}")))?;
+                let end: super::eis::End =
+                    Box::new(move || Box::pin(async move { scripts.disconnect_eis(cookie).await }));
+                Ok(Some((socket, end)))
+            })
+            .await
+    }
+
     async fn type_text(&self, text: &str) -> Result<(), DesktopError> {
         self.keyboard().map_err(DesktopError::NoInput)?;
         if self.eis() {
             let syms: Vec<u32> = text.chars().map(super::keymap::keysym_of).collect();
+            if let Some(r) = self.held.keys(syms.clone()).await {
+                return r;
+            }
             return self
                 .through_eis(move |s| super::eis::type_keysyms(s, &syms, KWIN_EIS))
                 .await;
@@ -892,6 +924,9 @@ impl super::Input for Kwin {
         self.keyboard().map_err(DesktopError::NoInput)?;
         if self.eis() {
             let sym = super::keymap::keysym_of_key(key);
+            if let Some(r) = self.held.keys(vec![sym]).await {
+                return r;
+            }
             return self
                 .through_eis(move |s| super::eis::type_keysyms(s, &[sym], KWIN_EIS))
                 .await;
@@ -904,6 +939,9 @@ impl super::Input for Kwin {
     async fn click(&self, x: i32, y: i32) -> Result<(), DesktopError> {
         self.pointer().map_err(DesktopError::NoInput)?;
         if self.eis() {
+            if let Some(r) = self.held.click(x, y).await {
+                return r;
+            }
             // The pointer's regions are the screens: a point in none is refused there.
             return self
                 .through_eis(move |s| super::eis::click_at(s, x, y, KWIN_EIS))

@@ -253,6 +253,22 @@ pub fn window_list() -> Result<(String, Vec<OwnedWindow>), String> {
     x11::window_owners().map(|w| ("the X display".into(), w))
 }
 
+/// The process of the Wayland compositor of this session (`$WAYLAND_DISPLAY`'s socket, by
+/// its peer credentials), where there is one: a compositor that registers on the
+/// accessibility bus itself (KWin 6 does, with a two-node tree) is the desktop, not an app.
+#[cfg(target_os = "linux")]
+pub fn compositor_pid() -> Option<u32> {
+    let display = std::env::var_os("WAYLAND_DISPLAY").filter(|d| !d.is_empty())?;
+    let path = std::path::PathBuf::from(&display);
+    let path = match path.is_absolute() {
+        true => path,
+        false => std::path::PathBuf::from(std::env::var_os("XDG_RUNTIME_DIR")?).join(path),
+    };
+    let socket = std::os::unix::net::UnixStream::connect(path).ok()?;
+    let cred = rustix::net::sockopt::socket_peercred(&socket).ok()?;
+    u32::try_from(cred.pid.as_raw_nonzero().get()).ok()
+}
+
 #[cfg(target_os = "linux")]
 /// How the on-screen highlight can be drawn here (blocking: asks a Wayland compositor for its
 /// globals), or why it cannot: a layer-shell overlay on Wayland, an X11 frame window on X11.
@@ -324,6 +340,13 @@ pub trait Input: Send + Sync {
 
     /// Raises the window and gives it the keyboard focus, and checks it has it.
     async fn activate(&self, window: &Window) -> Result<(), DesktopError>;
+
+    /// Makes the input devices a write will use before anything is asked of the app about
+    /// where its input goes (`eis::Held` says why). `Ok(true)`: they were made now, and the
+    /// app must answer once before anything is sent. Where devices need no making: nothing.
+    async fn prepare(&self) -> Result<bool, DesktopError> {
+        Ok(false)
+    }
 
     /// Types text (no line breaks or tabs: the planner sends those as keys or refuses them).
     async fn type_text(&self, text: &str) -> Result<(), DesktopError>;

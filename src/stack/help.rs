@@ -12,7 +12,11 @@ directory, /tmp/a11y-session.XXXXXXXX), each waited for before the next:
   3. at-spi-bus-launcher --launch-immediately (which starts the accessibility bus),
   then org.a11y.Status.IsEnabled=true,
   4. at-spi2-registryd on that bus,
-  5. with --app-cmd, the app (checked on the bus with treeglass's own AT-SPI reader),
+  5. with --wayland=kwin or --wayland=gnome, a keyboard and a pointer held on the
+     compositor's seat through its EIS (KWin 6.1 and later, Mutter 45 and later), as a
+     machine's own devices would be: a headless compositor has none, and apps take
+     synthesized input only from a device they have seen the seat gain,
+  6. with --app-cmd, the app (checked on the bus with treeglass's own AT-SPI reader),
 then CMD, with this environment:
   DISPLAY (with --wayland instead WAYLAND_DISPLAY, SWAYSOCK, XDG_SESSION_TYPE=wayland,
   XDG_CURRENT_DESKTOP=sway; with --wayland=kwin WAYLAND_DISPLAY, XDG_SESSION_TYPE=wayland,

@@ -396,6 +396,13 @@ impl Stack {
         self.step_done("IsEnabled=true");
         self.registryd(&a11y, signals).await?;
         self.step_done("registryd");
+        if matches!(
+            self.opts.wayland,
+            Some(Compositor::Kwin) | Some(Compositor::Gnome)
+        ) {
+            self.seat(signals).await?;
+            self.step_done("seat");
+        }
         drop((session, a11y));
         self.env.set(
             "TREEGLASS_A11Y_SESSION",
@@ -438,6 +445,39 @@ impl Stack {
             }
         }
         Ok(())
+    }
+
+    /// A keyboard and a pointer on the headless compositor's seat for the life of the session
+    /// (`treeglass session-seat`), as a machine's own devices would be: a headless GNOME or
+    /// KWin has none, and apps take synthesized input only from a device they have seen the
+    /// seat gain. Where the compositor offers no EIS (GNOME 43, KWin 5.27), it holds nothing.
+    async fn seat(&mut self, signals: &mut Signals) -> Result<(), Stop> {
+        let exe = std::env::current_exe()
+            .map_err(|e| Stop::stack("seat", format!("cannot find treeglass itself: {e}"), None))?;
+        let out_path = self.dir.join("seat.out");
+        let out = File::create(&out_path)
+            .map_err(|e| Stop::stack("seat", format!("cannot write {out_path:?}: {e}"), None))?;
+        let i = self.spawn(
+            "seat (treeglass session-seat)",
+            "seat.log",
+            &[exe.as_os_str(), OsStr::new("session-seat")],
+            &[],
+            Some(out),
+        )?;
+        let timeout = self.opts.step_timeout;
+        poll(
+            "seat (a keyboard and a pointer on the compositor's seat)",
+            &mut self.components[i],
+            timeout,
+            signals,
+            async || {
+                std::fs::read_to_string(&out_path)
+                    .ok()?
+                    .starts_with("ready")
+                    .then_some(())
+            },
+        )
+        .await
     }
 
     /// With `-v`: every process the stack runs, with the processes each one started.

@@ -60,6 +60,7 @@ pub async fn diagnose() -> Report {
             procs: Procs::default(),
             windows: Err("the display server did not answer within 3 s".into()),
             source: String::new(),
+            compositor: None,
         },
     };
     checks.push(desktop.check());
@@ -377,6 +378,13 @@ async fn registered_app(b: &AtspiBackend, app: &ObjRef, desktop: &Desktop) -> Ap
         ));
         return report;
     }
+    if n <= TINY_TREE && pid.is_some() && pid == desktop.compositor {
+        // KWin 6 registers itself (a two-node Qt tree): the desktop, not an app keeping its
+        // tree back.
+        report.hint =
+            Some("the compositor itself (it registers a small tree of its own): not an app".into());
+        return report;
+    }
     if n <= TINY_TREE {
         // A window on screen (or, where not every window can be listed, one in its tree) with
         // next to nothing in it is a toolkit keeping its tree back; a portal or another
@@ -535,6 +543,8 @@ struct Desktop {
     windows: Result<Vec<OwnedWindow>, String>,
     /// Who listed them (`the X display`, `sway's IPC`).
     source: String,
+    /// The Wayland compositor's process, where there is one.
+    compositor: Option<u32>,
 }
 
 impl Desktop {
@@ -547,6 +557,7 @@ impl Desktop {
             procs: Procs::read(),
             windows,
             source,
+            compositor: desktop::compositor_pid(),
         }
     }
 

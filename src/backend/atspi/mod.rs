@@ -706,9 +706,19 @@ impl Backend for AtspiBackend {
                 )),
             },
             WriteOp::SelectAllText => self.select_all(&c, &obj).await,
-            WriteOp::TypeText(text) => Ok(self.input.type_text(text).await.map(|_| true)?),
-            WriteOp::Key(k) => Ok(self.input.key(*k).await.map(|_| true)?),
+            WriteOp::TypeText(text) => {
+                self.prepare_input(&c, &obj).await?;
+                Ok(self.input.type_text(text).await.map(|_| true)?)
+            }
+            WriteOp::Key(k) => {
+                self.prepare_input(&c, &obj).await?;
+                Ok(self.input.key(*k).await.map(|_| true)?)
+            }
             WriteOp::ActivateWindow(title) => {
+                // The devices the keys and clicks will come from, made first: everything the
+                // write asks of the app from here on (its window, focus, placement) is the
+                // app's answer since (`desktop::eis::Held`).
+                self.input.prepare().await?;
                 let win = match self.window_of(&c, &obj.bus, title.as_str()).await {
                     Ok(w) => w,
                     Err(BackendError::NoInput(why)) if self.input.keys_to_active_window() => {
@@ -730,6 +740,8 @@ impl Backend for AtspiBackend {
                 Ok(true)
             }
             WriteOp::Click => {
+                // Made before the placement and the hit test, which the app answers.
+                self.input.prepare().await?;
                 let (x, y) = self.click_point(&c, &obj).await?;
                 // The window the plan raised: a centre outside it (an element scrolled out of
                 // its view) would be a click on whatever is there instead.

@@ -85,6 +85,17 @@ impl AtspiBackend {
         }
     }
 
+    /// Makes the devices keys come from, where the desktop makes them per write (EIS), and when
+    /// they were made only now, waits for the app to answer once (its state): its main loop
+    /// has then turned since the desktop's seat announced them, and it listens to them
+    /// (`desktop::eis::Held`).
+    pub(super) async fn prepare_input(&self, c: &Caller, obj: &ObjRef) -> Result<(), BackendError> {
+        if self.input.prepare().await? {
+            c.state(obj).await?;
+        }
+        Ok(())
+    }
+
     /// The window of the app on `bus` that was activated for input in the last 2 s.
     pub(super) fn raised(&self, bus: &str) -> Option<desktop::Window> {
         self.windows
