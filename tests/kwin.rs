@@ -1,8 +1,10 @@
-//! KDE Plasma on Wayland, on a real compositor: a headless KWin 5.27 with native Wayland apps —
-//! the GTK 3 fixture, gtk4-widget-factory and Chromium (`--ozone-platform=wayland`) — each
-//! started once. Keys and clicks through KWin's fake input, granted to the binary under test by
-//! `treeglass kde-grant install` (never by turning KWin's permission checks off); windows found
-//! and raised through KWin's scripting. Every write is verified by treeglass and checked by an
+//! KDE Plasma on Wayland, on a real compositor: a headless KWin (5.27 on Debian 12, 6.3 on
+//! Debian 13, through scripts/test-trixie) with native Wayland apps — the GTK 3 fixture,
+//! gtk4-widget-factory and Chromium (`--ozone-platform=wayland`) — each started once. Keys and
+//! clicks through KWin's EIS where KWin offers it (6.1 and later), else its fake input, granted
+//! to the binary under test by `treeglass kde-grant install` (never by turning KWin's permission
+//! checks off); which one KWin offers is learnt from KWin itself (its D-Bus introspection), not
+//! from treeglass. Windows found and raised through KWin's scripting. Every write is verified by treeglass and checked by an
 //! independent pyatspi read; where a window is, and the highlight's overlay, are judged by a
 //! KWin script of this test's own (its `print` lands in KWin's log), not by treeglass's.
 //!
@@ -123,7 +125,7 @@ fn run(chosen: &[&str]) -> i32 {
             "qt6_combo_box_by_keyboard" => {
                 apps.grant();
                 let app = apps.qt6.get_or_insert_with(|| QtForm::start(6));
-                qt6_combo_by_keyboard(app, "via KWin fake input keyboard");
+                qt6_combo_by_keyboard(app, &route("keyboard"));
             }
             "doctor_lists_kwins_windows" => doctor(&mut apps),
             "highlight_held_over_the_element" => highlight(&mut apps),
@@ -193,7 +195,17 @@ fn kwin_script(js: &str) -> Vec<Value> {
         .nth(1)
         .and_then(|w| w.parse().ok())
         .unwrap_or_else(|| panic!("loadScript answered {loaded}"));
-    send(&[&format!("/{id}"), "org.kde.kwin.Script.run"]);
+    // Plasma 6 names a script's object /Scripting/ScriptN, Plasma 5 /N.
+    let plasma6 = Command::new("dbus-send")
+        .args(["--session", "--print-reply", "--dest=org.kde.KWin"])
+        .args([&format!("/Scripting/Script{id}"), "org.kde.kwin.Script.run"])
+        .output()
+        .expect("run dbus-send")
+        .status
+        .success();
+    if !plasma6 {
+        send(&[&format!("/{id}"), "org.kde.kwin.Script.run"]);
+    }
     let log = format!("{dir}/kwin.log");
     let deadline = Instant::now() + Duration::from_secs(10);
     let prefix = format!("js: {marker} ");
@@ -228,10 +240,11 @@ fn kwin_script(js: &str) -> Vec<Value> {
 /// frame geometry, whether it is a normal window.
 fn kwin_windows() -> Vec<Value> {
     kwin_script(
-        r#"var all = workspace.clientList();
+        r#"var all = workspace.windowList ? workspace.windowList() : workspace.clientList();
+var active = ("activeWindow" in workspace) ? workspace.activeWindow : workspace.activeClient;
 for (var i = 0; i < all.length; i++) {
     var c = all[i], g = c.frameGeometry;
-    out({pid: c.pid, caption: String(c.caption), normal: c.normalWindow, active: workspace.activeClient === c,
+    out({pid: c.pid, caption: String(c.caption), normal: c.normalWindow, active: active === c,
          x: g.x, y: g.y, width: g.width, height: g.height, layer: c.layer, rc: String(c.resourceClass)});
 }"#,
     )
@@ -241,7 +254,7 @@ for (var i = 0; i < all.length; i++) {
 /// KWin says it is there.
 fn move_to(pid: u32, x: i64, y: i64) {
     kwin_script(&format!(
-        r#"var all = workspace.clientList();
+        r#"var all = workspace.windowList ? workspace.windowList() : workspace.clientList();
 for (var i = 0; i < all.length; i++) {{
     var c = all[i];
     if (c.pid !== {pid}) continue;
@@ -276,12 +289,45 @@ fn frame_of(pid: u32) -> (i64, i64) {
     (w["x"].as_i64().unwrap(), w["y"].as_i64().unwrap())
 }
 
+/// Whether KWin offers EIS (6.1 and later), asked of KWin with `dbus-send`: keys and clicks go
+/// through it then, with no grant; else through its fake input, with the grant.
+fn kwin_has_eis() -> bool {
+    let o = Command::new("dbus-send")
+        .args(["--session", "--print-reply", "--dest=org.kde.KWin"])
+        .args([
+            "/org/kde/KWin/EIS/RemoteDesktop",
+            "org.freedesktop.DBus.Introspectable.Introspect",
+        ])
+        .output()
+        .expect("run dbus-send");
+    o.status.success() && String::from_utf8_lossy(&o.stdout).contains("connectToEIS")
+}
+
+/// What the acks of a write name as its route here: KWin's EIS or its fake input.
+fn route(device: &str) -> String {
+    match kwin_has_eis() {
+        true => format!("via KWin EIS {device}"),
+        false => format!("via KWin fake input {device}"),
+    }
+}
+
 // ---- the checks -------------------------------------------------------------------------
 
 /// `kde-grant install` writes the grant, and KWin then offers its fake input to this binary
-/// (and `status` says so); a copy of the binary at another path is offered nothing.
+/// (and `status` says so); a copy of the binary at another path is offered nothing. Where KWin
+/// offers EIS (6.1 and later), `status` says that EIS is the route and the grant not needed.
 fn grant(apps: &mut Apps) {
     apps.grant();
+    if kwin_has_eis() {
+        let o = treeglass(&["kde-grant", "status"]);
+        let out = common::stdout(&o);
+        assert!(o.status.success(), "{out}");
+        assert!(
+            out.contains("the route that serves: KWin's EIS") && out.contains("not needed"),
+            "{out}"
+        );
+        return;
+    }
     // KWin notices a new .desktop file within a few seconds.
     let deadline = Instant::now() + Duration::from_secs(15);
     loop {
@@ -324,7 +370,7 @@ fn gtk4_pointer(apps: &mut Apps) {
         let (code, v) = result(app.treeglass(&["set", target, want, "--json"]));
         verified(code, &v, "pointer");
         let acks = v["acks"].to_string();
-        assert!(acks.contains("via KWin fake input pointer"), "{acks}");
+        assert!(acks.contains(&route("pointer")), "{acks}");
         assert_eq!(
             checked(&pyatspi_of(pid, &v)),
             want == "true",
@@ -336,7 +382,8 @@ fn gtk4_pointer(apps: &mut Apps) {
 
 /// A binary KWin has not granted its input to (a copy of treeglass at another path): a write
 /// that needs the pointer is refused before anything is sent, says what to run, and the check
-/// box is as it was.
+/// box is as it was. Where KWin offers EIS, which needs no grant, the copy's write goes through
+/// it and is verified.
 fn no_grant(apps: &mut Apps) {
     let app = apps.gtk4();
     let pid = app.pid;
@@ -356,6 +403,14 @@ fn no_grant(apps: &mut Apps) {
         .output()
         .expect("run the copy");
     let (code, v) = result(o);
+    if kwin_has_eis() {
+        verified(code, &v, "pointer");
+        assert!(v["acks"].to_string().contains(&route("pointer")), "{v:#}");
+        assert_eq!(checked(&pyatspi_read(pid, &[&id])[path]), !was);
+        let _ = std::fs::remove_file(&copy);
+        app.assert_alive("a write without the grant, through EIS");
+        return;
+    }
     assert_eq!(v["outcome"], "refused", "{v:#}");
     assert_ne!(code, 0);
     assert_eq!(v["dispatched"], false, "{v:#}");
@@ -409,7 +464,11 @@ fn off_screen(apps: &mut Apps) {
     assert_ne!(code, 0, "{v:#}");
     assert_ne!(v["outcome"], "verified", "{v:#}");
     assert_eq!(v["dispatched"], false, "{v:#}");
-    assert!(v.to_string().contains("outside every screen"), "{v:#}");
+    let said = v.to_string();
+    assert!(
+        said.contains("outside every screen") || said.contains("outside every region"),
+        "{v:#}"
+    );
     assert_eq!(
         checked(&pyatspi_read(pid, &[&id])[path]),
         was,
@@ -419,7 +478,8 @@ fn off_screen(apps: &mut Apps) {
     app.assert_alive("an off-screen click refused");
 }
 
-/// Web content ignores the semantic text calls: typed through KWin's fake input keyboard.
+/// Web content ignores the semantic text calls: typed through KWin's keyboard (EIS or fake
+/// input).
 fn chromium(apps: &mut Apps) {
     apps.grant();
     let app = apps
@@ -433,12 +493,7 @@ fn chromium(apps: &mut Apps) {
     ] {
         let (code, v) = result(app.treeglass(&["set", target, text, "--json"]));
         verified(code, &v, "keyboard");
-        assert!(
-            v["acks"]
-                .to_string()
-                .contains("via KWin fake input keyboard"),
-            "{v:#}"
-        );
+        assert!(v["acks"].to_string().contains(&route("keyboard")), "{v:#}");
         assert_eq!(pyatspi_of(pid, &v)["text"], text, "replaced, not appended");
         app.assert_alive("a keyboard write");
     }
@@ -481,10 +536,12 @@ fn doctor(apps: &mut Apps) {
     let display = check("display");
     assert_eq!(display["status"], "ok", "{display:#}");
     let d = display["detail"].as_str().unwrap();
+    let keys = format!("keys: {}", route("keyboard").trim_start_matches("via "));
+    let clicks = format!("clicks: {}", route("pointer").trim_start_matches("via "));
     for want in [
-        "KDE Plasma (KWin 5.27",
-        "keys: KWin fake input keyboard",
-        "clicks: KWin fake input pointer",
+        "KDE Plasma (KWin ",
+        keys.as_str(),
+        clicks.as_str(),
         "highlight: a layer-shell overlay",
     ] {
         assert!(d.contains(want), "{want:?} in {d}");
@@ -549,15 +606,23 @@ fn highlight(apps: &mut Apps) {
     tmux.keys(&["o"]);
     let s = tmux.wait_for("framed on screen (held", Duration::from_secs(10));
     assert!(!s.contains("highlight  none"), "{s}");
-    // treeglass's overlay: windows on KWin's overlay layer (10) of the class "treeglass".
-    let overlay = |w: &Value| w["rc"] == "treeglass" && w["layer"] == 10;
+    // treeglass's overlay: windows of the class "treeglass" on KWin's overlay layer, the top
+    // one (10 in KWin 5.27, 9 in 6.3: learnt from KWin's own list as the highest layer, above
+    // the apps' normal one).
+    let overlay =
+        |w: &Value, top: i64| w["rc"] == "treeglass" && w["layer"].as_i64() == Some(top) && top > 2;
     let t = i64::from(treeglass::desktop::frame::THICKNESS);
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let all = kwin_windows();
+        let top = all
+            .iter()
+            .filter_map(|w| w["layer"].as_i64())
+            .max()
+            .unwrap_or(0);
         let strips: Vec<[i64; 4]> = all
             .iter()
-            .filter(|w| overlay(w))
+            .filter(|w| overlay(w, top))
             .map(|w| ["x", "y", "width", "height"].map(|k| w[k].as_i64().unwrap()))
             .collect();
         // Together they are the element's rectangle grown by the frame's thickness, and none
@@ -585,7 +650,7 @@ fn highlight(apps: &mut Apps) {
     }
     tmux.keys(&["q"]);
     let deadline = Instant::now() + Duration::from_secs(10);
-    while kwin_windows().iter().any(overlay) {
+    while kwin_windows().iter().any(|w| w["rc"] == "treeglass") {
         assert!(Instant::now() < deadline, "the overlay outlived the TUI");
         std::thread::sleep(Duration::from_millis(200));
     }

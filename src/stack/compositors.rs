@@ -122,7 +122,7 @@ impl Stack {
         Ok(())
     }
 
-    /// A headless KWin (its virtual backend, QPainter compositing, one 1280x800 output) on a
+    /// A headless KWin (its virtual backend, QPainter compositing, one 1600x1200 output) on a
     /// display of its own, run from a copy of `kwin_wayland`: the installed one carries the
     /// file capability `cap_sys_resource`, and where the bounding set lacks it (a container)
     /// exec fails with EPERM, even for root; a copy has none. Ready when its Wayland socket is
@@ -156,9 +156,9 @@ impl Stack {
                 OsStr::new("--socket"),
                 OsStr::new(name),
                 OsStr::new("--width"),
-                OsStr::new("1280"),
+                OsStr::new("1600"),
                 OsStr::new("--height"),
-                OsStr::new("800"),
+                OsStr::new("1200"),
             ],
             &[("KWIN_COMPOSE", OsStr::new("Q"))],
             None,

@@ -112,7 +112,7 @@ impl Stack {
             "--wayland-display",
             name,
             "--virtual-monitor",
-            "1280x800",
+            "1600x1200",
         ]
         .map(OsStr::new)
         .to_vec();
