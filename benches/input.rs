@@ -2,13 +2,17 @@
 //! run: a 20-character keyboard write (Chromium's textarea on the project's form page: focus,
 //! select all, typed) and a pointer toggle (a gtk4-widget-factory check box: raise, click at the
 //! centre), each the whole `treeglass set … --json` process (start, connect, resolve, write,
-//! read back, watch), on Xvfb (X11, XTest through the registry), a headless sway (sway's IPC,
-//! wlroots' virtual keyboard and pointer), a headless KWin (a KWin script, KWin's fake input
-//! through treeglass's grant) and a headless GNOME Shell (treeglass's extension, Mutter's
-//! remote desktop). The sessions run at once, each with its own apps, and the rounds alternate
-//! between them, so drift in the machine's load hits every column alike.
+//! read back, watch), on Xvfb (X11, XTest), a headless sway (sway's IPC, wlroots' virtual
+//! keyboard and pointer), a headless KWin 5.27 (a KWin script, KWin's fake input through
+//! treeglass's grant) and a headless GNOME Shell 43 (treeglass's extension, Mutter's remote
+//! desktop), and, from Debian 13's rootfs (`scripts/trixie`), a headless KWin 6.3 and GNOME
+//! Shell 48 (keys and clicks through their EIS). The sessions run at once, each with its own
+//! apps, and the rounds alternate between them, so drift in the machine's load hits every
+//! column alike.
 //!
-//! `cargo bench --bench input` (it starts the sessions itself with `treeglass session`).
+//! `cargo bench --bench input` (it starts the sessions itself with `treeglass session`; the
+//! Debian 13 ones through `scripts/trixie run`, which needs root and the rootfs: without it
+//! they are left out, and the run says so).
 
 #[allow(unused_imports)]
 #[path = "../tests/common/mod.rs"]
@@ -31,15 +35,29 @@ fn main() {
     // `cargo bench` passes `--bench`; anything else is not ours.
     let exe = std::env::current_exe().expect("this bench's path");
     let treeglass = env!("CARGO_BIN_EXE_treeglass");
+    let trixie = trixie_ready();
+    if let Err(why) = &trixie {
+        println!("KWin 6.3 and GNOME Shell 48 are not measured: {why}");
+    }
     let mut sides: Vec<Side> = [
-        ("X11 (Xvfb)", None),
-        ("sway", Some("--wayland=sway")),
-        ("KWin 5.27", Some("--wayland=kwin")),
-        ("GNOME Shell 43", Some("--wayland=gnome")),
+        ("X11 (Xvfb)", None, false),
+        ("sway", Some("--wayland=sway"), false),
+        ("KWin 5.27", Some("--wayland=kwin"), false),
+        ("GNOME Shell 43", Some("--wayland=gnome"), false),
+        ("KWin 6.3", Some("--wayland=kwin"), true),
+        ("GNOME Shell 48", Some("--wayland=gnome"), true),
     ]
     .into_iter()
-    .map(|(name, wayland)| {
-        let mut cmd = Command::new(treeglass);
+    .filter(|(_, _, in_trixie)| !in_trixie || trixie.is_ok())
+    .map(|(name, wayland, in_trixie)| {
+        let mut cmd = match in_trixie {
+            true => {
+                let mut c = Command::new(format!("{}/scripts/trixie", env!("CARGO_MANIFEST_DIR")));
+                c.args(["run", treeglass]);
+                c
+            }
+            false => Command::new(treeglass),
+        };
         cmd.arg("session");
         cmd.args(wayland);
         Side::start(name, cmd.arg("--").arg(&exe))
@@ -75,6 +93,28 @@ fn main() {
         "\nEvery write was verified by its read-back (the default settle of 60 ms and watch of \
          600 ms are in every figure)."
     );
+}
+
+/// Whether Debian 13's rootfs is made (`scripts/trixie build`), or why its sides cannot run.
+fn trixie_ready() -> Result<(), String> {
+    let script = format!("{}/scripts/trixie", env!("CARGO_MANIFEST_DIR"));
+    let o = Command::new(&script)
+        .arg("path")
+        .output()
+        .map_err(|e| format!("{script}: {e}"))?;
+    if !o.status.success() {
+        return Err(String::from_utf8_lossy(&o.stderr).trim().to_string());
+    }
+    let root = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    match std::path::Path::new(&root)
+        .join(".treeglass-ready")
+        .exists()
+    {
+        true => Ok(()),
+        false => Err(format!(
+            "no rootfs at {root} (scripts/trixie build makes it)"
+        )),
+    }
 }
 
 fn stats(rounds: &[Value], key: &str) -> (f64, f64) {
