@@ -875,6 +875,11 @@ impl super::Input for Gnome {
     }
 
     async fn prepare(&self) -> Result<bool, DesktopError> {
+        // Mutter before 45 (known from the probe the write's planning made): no EIS, and no
+        // session is made to learn it again.
+        if self.probed.get().is_some_and(|p| !p.eis) {
+            return Ok(false);
+        }
         let conn = self.bus().await?.clone();
         self.eis
             .prepare(MUTTER_EIS, async move {

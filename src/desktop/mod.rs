@@ -20,6 +20,7 @@
 //!   which refuses before anything is sent and says what would make it work.
 //!
 //! Windows and macOS have no implementation here yet: their backends write semantically.
+//! Only the neutral parts (`Input`, `Key`, `Rect`, `frame.rs`, `placement.rs`) compile there.
 //! Every implementation is blocking where its protocol is (run on `spawn_blocking`).
 
 #[cfg(target_os = "linux")]
@@ -31,6 +32,7 @@ pub mod fake_input;
 pub mod frame;
 #[cfg(target_os = "linux")]
 pub mod gnome;
+#[cfg(target_os = "linux")]
 pub mod keymap;
 #[cfg(target_os = "linux")]
 pub mod kwin;

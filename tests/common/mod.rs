@@ -345,18 +345,23 @@ pub fn flatten(node: &Value, out: &mut Vec<(String, String, u64)>) {
     flatten_with(node, out, false)
 }
 
-/// [`flatten`] without the descendants of elements that are not enumerated (`managed`: the
-/// visible ones were found by position), the way `scripts/pyatspi-walk.py` walks.
 /// The raw role of a node of a pyatspi walk, in treeglass's words: the role number the app
 /// answered, named by treeglass's table (libatspi's own names differ between its versions).
 pub fn walk_role(n: &Value) -> String {
     let id = n["role_id"].as_i64().expect("the walk's role_id");
-    match u32::try_from(id) {
+    // The AT-SPI walks run on Linux only; elsewhere this compiles for the shared helpers.
+    #[cfg(target_os = "linux")]
+    let name = match u32::try_from(id) {
         Ok(id) => treeglass::backend::atspi::raw_role_name(id),
         Err(_) => "?".into(),
-    }
+    };
+    #[cfg(not(target_os = "linux"))]
+    let name = format!("role {id}");
+    name
 }
 
+/// [`flatten`] without the descendants of elements that are not enumerated (`managed`: the
+/// visible ones were found by position), the way `scripts/pyatspi-walk.py` walks.
 pub fn flatten_enumerated(node: &Value, out: &mut Vec<(String, String, u64)>) {
     flatten_with(node, out, true)
 }
