@@ -12,7 +12,10 @@
 //!
 //! `cargo bench --bench input` (it starts the sessions itself with `treeglass session`; the
 //! Debian 13 ones through `scripts/trixie run`, which needs root and the rootfs: without it
-//! they are left out, and the run says so).
+//! they are left out, and the run says so). Words after `--` choose sides by any part of their
+//! names (`-- 'kwin 6.3' 'shell 48'`); X11, the baseline, always runs. Six sessions at once
+//! load a 2-core machine enough to double every figure; fewer sides measure closer to a
+//! desktop at rest.
 
 #[allow(unused_imports)]
 #[path = "../tests/common/mod.rs"]
@@ -32,7 +35,13 @@ fn main() {
         inner();
         return;
     }
-    // `cargo bench` passes `--bench`; anything else is not ours.
+    // `cargo bench` passes `--bench`. Other words choose sides by name (case aside, any part
+    // of it: `cargo bench --bench input -- 'kwin 6.3'`); X11, the baseline, always runs.
+    let chosen: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .map(|a| a.to_lowercase())
+        .collect();
     let exe = std::env::current_exe().expect("this bench's path");
     let treeglass = env!("CARGO_BIN_EXE_treeglass");
     let trixie = trixie_ready();
@@ -49,6 +58,11 @@ fn main() {
     ]
     .into_iter()
     .filter(|(_, _, in_trixie)| !in_trixie || trixie.is_ok())
+    .filter(|(name, wayland, _)| {
+        wayland.is_none()
+            || chosen.is_empty()
+            || chosen.iter().any(|c| name.to_lowercase().contains(c))
+    })
     .map(|(name, wayland, in_trixie)| {
         let mut cmd = match in_trixie {
             true => {
