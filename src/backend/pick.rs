@@ -88,6 +88,17 @@ pub const NO_WINDOW: &str = if cfg!(windows) {
     "no application with a window on the bus"
 };
 
+/// What `doctor` checks on this platform, for the MCP tool's description.
+pub const DOCTOR_CHECKS: &str = if cfg!(windows) {
+    "the UI Automation client, the desktop, one window and one pattern, each failure with its \
+     call, HRESULT and who refused it"
+} else if cfg!(target_os = "macos") {
+    "whether this process may use the macOS Accessibility API, and the apps with a window"
+} else {
+    "session bus, accessibility bus, IsEnabled, the registry, every registered app's tree \
+     size, running apps that are not registered, with fixes per toolkit"
+};
+
 /// [`APPS_ARE`] for `backend`: a backend that simulates its apps says so instead.
 pub fn where_apps_are(backend: &dyn Backend) -> &'static str {
     if backend.is_demo() {

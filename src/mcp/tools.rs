@@ -476,8 +476,11 @@ pub fn all() -> Vec<Tool> {
         tool::<NoArgs>(
             "list_apps",
             "List applications",
-            "Lists the applications on the accessibility bus: name, pid, bus name, toolkit and \
-             windows. Read-only.",
+            &format!(
+                "Lists the applications {}: name, pid, bus name (the app's address where the \
+                 platform has a bus, `pid:N` elsewhere), toolkit and windows. Read-only.",
+                crate::backend::pick::APPS_ARE
+            ),
             READ_ONLY,
         ),
         tool::<WindowStateArgs>(
@@ -615,9 +618,10 @@ pub fn all() -> Vec<Tool> {
         tool::<NoArgs>(
             "doctor",
             "Diagnose the accessibility stack",
-            "Checks why trees may be missing or tiny: session bus, accessibility bus, \
-             IsEnabled, the registry, every registered app's tree size, running apps that are \
-             not registered, with fixes per toolkit. Read-only.",
+            &format!(
+                "Checks why trees may be missing or tiny: {}. Read-only.",
+                crate::backend::pick::DOCTOR_CHECKS
+            ),
             READ_ONLY,
         ),
     ]
