@@ -169,6 +169,21 @@ impl Drop for McpClient {
     }
 }
 
+/// A `find` answer given a `wait_ms` of `ms`: not answered at rest, the whole wait kept (the
+/// window read more than once), and the text says so.
+pub fn assert_waited_whole(r: &Value, ms: u64) {
+    let doc = &r["structuredContent"];
+    assert_eq!(doc["at_rest"], false, "{r}");
+    assert!(doc["waited_ms"].as_u64().is_some_and(|w| w >= ms), "{r}");
+    assert!(doc["reads"].as_u64().is_some_and(|n| n >= 2), "{r}");
+    assert!(
+        r["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("waited the whole wait_ms")),
+        "{r}"
+    );
+}
+
 /// The first node (depth first) of a `get_window_state` tree that `pred` accepts.
 pub fn find_node<'a>(root: &'a Value, pred: &dyn Fn(&Value) -> bool) -> Option<&'a Value> {
     let mut stack = vec![root];

@@ -9,7 +9,7 @@
 use crate::common;
 
 use common::FixtureApp;
-use common::mcp::{McpClient, find_node, token_named};
+use common::mcp::{McpClient, assert_waited_whole, find_node, token_named};
 use serde_json::{Value, json};
 
 fn server() -> McpClient {
@@ -507,17 +507,7 @@ fn on_an_app_at_rest_find_and_set_value_answer_without_waiting_and_say_so() {
         "find",
         json!({"target": "button =\"No such button\"", "pid": pid, "wait_ms": 1200}),
     );
-    let doc = &r["structuredContent"];
-    assert_eq!(doc["at_rest"], false, "{r}");
-    assert!(doc["waited_ms"].as_u64().unwrap() >= 1200, "{r}");
-    assert!(doc["reads"].as_u64().unwrap() >= 2, "{r}");
-    assert!(
-        r["text"]
-            .as_str()
-            .unwrap()
-            .contains("waited the whole wait_ms"),
-        "{r}"
-    );
+    assert_waited_whole(&r, 1200);
     c.close();
     wf.assert_alive("the session's end");
 }

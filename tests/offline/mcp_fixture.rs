@@ -10,7 +10,7 @@ use crate::common;
 
 use std::process::Command;
 
-use common::mcp::{McpClient, find_node, token_named};
+use common::mcp::{McpClient, assert_waited_whole, find_node, token_named};
 use serde_json::{Value, json};
 
 pub(crate) const TOOLS: [&str; 13] = [
@@ -518,17 +518,7 @@ fn a_target_on_an_app_at_rest_is_answered_after_one_read_and_a_wait_asked_for_is
         "find",
         json!({"target": "button =\"Nope\"", "wait_ms": 700}),
     );
-    let doc = &r["structuredContent"];
-    assert_eq!(doc["at_rest"], false, "{r}");
-    assert!(doc["waited_ms"].as_u64().unwrap() >= 700, "{r}");
-    assert!(doc["reads"].as_u64().unwrap() >= 2, "{r}");
-    assert!(
-        r["text"]
-            .as_str()
-            .unwrap()
-            .contains("waited the whole wait_ms"),
-        "{r}"
-    );
+    assert_waited_whole(&r, 700);
     // A unique target says nothing about waiting.
     let r = c.call("find", json!({"target": "button \"Save\""}));
     assert_eq!(r["isError"], false, "{r}");
