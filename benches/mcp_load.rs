@@ -19,31 +19,16 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::process::Command;
 
-use common::matrix::{Kit, MatrixApp};
+use common::matrix::{Gtk4Targets, Kit, MatrixApp};
 use serde_json::{Value, json};
 
 const CONCURRENCY: &str = "10";
 const SECONDS: &str = "10";
 
-/// The spin button the writes go to, and the value they write (it starts at 50).
-const SPIN: &str = "spin-button \"GtkSpinButton\" [enabled] in panel \"Page _1\"";
+/// The value the writes give the first enabled spin button (it starts at 50).
 const VALUE: &str = "42";
-
-fn inspector() -> PathBuf {
-    let p = PathBuf::from(format!(
-        "{}/scripts/inspector/node_modules/.bin/mcp-inspector",
-        common::repo()
-    ));
-    assert!(
-        p.exists(),
-        "{} is missing: run scripts/install-deps",
-        p.display()
-    );
-    p
-}
 
 fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
@@ -78,7 +63,7 @@ fn load(tool: &str, args: &Value) -> (Value, BTreeMap<String, usize>) {
             env.push(format!("{name}={v}"));
         }
     }
-    let o = Command::new(inspector())
+    let o = Command::new(common::mcp::inspector())
         .args(["--cli", "--load", "--load-concurrency", CONCURRENCY])
         .args(&env)
         .args(["--load-duration", SECONDS, "--method", "tools/call"])
@@ -121,6 +106,9 @@ fn main() {
     common::require_stack();
     let mut wf = MatrixApp::start(Kit::Gtk4);
     let pid = wf.pid;
+    // Named as treeglass suggests: GTK 4.8 names it after its class, 4.18 not at all.
+    let spin = Gtk4Targets::learn(&wf).spin;
+    let spin = spin.as_str();
     println!(
         "gtk4-widget-factory (pid {pid}); {} cores; load average before: {}",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
@@ -128,10 +116,10 @@ fn main() {
     );
     let runs = [
         ("get_window_state", json!({"pid": pid})),
-        ("find", json!({"pid": pid, "target": SPIN})),
+        ("find", json!({"pid": pid, "target": spin})),
         (
             "set_value",
-            json!({"pid": pid, "target": SPIN, "value": VALUE}),
+            json!({"pid": pid, "target": spin, "value": VALUE}),
         ),
     ];
     println!(
@@ -173,7 +161,7 @@ fn main() {
         }
     }
     // The writes landed: the app holds the value.
-    let o = wf.treeglass(&["get", SPIN, "--json"]);
+    let o = wf.treeglass(&["get", spin, "--json"]);
     let got: Value = serde_json::from_slice(&o.stdout).unwrap_or(Value::Null);
     let value = got["value"]["current"].as_f64();
     println!("the spin button after the writes: {value:?}");

@@ -169,6 +169,21 @@ impl Drop for McpClient {
     }
 }
 
+/// The MCP Inspector's command, installed by scripts/install-deps (pinned).
+pub fn inspector() -> std::path::PathBuf {
+    let p = std::path::PathBuf::from(format!(
+        "{}/scripts/inspector/node_modules/.bin/mcp-inspector",
+        super::repo()
+    ));
+    assert!(
+        p.exists(),
+        "{} is missing: run scripts/install-deps (it installs the MCP Inspector with npm); \
+         refusing to skip",
+        p.display()
+    );
+    p
+}
+
 /// A `find` answer given a `wait_ms` of `ms`: not answered at rest, the whole wait kept (the
 /// window read more than once), and the text says so.
 pub fn assert_waited_whole(r: &Value, ms: u64) {

@@ -7,7 +7,6 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
@@ -153,24 +152,9 @@ print(json.dumps({"checked": len(d["answers"]), "problems": problems}))
     c.close();
 }
 
-/// The MCP Inspector's command, installed by scripts/install-deps (pinned).
-fn inspector() -> PathBuf {
-    let p = PathBuf::from(format!(
-        "{}/scripts/inspector/node_modules/.bin/mcp-inspector",
-        common::repo()
-    ));
-    assert!(
-        p.exists(),
-        "{} is missing: run scripts/install-deps (it installs the MCP Inspector with npm); \
-         refusing to skip",
-        p.display()
-    );
-    p
-}
-
 /// The Inspector's CLI on `treeglass --backend fixture mcp`, with `args` before the server.
 fn inspect(args: &[&str]) -> Output {
-    Command::new(inspector())
+    Command::new(common::mcp::inspector())
         .arg("--cli")
         .args(args)
         .args(["--format", "json", env!("CARGO_BIN_EXE_treeglass")])
