@@ -1054,4 +1054,30 @@ fn a_click_lands_only_where_the_app_places_its_element() {
         }
         recovered(&mut l, &format!("{lies:?}"));
     }
+
+    // An element, or the whole app, that does not answer where the element is or what is at
+    // its centre: no click, and never a write that "may have landed".
+    for lies in [
+        &["actionless", "silent-method=GetExtents"][..],
+        &["actionless", "silent-method=GetAccessibleAtPoint"],
+        &["actionless", "hang-on=GetExtents"],
+        &["actionless", "hang-on=GetAccessibleAtPoint"],
+    ] {
+        l.only(lies);
+        let r = set(l.pid, "false");
+        let v = r.json();
+        assert_eq!(v["outcome"], "refused", "{lies:?}: {v:#}");
+        assert_eq!(v["dispatched"], false, "{lies:?}: {v:#}");
+        let why = v["reason"].as_str().unwrap_or("");
+        assert!(
+            ["did not answer", "does not answer", "timed out"]
+                .iter()
+                .any(|w| why.contains(w)),
+            "{lies:?}: the refusal says the app did not answer: {why}"
+        );
+        l.cmd("wake");
+        assert_eq!(clicks(&mut l).len(), 1, "{lies:?}: no click was sent");
+        assert_eq!(l.state()["checked"], true, "{lies:?}: the box is untouched");
+        recovered(&mut l, &format!("{lies:?}"));
+    }
 }

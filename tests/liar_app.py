@@ -98,6 +98,10 @@ name (the true one, as `rename` left it), its key ("slow") or its path.
                        methods answer as usual. Repeatable.
     silent-method=METHOD
                        No object answers METHOD, ever. Repeatable.
+    hang-on=METHOD     The first call of METHOD hangs the whole app, as silent-after does from
+                       that call on (itself held too): a toolkit whose main loop blocks while
+                       it answers. Woken as silent-after is; the next call of METHOD hangs it
+                       again until the lie goes. Repeatable.
     silent-after=N     After N more answered calls (counted from when the lie is switched on) the
                        app answers nothing at all (not even Peer.Ping) while staying on the bus: a
                        hung app. The calls it holds are answered in order when the lie goes
@@ -576,7 +580,7 @@ def acc_path(n):
 # name -> (argument: None | "int" | "str" | "opt-int" | "opt-str" | (choices...), replaces)
 LIES = {
     "cycle": (None, False), "deep": ("int", True), "silent-element": ("str", False),
-    "silent-method": ("str", False), "silent-after": ("int", True),
+    "silent-method": ("str", False), "silent-after": ("int", True), "hang-on": ("str", False),
     "bad-signature": ("str", False), "huge-strings": ("opt-int", True),
     "huge-arrays": (("children", "states"), False), "bad-text": (None, False),
     "invalid-utf8": ("opt-str", False), "flip-names": (None, False),
@@ -1138,6 +1142,10 @@ class Liar:
         return False
 
     def process(self, msg):
+        hang_on = self.lie_args("hang-on")
+        if (hang_on and self.lie_arg("silent-after") is None
+                and any(m in self.call_keys(msg) for m in hang_on)):
+            self.add_lie(("silent-after", 0))
         after = self.lie_arg("silent-after")
         if after is not None and self.after_count >= after:
             self.hung_queue.append(msg)

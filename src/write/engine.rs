@@ -457,6 +457,11 @@ async fn send(
                 return Delivery::NotSent(match e {
                     // treeglass could not send it: no toolkit was asked.
                     BackendError::NoInput(why) => format!("nothing was sent: {why}"),
+                    // The app, or the element, did not answer what was asked before sending.
+                    e @ (BackendError::NotResponding { .. }
+                    | BackendError::Silent { .. }
+                    | BackendError::AppGone { .. }
+                    | BackendError::Vanished(_)) => format!("nothing was sent: {e}"),
                     e => format!("the toolkit refused the call: {e}"),
                 });
             }

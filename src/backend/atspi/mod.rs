@@ -171,6 +171,30 @@ impl AtspiBackend {
         }
     }
 
+    /// `r`, from the calls a write makes before it sends anything (the actions' names, the
+    /// app's round trip before input, where the element is and what the app places at its
+    /// centre). Failed, nothing was sent: it must not read as a write that may have landed. A
+    /// call the app did not answer names the app as not responding where it still owns its
+    /// name ([`Self::silent_or`]), else says nothing was sent; an app that left never got the
+    /// write.
+    async fn before_sending<T>(
+        &self,
+        bus: &str,
+        r: Result<T, BackendError>,
+    ) -> Result<T, BackendError> {
+        let Err(e) = r else { return r };
+        Err(match self.silent_or(bus, e).await {
+            BackendError::Timeout { what, ms } => BackendError::Unsupported(format!(
+                "{what} did not answer in {ms} ms, before anything was sent: nothing was sent"
+            )),
+            BackendError::AppGone { app, .. } => BackendError::AppGone {
+                app,
+                delivered: false,
+            },
+            e => e,
+        })
+    }
+
     async fn read_node_of(&self, obj: ObjRef) -> Result<Node, BackendError> {
         let c = self
             .caller()
@@ -656,7 +680,9 @@ impl Backend for AtspiBackend {
             WriteOp::SetNumber(v) => c.set_current_value(&obj, *v).await.map(|_| true),
             WriteOp::StepTo(_) => Err(BackendError::Unsupported("stepping (AX only)".into())),
             WriteOp::Action(name) => {
-                let (names, _) = reader::read_actions(&c, &obj, false).await?;
+                let (names, _) = self
+                    .before_sending(&obj.bus, reader::read_actions(&c, &obj, false).await)
+                    .await?;
                 let index = names
                     .iter()
                     .position(|a| a.eq_ignore_ascii_case(name.as_str()))
@@ -707,11 +733,13 @@ impl Backend for AtspiBackend {
             },
             WriteOp::SelectAllText => self.select_all(&c, &obj).await,
             WriteOp::TypeText(text) => {
-                self.prepare_input(&c, &obj).await?;
+                self.before_sending(&obj.bus, self.prepare_input(&c, &obj).await)
+                    .await?;
                 Ok(self.input.type_text(text).await.map(|_| true)?)
             }
             WriteOp::Key(k) => {
-                self.prepare_input(&c, &obj).await?;
+                self.before_sending(&obj.bus, self.prepare_input(&c, &obj).await)
+                    .await?;
                 Ok(self.input.key(*k).await.map(|_| true)?)
             }
             WriteOp::ActivateWindow(title) => {
@@ -742,7 +770,9 @@ impl Backend for AtspiBackend {
             WriteOp::Click => {
                 // Made before the placement and the hit test, which the app answers.
                 self.input.prepare().await?;
-                let (x, y) = self.click_point(&c, &obj).await?;
+                let (x, y) = self
+                    .before_sending(&obj.bus, self.click_point(&c, &obj).await)
+                    .await?;
                 // The window the plan raised: a centre outside it (an element scrolled out of
                 // its view) would be a click on whatever is there instead.
                 if let Some(w) = self.raised(&obj.bus)
